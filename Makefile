@@ -1,0 +1,87 @@
+# memcgfs: a FUSE cgroup-v1 memory hierarchy backed by an in-process engine.
+# Read top to bottom: variables, then one rule per artifact, then phony targets.
+
+CC       ?= cc
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BUILD    ?= build
+SANFLAGS ?=
+OPT      ?= -O2 -g
+CFLAGS   += $(OPT) -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
+            -D_GNU_SOURCE -Isrc $(SANFLAGS)
+LDFLAGS  += $(SANFLAGS)
+FUSE_CFLAGS  = $(shell pkg-config --cflags fuse3 2>/dev/null)
+FUSE_LIBS    = $(shell pkg-config --libs fuse3 2>/dev/null)
+CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
+
+# The engine: no FUSE anywhere in it.
+ENGINE_SRC := $(wildcard src/engine/*.c)
+# The FUSE layer minus its glue: everything here is testable without a mount.
+FSLIB_SRC  := $(filter-out src/fs/ops.c,$(wildcard src/fs/*.c))
+ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
+FSLIB_OBJ  := $(FSLIB_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC   := $(wildcard tests/unit/*.c)
+TOOLS_SRC  := $(wildcard tests/tools/*.c)
+TOOLS      := $(TOOLS_SRC:tests/tools/%.c=$(BUILD)/tools/%)
+
+all: $(BUILD)/memcgfs $(TOOLS)
+
+$(BUILD)/%.o: %.c $(wildcard src/*/*.h src/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(FUSE_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libmemcg.a: $(ENGINE_OBJ) $(FSLIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/memcgfs: $(BUILD)/src/memcgfs.o $(BUILD)/src/fs/ops.o $(BUILD)/libmemcg.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(FUSE_LIBS) -lpthread
+
+$(BUILD)/unit_tests: $(UNIT_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libmemcg.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) -lpthread
+
+$(BUILD)/tests/unit/%.o: tests/unit/%.c $(wildcard src/*/*.h tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tools/%: tests/tools/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+.PHONY: all check unit integration asan tsan install clean deps demo
+
+# Every test: unit tests (Check), then integration tests against a real mount.
+check: unit integration
+
+unit: $(BUILD)/unit_tests
+	CK_FORK=yes $(BUILD)/unit_tests
+
+integration: $(BUILD)/memcgfs $(TOOLS)
+	MEMCGFS_BUILD=$(abspath $(BUILD)) $(if $(SANFLAGS),MEMCGFS_SANLOG=$(abspath $(BUILD))/sanlog) \
+	  tests/integration/run.sh
+
+# The same tests with the daemon and the units built under ASan+UBSan.
+asan:
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	  SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined" check
+
+tsan:
+	$(MAKE) BUILD=build-tsan OPT="-O1 -g" SANFLAGS="-fsanitize=thread" check
+
+install: $(BUILD)/memcgfs
+	install -D -m 0755 $(BUILD)/memcgfs $(DESTDIR)$(PREFIX)/bin/memcgfs
+	install -D -m 0755 mount-helper/mount.memcgfs $(DESTDIR)/sbin/mount.memcgfs
+	install -D -m 0644 docs/memcgfs.8 $(DESTDIR)$(PREFIX)/share/man/man8/memcgfs.8
+
+clean:
+	rm -rf build build-asan build-tsan
+
+# Debian packages the project needs (run as root).
+deps:
+	@if ! dpkg -s libfuse3-dev fuse3 check pkg-config acl attr gcc make >/dev/null 2>&1; then \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y \
+	    libfuse3-dev fuse3 check pkg-config acl attr gcc make; fi
+
+demo: all
+	mount-helper/memcgfs-demo $(abspath $(BUILD))/memcgfs

@@ -1,0 +1,497 @@
+/* memcg.c: the engine's group tree: creation, removal, renaming, lifetime
+ * and the rules for every per-group setting. Never does I/O, never knows
+ * about files, paths on disk or FUSE; callers get 0 or a negative errno. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/memcg.h"
+#include "engine/task.h"
+
+#define MCG_ENOTSUPP 524    /* the kernel-internal errno of kmem limits 5.16..6.5 */
+
+static bool mcg_counter_tracks_failcnt(const struct prof *p, enum mcg_counter c)
+{
+	return c == MCG_MEM || !prof_has(p, PF_FAILCNT_MEM_ONLY);
+}
+
+static struct mcg_group *mcg_alloc(struct mcg_engine *e, struct mcg_group *parent,
+				   const char *name)
+{
+	struct mcg_group *g = calloc(1, sizeof(*g));
+	bool linked = parent && atomic_load(&parent->use_hierarchy);
+
+	if (!g)
+		return NULL;
+	g->name = strdup(name);
+	g->lru = calloc((size_t)e->cfg.nodes * LRU__COUNT, sizeof(*g->lru));
+	if (!g->name || !g->lru) {
+		free(g->name);
+		free(g->lru);
+		free(g);
+		return NULL;
+	}
+	g->eng = e;
+	g->parent = parent;
+	g->depth = parent ? parent->depth + 1 : 0;
+	atomic_init(&g->refs, 1);   /* the tree's reference */
+	pthread_mutex_init(&g->lock, NULL);
+	for (int c = 0; c < MCG__NCOUNTERS; c++)
+		pc_init(&g->cnt[c], linked ? &parent->cnt[c] : NULL,
+			mcg_counter_tracks_failcnt(&e->cfg.prof, c));
+	atomic_init(&g->soft_limit, PC_MAX);
+	if (parent) {
+		atomic_init(&g->swappiness, mcg_swappiness(parent));
+		atomic_init(&g->oom_kill_disable, atomic_load(&parent->oom_kill_disable));
+		atomic_init(&g->notify_on_release, atomic_load(&parent->notify_on_release));
+		atomic_init(&g->clone_children, atomic_load(&parent->clone_children));
+		atomic_init(&g->use_hierarchy, prof_has(&e->cfg.prof, PF_HIERARCHY_ONLY) ||
+			    atomic_load(&parent->use_hierarchy));
+	} else {
+		atomic_init(&g->use_hierarchy, prof_has(&e->cfg.prof, PF_HIERARCHY_ONLY));
+	}
+	return g;
+}
+
+static void mcg_free(struct mcg_group *g)
+{
+	struct mcg_engine *e = g->eng;
+
+	if (e->cfg.on_free)
+		e->cfg.on_free(g, e->cfg.hook_arg);
+	pthread_mutex_destroy(&g->lock);
+	free(g->lru);
+	free(g->name);
+	free(g);
+}
+
+struct mcg_engine *mcg_engine_new(const struct mcg_config *cfg)
+{
+	struct mcg_engine *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->cfg = *cfg;
+	if (e->cfg.nodes == 0)
+		e->cfg.nodes = 1;
+	if (e->cfg.cpus == 0)
+		e->cfg.cpus = 1;
+	atomic_init(&e->vm_swappiness, cfg->vm_swappiness);
+	pthread_rwlock_init(&e->tree_lock, NULL);
+	e->root = mcg_alloc(e, NULL, "");
+	e->tasks = task_table_new();
+	if (!e->root || !e->tasks) {
+		mcg_engine_free(e);
+		return NULL;
+	}
+	e->nr_groups = 1;
+	return e;
+}
+
+static void mcg_free_subtree(struct mcg_group *g)
+{
+	while (g->children) {
+		struct mcg_group *c = g->children;
+
+		g->children = c->sibling;
+		mcg_free_subtree(c);
+	}
+	mcg_free(g);
+}
+
+void mcg_engine_free(struct mcg_engine *e)
+{
+	if (!e)
+		return;
+	if (e->root)
+		mcg_free_subtree(e->root);
+	task_table_free(e->tasks);
+	pthread_rwlock_destroy(&e->tree_lock);
+	free(e);
+}
+
+void mcg_get(struct mcg_group *g)
+{
+	atomic_fetch_add(&g->refs, 1);
+}
+
+void mcg_put(struct mcg_group *g)
+{
+	if (atomic_fetch_sub(&g->refs, 1) == 1)
+		mcg_free(g);
+}
+
+/* Caller holds tree_lock. */
+static struct mcg_group *mcg_find_live(struct mcg_group *parent, const char *name)
+{
+	for (struct mcg_group *c = parent->children; c; c = c->sibling)
+		if (!c->removed && strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+struct mcg_group *mcg_lookup(struct mcg_engine *e, struct mcg_group *parent, const char *name)
+{
+	struct mcg_group *c;
+
+	pthread_rwlock_rdlock(&e->tree_lock);
+	c = mcg_find_live(parent, name);
+	if (c)
+		mcg_get(c);
+	pthread_rwlock_unlock(&e->tree_lock);
+	return c;
+}
+
+static int mcg_check_name(const char *name)
+{
+	if (strchr(name, '\n'))
+		return -EINVAL;
+	if (strlen(name) > 255)
+		return -ENAMETOOLONG;
+	if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EEXIST;
+	return 0;
+}
+
+int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
+	       int (*init)(struct mcg_group *g, void *arg), void *arg,
+	       struct mcg_group **out)
+{
+	struct mcg_group *g;
+	int err = mcg_check_name(name);
+
+	if (err)
+		return err;
+	pthread_rwlock_wrlock(&e->tree_lock);
+	if (parent->removed) {
+		err = -ENODEV;
+	} else if (mcg_find_live(parent, name)) {
+		err = -EEXIST;
+	} else if (e->nr_groups >= MCG_ID_MAX) {
+		err = prof_has(&e->cfg.prof, PF_ID_EXHAUST_EBUSY) ? -EBUSY : -ENOSPC;
+	} else if (!(g = mcg_alloc(e, parent, name))) {
+		err = -ENOMEM;
+	} else if (init && (err = init(g, arg))) {
+		mcg_free(g);
+	} else {
+		g->sibling = parent->children;
+		parent->children = g;
+		parent->nr_live_children++;
+		atomic_store(&parent->ever_populated, true);
+		e->nr_groups++;
+		if (out) {
+			mcg_get(g);
+			*out = g;
+		}
+	}
+	pthread_rwlock_unlock(&e->tree_lock);
+	return err;
+}
+
+/* Caller holds tree_lock for writing. */
+static void mcg_unlink(struct mcg_group *g)
+{
+	struct mcg_group **pp = &g->parent->children;
+
+	while (*pp != g)
+		pp = &(*pp)->sibling;
+	*pp = g->sibling;
+	g->eng->nr_groups--;
+}
+
+static bool mcg_charged(const struct mcg_group *g)
+{
+	return pc_usage(&g->cnt[MCG_MEM]) || pc_usage(&g->cnt[MCG_MEMSW]);
+}
+
+/* Release rule of §3.19, evaluated by the caller under tree_lock: the
+ * returned path (malloc'ed) is handed to the hook after unlocking. */
+static char *mcg_release_candidate(struct mcg_group *g)
+{
+	char buf[4096];
+
+	if (!g || !g->eng->cfg.on_release || !atomic_load(&g->notify_on_release) ||
+	    !atomic_load(&g->ever_populated) || atomic_load(&g->ntasks) || g->nr_live_children || g->removed)
+		return NULL;
+	if (mcg_path(NULL, g, buf, sizeof(buf)) < 0)
+		return NULL;
+	return strdup(buf);
+}
+
+static void mcg_fire_release(struct mcg_engine *e, char *path)
+{
+	if (path) {
+		e->cfg.on_release(path, e->cfg.hook_arg);
+		free(path);
+	}
+}
+
+int mcg_remove(struct mcg_engine *e, struct mcg_group *g)
+{
+	char *release = NULL;
+	bool unlinked = false;
+
+	pthread_rwlock_wrlock(&e->tree_lock);
+	if (mcg_is_root(g) || g->removed) {
+		pthread_rwlock_unlock(&e->tree_lock);
+		return mcg_is_root(g) ? -EBUSY : -ENOENT;
+	}
+	if (atomic_load(&g->ntasks) || g->nr_live_children) {
+		pthread_rwlock_unlock(&e->tree_lock);
+		return -EBUSY;
+	}
+	g->removed = true;
+	g->parent->nr_live_children--;
+	release = mcg_release_candidate(g->parent);
+	/* A group still holding charges stays linked, hidden, so that its pages
+	 * keep counting in its ancestors (§4.2); it is reaped when they go. */
+	if (!mcg_charged(g) && !g->children) {
+		mcg_unlink(g);
+		unlinked = true;
+	}
+	pthread_rwlock_unlock(&e->tree_lock);
+	if (unlinked)
+		mcg_put(g);
+	mcg_fire_release(e, release);
+	return 0;
+}
+
+int mcg_rename(struct mcg_engine *e, struct mcg_group *g, const char *name)
+{
+	int err = mcg_check_name(name);
+	char *dup;
+
+	if (err)
+		return err;
+	if (!(dup = strdup(name)))
+		return -ENOMEM;
+	pthread_rwlock_wrlock(&e->tree_lock);
+	if (g->removed || mcg_is_root(g)) {
+		err = g->removed ? -ENODEV : -EBUSY;
+	} else if (strcmp(g->name, name) == 0) {
+		err = 0;
+	} else if (mcg_find_live(g->parent, name)) {
+		err = -EEXIST;
+	} else {
+		char *old = g->name;
+
+		g->name = dup;
+		dup = old;
+	}
+	pthread_rwlock_unlock(&e->tree_lock);
+	free(dup);
+	return err;
+}
+
+void mcg_for_each_child(struct mcg_engine *e, struct mcg_group *g,
+			void (*fn)(struct mcg_group *child, void *arg), void *arg)
+{
+	pthread_rwlock_rdlock(&e->tree_lock);
+	for (struct mcg_group *c = g->children; c; c = c->sibling)
+		if (!c->removed)
+			fn(c, arg);
+	pthread_rwlock_unlock(&e->tree_lock);
+}
+
+unsigned mcg_nr_children(struct mcg_engine *e, struct mcg_group *g)
+{
+	unsigned n;
+
+	pthread_rwlock_rdlock(&e->tree_lock);
+	n = g->nr_live_children;
+	pthread_rwlock_unlock(&e->tree_lock);
+	return n;
+}
+
+/* With e == NULL the caller already holds tree_lock. */
+int mcg_path(struct mcg_engine *e, struct mcg_group *g, char *buf, size_t size)
+{
+	size_t pos = size;
+	int ret;
+
+	if (size < 2)
+		return -ENAMETOOLONG;
+	if (e)
+		pthread_rwlock_rdlock(&e->tree_lock);
+	buf[--pos] = '\0';
+	for (struct mcg_group *i = g; i && !mcg_is_root(i); i = i->parent) {
+		size_t len = strlen(i->name);
+
+		if (len + 1 > pos) {
+			pos = SIZE_MAX;
+			break;
+		}
+		pos -= len;
+		memcpy(buf + pos, i->name, len);
+		buf[--pos] = '/';
+	}
+	if (e)
+		pthread_rwlock_unlock(&e->tree_lock);
+	if (pos == SIZE_MAX)
+		return -ENAMETOOLONG;
+	if (pos == size - 1)
+		buf[--pos] = '/';
+	memmove(buf, buf + pos, size - pos);
+	ret = (int)(size - pos - 1);
+	return ret;
+}
+
+/* Reclaim of at most nr pages from g's subtree; returns pages reclaimed.
+ * The engine of this version holds no reclaimable pages, so every round is
+ * fruitless and the shrink loop ends in EBUSY, as a kernel does when
+ * nothing can be freed. */
+static long mcg_reclaim(struct mcg_group *g, long nr, bool may_swap)
+{
+	(void)g; (void)nr; (void)may_swap;
+	return 0;
+}
+
+static int mcg_shrink_to(struct mcg_group *g, enum mcg_counter c, long pages,
+			 mcg_stop_fn stop, void *stop_arg)
+{
+	for (int round = 0;; round++) {
+		if (stop && stop(stop_arg))
+			return -EINTR;
+		if (c == MCG_MEM && pages > pc_max(&g->cnt[MCG_MEMSW]))
+			return -EINVAL;
+		if (c == MCG_MEMSW && pages < pc_max(&g->cnt[MCG_MEM]))
+			return -EINVAL;
+		if (pc_set_max(&g->cnt[c], pages) == 0)
+			return 0;
+		/* The first failure only drains the per-CPU stocks (none are
+		 * held yet); later ones must reclaim or give up. */
+		if (round > 0 && mcg_reclaim(g, pc_usage(&g->cnt[c]) - pages, c == MCG_MEM) == 0)
+			return -EBUSY;
+	}
+}
+
+int mcg_set_limit(struct mcg_group *g, enum mcg_counter c, long pages,
+		  mcg_stop_fn stop, void *stop_arg)
+{
+	const struct prof *p = &g->eng->cfg.prof;
+	int err = 0;
+
+	if (mcg_is_root(g))
+		return -EINVAL;
+	if (pages > PC_MAX)
+		pages = PC_MAX;
+	pthread_mutex_lock(&g->lock);
+	switch (c) {
+	case MCG_MEM:
+	case MCG_MEMSW:
+		err = mcg_shrink_to(g, c, pages, stop, stop_arg);
+		break;
+	case MCG_KMEM:
+		if (prof_has(p, PF_KMEM_LIMIT_IGNORED))
+			err = 0;
+		else if (prof_has(p, PF_KMEM_LIMIT_524))
+			err = -MCG_ENOTSUPP;
+		else
+			err = pc_set_max(&g->cnt[c], pages);
+		break;
+	case MCG_TCP:
+		err = pc_set_max(&g->cnt[c], pages);
+		if (!err)
+			atomic_store(&g->tcp_active, true);
+		break;
+	default:
+		err = -EINVAL;
+	}
+	pthread_mutex_unlock(&g->lock);
+	return err;
+}
+
+int mcg_force_empty(struct mcg_group *g, mcg_stop_fn stop, void *stop_arg)
+{
+	unsigned retries = prof_reclaim_retries(&g->eng->cfg.prof);
+
+	if (mcg_is_root(g))
+		return -EINVAL;
+	while (pc_usage(&g->cnt[MCG_MEM]) > 0 && retries > 0) {
+		if (stop && stop(stop_arg))
+			return -EINTR;
+		if (mcg_reclaim(g, pc_usage(&g->cnt[MCG_MEM]), true) == 0)
+			retries--;
+	}
+	return 0;
+}
+
+long mcg_hierarchical_limit(struct mcg_group *g, enum mcg_counter c)
+{
+	long min = PC_MAX;
+
+	for (struct pc_counter *i = &g->cnt[c]; i; i = i->parent)
+		if (pc_max(i) < min)
+			min = pc_max(i);
+	return min;
+}
+
+int mcg_set_use_hierarchy(struct mcg_group *g, unsigned long long v)
+{
+	struct mcg_engine *e = g->eng;
+	int err = 0;
+
+	if (prof_has(&e->cfg.prof, PF_HIERARCHY_ONLY))
+		return v == 1 ? 0 : -EINVAL;
+	pthread_rwlock_rdlock(&e->tree_lock);
+	if (atomic_load(&g->use_hierarchy) == (v == 1) && v <= 1)
+		err = 0;
+	else if (v > 1 || (g->parent && atomic_load(&g->parent->use_hierarchy)))
+		err = -EINVAL;
+	else if (g->nr_live_children || g->children)
+		err = -EBUSY;
+	else
+		atomic_store(&g->use_hierarchy, v == 1);
+	pthread_rwlock_unlock(&e->tree_lock);
+	return err;
+}
+
+unsigned mcg_swappiness(struct mcg_group *g)
+{
+	return mcg_is_root(g) ? atomic_load(&g->eng->vm_swappiness) : atomic_load(&g->swappiness);
+}
+
+int mcg_set_swappiness(struct mcg_group *g, unsigned long long v)
+{
+	if (v > prof_swappiness_max(&g->eng->cfg.prof))
+		return -EINVAL;
+	if (mcg_is_root(g))
+		atomic_store(&g->eng->vm_swappiness, (unsigned)v);
+	else
+		atomic_store(&g->swappiness, (unsigned)v);
+	return 0;
+}
+
+int mcg_set_oom_control(struct mcg_group *g, unsigned long long v)
+{
+	if (mcg_is_root(g) || v > 1)
+		return -EINVAL;
+	atomic_store(&g->oom_kill_disable, v == 1);
+	return 0;
+}
+
+int mcg_set_move_charge(struct mcg_group *g, unsigned long long v)
+{
+	if (prof_has(&g->eng->cfg.prof, PF_NO_MOVE_CHARGE) ? v != 0 : (v & ~3ull) != 0)
+		return -EINVAL;
+	atomic_store(&g->move_charge, (unsigned)v);
+	return 0;
+}
+
+long mcg_root_usage(struct mcg_engine *e)
+{
+	return stat_total(e->root, STAT_CACHE) + stat_total(e->root, STAT_RSS);
+}
+
+void mcg_note_tasks(struct mcg_group *g, long delta)
+{
+	char *release = NULL;
+
+	/* Caller holds tree_lock (read) so g cannot be removed meanwhile. */
+	if (atomic_fetch_add(&g->ntasks, delta) + delta == 0 && delta < 0)
+		release = mcg_release_candidate(g);
+	else if (delta > 0)
+		atomic_store(&g->ever_populated, true);
+	if (release)
+		mcg_fire_release(g->eng, release);
+}

@@ -1,0 +1,145 @@
+/* memcg.h: the group tree of the engine and each group's settings and
+ * counters. Owns creation, removal, renaming, lifetime (refcounts, dying
+ * groups) and the limit/setting rules of the contract. Never does I/O, never
+ * knows about files or FUSE. */
+#ifndef MEMCGFS_MEMCG_H
+#define MEMCGFS_MEMCG_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "engine/page_counter.h"
+#include "engine/profile.h"
+#include "engine/stat.h"
+
+#define MCG_ID_MAX 65535   /* groups alive at once, dying ones and the root included */
+
+enum mcg_counter {
+	MCG_MEM,
+	MCG_MEMSW,
+	MCG_KMEM,
+	MCG_TCP,
+	MCG__NCOUNTERS
+};
+
+struct mcg_engine;
+struct mcg_group;
+
+/* Called (with no engine lock held) when a group with notify_on_release set
+ * becomes empty after having had tasks or children. path is relative to the
+ * hierarchy root ("/a/b"). */
+typedef void (*mcg_release_fn)(const char *path, void *arg);
+/* Called once when a group's memory is finally freed, for its owner's data. */
+typedef void (*mcg_free_fn)(struct mcg_group *g, void *arg);
+/* Asked between reclaim rounds of long operations: true to stop (EINTR). */
+typedef bool (*mcg_stop_fn)(void *arg);
+
+struct mcg_config {
+	struct prof prof;
+	long mem_pages;          /* simulated machine */
+	long swap_pages;
+	unsigned nodes;
+	unsigned cpus;
+	unsigned vm_swappiness;  /* the simulated vm.swappiness */
+	mcg_release_fn on_release;
+	mcg_free_fn on_free;
+	void *hook_arg;
+};
+
+struct mcg_group {
+	struct mcg_engine *eng;
+	struct mcg_group *parent;
+	struct mcg_group *children;   /* first child; dying ones included */
+	struct mcg_group *sibling;
+	char *name;
+	unsigned depth;
+	atomic_int refs;
+	bool removed;                 /* rmdir'ed: hidden, dying while charged */
+	unsigned nr_live_children;
+	atomic_bool ever_populated;       /* had tasks or children: release rule */
+
+	pthread_mutex_t lock;         /* serialises setting writes */
+	struct pc_counter cnt[MCG__NCOUNTERS];
+	atomic_long soft_limit;
+	atomic_uint swappiness;
+	atomic_bool oom_kill_disable;
+	atomic_int under_oom;         /* nesting count: > 0 reads as 1 */
+	atomic_ulong oom_kill;
+	atomic_uint move_charge;
+	atomic_bool use_hierarchy;
+	atomic_bool notify_on_release;
+	atomic_bool clone_children;
+	atomic_bool tcp_active;
+	atomic_long ntasks;
+
+	atomic_long stat[STAT__COUNT];
+	atomic_long *lru;             /* [nodes][LRU__COUNT] */
+
+	void *owner_data;             /* for the layer above (src/fs) */
+};
+
+struct mcg_engine {
+	struct mcg_config cfg;
+	pthread_rwlock_t tree_lock;   /* links, names, removed flags */
+	struct mcg_group *root;
+	unsigned nr_groups;           /* alive, dying and root included */
+	atomic_uint vm_swappiness;
+	struct task_table *tasks;
+};
+
+struct mcg_engine *mcg_engine_new(const struct mcg_config *cfg);
+void mcg_engine_free(struct mcg_engine *e);
+
+/* The child named name of parent, with a reference, or NULL. Removed
+ * groups are invisible. */
+struct mcg_group *mcg_lookup(struct mcg_engine *e, struct mcg_group *parent, const char *name);
+/* -EEXIST, -ENODEV (parent removed), -EINVAL (newline in name),
+ * -ENAMETOOLONG, -EBUSY/-ENOSPC (ID space full), -ENOMEM. */
+/* init (may be NULL) runs on the new group before it becomes visible; its
+ * error aborts the creation. */
+int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
+	       int (*init)(struct mcg_group *g, void *arg), void *arg,
+	       struct mcg_group **out);
+/* -EBUSY with tasks or live children, or for the root. */
+int mcg_remove(struct mcg_engine *e, struct mcg_group *g);
+/* -EEXIST, -EINVAL (newline), -ENODEV (removed). */
+int mcg_rename(struct mcg_engine *e, struct mcg_group *g, const char *name);
+
+void mcg_get(struct mcg_group *g);
+void mcg_put(struct mcg_group *g);
+
+static inline bool mcg_is_root(const struct mcg_group *g) { return g->parent == NULL; }
+
+/* Names of the live children, for readdir: calls fn for each under the read
+ * lock (fn must not call back into the engine). */
+void mcg_for_each_child(struct mcg_engine *e, struct mcg_group *g,
+			void (*fn)(struct mcg_group *child, void *arg), void *arg);
+unsigned mcg_nr_children(struct mcg_engine *e, struct mcg_group *g);
+/* "/a/b" (the root is "/"). Returns the length or -ENAMETOOLONG. */
+int mcg_path(struct mcg_engine *e, struct mcg_group *g, char *buf, size_t size);
+
+/* Hard limits (memory, memsw, kmem in old profiles, tcp), in pages, with
+ * every rule of §3.3/§3.6/§3.8/§5.7. stop may be NULL. */
+int mcg_set_limit(struct mcg_group *g, enum mcg_counter c, long pages,
+		  mcg_stop_fn stop, void *stop_arg);
+int mcg_force_empty(struct mcg_group *g, mcg_stop_fn stop, void *stop_arg);
+/* min of the limits from g to the root along linked counters */
+long mcg_hierarchical_limit(struct mcg_group *g, enum mcg_counter c);
+
+int mcg_set_use_hierarchy(struct mcg_group *g, unsigned long long v);
+int mcg_set_swappiness(struct mcg_group *g, unsigned long long v);
+unsigned mcg_swappiness(struct mcg_group *g);
+int mcg_set_oom_control(struct mcg_group *g, unsigned long long v);
+int mcg_set_move_charge(struct mcg_group *g, unsigned long long v);
+
+/* The root's usage_in_bytes: the global formula applied to the simulated
+ * machine (file pages + anon pages), in pages. */
+long mcg_root_usage(struct mcg_engine *e);
+
+/* Task count bookkeeping, for task.c only. */
+void mcg_note_tasks(struct mcg_group *g, long delta);
+
+#endif

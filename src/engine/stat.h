@@ -1,0 +1,49 @@
+/* stat.h: per-group statistics items (the local values behind memory.stat and
+ * memory.numa_stat) and their hierarchical sums. Owns the numbers only; the
+ * order, names and units of the rendered files belong to src/fs. */
+#ifndef MEMCGFS_STAT_H
+#define MEMCGFS_STAT_H
+
+#include <stdatomic.h>
+
+/* Page-state items are in pages; event items are counts. */
+enum stat_item {
+	STAT_CACHE,
+	STAT_RSS,
+	STAT_RSS_HUGE,
+	STAT_SHMEM,
+	STAT_MAPPED_FILE,
+	STAT_DIRTY,
+	STAT_WRITEBACK,
+	STAT_REFAULT_ANON,
+	STAT_REFAULT_FILE,
+	STAT_SWAP,
+	STAT_SWAPCACHED,
+	STAT_PGPGIN,
+	STAT_PGPGOUT,
+	STAT_PGFAULT,
+	STAT_PGMAJFAULT,
+	STAT__COUNT
+};
+
+enum stat_lru {
+	LRU_INACTIVE_ANON,
+	LRU_ACTIVE_ANON,
+	LRU_INACTIVE_FILE,
+	LRU_ACTIVE_FILE,
+	LRU_UNEVICTABLE,
+	LRU__COUNT
+};
+
+struct mcg_group;
+
+long stat_local(const struct mcg_group *g, enum stat_item it);
+long stat_total(struct mcg_group *g, enum stat_item it);
+/* LRU sizes in pages; node < 0 means all nodes. */
+long stat_lru_local(const struct mcg_group *g, enum stat_lru l, int node);
+long stat_lru_total(struct mcg_group *g, enum stat_lru l, int node);
+
+void stat_add(struct mcg_group *g, enum stat_item it, long delta);
+void stat_lru_add(struct mcg_group *g, enum stat_lru l, int node, long delta);
+
+#endif

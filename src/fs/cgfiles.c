@@ -1,0 +1,426 @@
+/* cgfiles.c: the control-file table and the handlers it names. Each handler
+ * renders one file or applies one parsed write through the engine; none
+ * keeps state, none knows about FUSE, and no file is special-cased outside
+ * the table. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/memcg.h"
+#include "engine/stat.h"
+#include "fs/cgfiles.h"
+#include "fs/event.h"
+#include "fs/release.h"
+#include "fs/tasks.h"
+
+#define PAGE PC_PAGE_SIZE
+
+void cgfs_printf(struct cgfs_out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->err)
+		return;
+	for (;;) {
+		size_t room = o->cap - o->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(o->buf ? o->buf + o->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			o->err = -EIO;
+			return;
+		}
+		if ((size_t)n < room) {
+			o->len += (size_t)n;
+			return;
+		}
+		size_t ncap = (o->cap ? o->cap * 2 : 512) + (size_t)n;
+		char *nb = realloc(o->buf, ncap);
+
+		if (!nb) {
+			o->err = -ENOMEM;
+			return;
+		}
+		o->buf = nb;
+		o->cap = ncap;
+	}
+}
+
+void cgfs_out_free(struct cgfs_out *o)
+{
+	free(o->buf);
+	memset(o, 0, sizeof(*o));
+}
+
+/* ---- read handlers ------------------------------------------------------ */
+
+static int rd_limit(struct cgfs_req *r, int cnt, struct cgfs_out *o)
+{
+	cgfs_printf(o, "%ld\n", pc_max(&r->g->cnt[cnt]) * PAGE);
+	return 0;
+}
+
+static int rd_usage(struct cgfs_req *r, int cnt, struct cgfs_out *o)
+{
+	long pages;
+
+	/* The root is not a counter: the global formula on the simulated
+	 * machine, plus swap in use for memsw (§3.1, §3.6). */
+	if (mcg_is_root(r->g) && (cnt == MCG_MEM || cnt == MCG_MEMSW))
+		pages = mcg_root_usage(r->fs->eng) +
+			(cnt == MCG_MEMSW ? stat_total(r->g, STAT_SWAP) : 0);
+	else
+		pages = pc_usage(&r->g->cnt[cnt]);
+	cgfs_printf(o, "%ld\n", pages * PAGE);
+	return 0;
+}
+
+static int rd_watermark(struct cgfs_req *r, int cnt, struct cgfs_out *o)
+{
+	cgfs_printf(o, "%ld\n", pc_watermark(&r->g->cnt[cnt]) * PAGE);
+	return 0;
+}
+
+static int rd_failcnt(struct cgfs_req *r, int cnt, struct cgfs_out *o)
+{
+	cgfs_printf(o, "%lu\n", pc_failcnt(&r->g->cnt[cnt]));
+	return 0;
+}
+
+static int rd_soft_limit(struct cgfs_req *r, int unused, struct cgfs_out *o)
+{
+	cgfs_printf(o, "%ld\n", atomic_load(&r->g->soft_limit) * PAGE);
+	return 0;
+}
+
+enum { FLAG_NOTIFY, FLAG_CLONE };
+
+static atomic_bool *flag_of(struct mcg_group *g, int which)
+{
+	return which == FLAG_NOTIFY ? &g->notify_on_release : &g->clone_children;
+}
+
+static int rd_flag(struct cgfs_req *r, int which, struct cgfs_out *o)
+{
+	cgfs_printf(o, "%d\n", atomic_load(flag_of(r->g, which)) ? 1 : 0);
+	return 0;
+}
+
+static int rd_zero(struct cgfs_req *r, int unused, struct cgfs_out *o)
+{
+	cgfs_printf(o, "0\n");
+	return 0;
+}
+
+static int rd_einval(struct cgfs_req *r, int unused, struct cgfs_out *o)
+{
+	return -EINVAL;
+}
+
+static int rd_use_hierarchy(struct cgfs_req *r, int unused, struct cgfs_out *o)
+{
+	cgfs_printf(o, "%d\n", atomic_load(&r->g->use_hierarchy) ? 1 : 0);
+	return 0;
+}
+
+static int rd_swappiness(struct cgfs_req *r, int unused, struct cgfs_out *o)
+{
+	cgfs_printf(o, "%u\n", mcg_swappiness(r->g));
+	return 0;
+}
+
+static int rd_move_charge(struct cgfs_req *r, int unused, struct cgfs_out *o)
+{
+	cgfs_printf(o, "%u\n", atomic_load(&r->g->move_charge));
+	return 0;
+}
+
+static int rd_oom_control(struct cgfs_req *r, int unused, struct cgfs_out *o)
+{
+	bool under = false;
+
+	/* The OOM marker covers the subtree of the group that hit its limit. */
+	for (struct mcg_group *i = r->g; i; i = i->parent)
+		under |= atomic_load(&i->under_oom) > 0;
+	cgfs_printf(o, "oom_kill_disable %d\nunder_oom %d\noom_kill %lu\n",
+		    atomic_load(&r->g->oom_kill_disable) ? 1 : 0, under ? 1 : 0,
+		    atomic_load(&r->g->oom_kill));
+	return 0;
+}
+
+static int rd_slabinfo(struct cgfs_req *r, int unused, struct cgfs_out *o)
+{
+	/* Before 5.9 the file printed a slabinfo header; nothing is charged
+	 * to slabs in this engine, so no rows follow it. */
+	if (!prof_has(r->fs->prof, PF_SLABINFO_EMPTY))
+		cgfs_printf(o, "slabinfo - version: 2.1\n"
+			    "# name            <active_objs> <num_objs> <objsize> <objperslab>"
+			    " <pagesperslab> : tunables <limit> <batchcount> <sharedfactor>"
+			    " : slabdata <active_slabs> <num_slabs> <sharedavail>\n");
+	return 0;
+}
+
+/* memory.stat keys 1..20 in kernel order (§3.9). */
+static const struct stat_key {
+	const char *name;
+	int item;          /* enum stat_item, or -1 for an LRU list */
+	int lru;
+	bool count;        /* an event count, not pages */
+	int since;         /* feature, or -1 */
+} stat_keys[] = {
+	{ "cache",                   STAT_CACHE,        0, false, -1 },
+	{ "rss",                     STAT_RSS,          0, false, -1 },
+	{ "rss_huge",                STAT_RSS_HUGE,     0, false, -1 },
+	{ "shmem",                   STAT_SHMEM,        0, false, -1 },
+	{ "mapped_file",             STAT_MAPPED_FILE,  0, false, -1 },
+	{ "dirty",                   STAT_DIRTY,        0, false, -1 },
+	{ "writeback",               STAT_WRITEBACK,    0, false, -1 },
+	{ "workingset_refault_anon", STAT_REFAULT_ANON, 0, true,  PF_REFAULT_STATS },
+	{ "workingset_refault_file", STAT_REFAULT_FILE, 0, true,  PF_REFAULT_STATS },
+	{ "swap",                    STAT_SWAP,         0, false, -1 },
+	{ "swapcached",              STAT_SWAPCACHED,   0, false, PF_REFAULT_STATS },
+	{ "pgpgin",                  STAT_PGPGIN,       0, true,  -1 },
+	{ "pgpgout",                 STAT_PGPGOUT,      0, true,  -1 },
+	{ "pgfault",                 STAT_PGFAULT,      0, true,  -1 },
+	{ "pgmajfault",              STAT_PGMAJFAULT,   0, true,  -1 },
+	{ "inactive_anon",           -1, LRU_INACTIVE_ANON, false, -1 },
+	{ "active_anon",             -1, LRU_ACTIVE_ANON,   false, -1 },
+	{ "inactive_file",           -1, LRU_INACTIVE_FILE, false, -1 },
+	{ "active_file",             -1, LRU_ACTIVE_FILE,   false, -1 },
+	{ "unevictable",             -1, LRU_UNEVICTABLE,   false, -1 },
+};
+
+static long stat_key_value(struct mcg_group *g, const struct stat_key *k, bool total)
+{
+	long v;
+
+	if (k->item >= 0)
+		v = total ? stat_total(g, k->item) : stat_local(g, k->item);
+	else
+		v = total ? stat_lru_total(g, k->lru, -1) : stat_lru_local(g, k->lru, -1);
+	return k->count ? v : v * PAGE;
+}
+
+static int rd_stat(struct cgfs_req *r, int unused, struct cgfs_out *o)
+{
+	const size_t n = sizeof(stat_keys) / sizeof(stat_keys[0]);
+
+	for (int total = 0; total <= 1; total++) {
+		for (size_t i = 0; i < n; i++) {
+			const struct stat_key *k = &stat_keys[i];
+
+			if (k->since >= 0 && !prof_has(r->fs->prof, k->since))
+				continue;
+			cgfs_printf(o, "%s%s %ld\n", total ? "total_" : "", k->name,
+				    stat_key_value(r->g, k, total));
+		}
+		if (!total)
+			cgfs_printf(o, "hierarchical_memory_limit %ld\nhierarchical_memsw_limit %ld\n",
+				    mcg_hierarchical_limit(r->g, MCG_MEM) * PAGE,
+				    mcg_hierarchical_limit(r->g, MCG_MEMSW) * PAGE);
+	}
+	return 0;
+}
+
+/* memory.numa_stat: eight lines, pages, one N<id> item per node (§3.10). */
+static long numa_value(struct mcg_group *g, int line, bool total, int node)
+{
+	static const unsigned char sets[4] = {
+		/* total */ 0x1f, /* file */ (1 << LRU_INACTIVE_FILE) | (1 << LRU_ACTIVE_FILE),
+		/* anon */ (1 << LRU_INACTIVE_ANON) | (1 << LRU_ACTIVE_ANON),
+		/* unevictable */ 1 << LRU_UNEVICTABLE,
+	};
+	long v = 0;
+
+	for (int l = 0; l < LRU__COUNT; l++)
+		if (sets[line] & (1 << l))
+			v += total ? stat_lru_total(g, l, node) : stat_lru_local(g, l, node);
+	return v;
+}
+
+static int rd_numa_stat(struct cgfs_req *r, int unused, struct cgfs_out *o)
+{
+	static const char *const names[4] = { "total", "file", "anon", "unevictable" };
+	unsigned nodes = r->fs->eng->cfg.nodes;
+
+	for (int total = 0; total <= 1; total++)
+		for (int line = 0; line < 4; line++) {
+			cgfs_printf(o, "%s%s=%ld", total ? "hierarchical_" : "", names[line],
+				    numa_value(r->g, line, total, -1));
+			for (unsigned n = 0; n < nodes; n++)
+				cgfs_printf(o, " N%u=%ld", n, numa_value(r->g, line, total, (int)n));
+			cgfs_printf(o, "\n");
+		}
+	return 0;
+}
+
+/* ---- write handlers ----------------------------------------------------- */
+
+static int wr_limit(struct cgfs_req *r, int cnt, const struct gram_value *v)
+{
+	return mcg_set_limit(r->g, cnt, v->pages, r->interrupted, r->interrupted_arg);
+}
+
+static int wr_soft_limit(struct cgfs_req *r, int unused, const struct gram_value *v)
+{
+	atomic_store(&r->g->soft_limit, v->pages);
+	return 0;
+}
+
+static int wr_reset_watermark(struct cgfs_req *r, int cnt, const struct gram_value *v)
+{
+	pc_reset_watermark(&r->g->cnt[cnt]);
+	return 0;
+}
+
+static int wr_reset_failcnt(struct cgfs_req *r, int cnt, const struct gram_value *v)
+{
+	pc_reset_failcnt(&r->g->cnt[cnt]);
+	return 0;
+}
+
+static int wr_force_empty(struct cgfs_req *r, int unused, const struct gram_value *v)
+{
+	return mcg_force_empty(r->g, r->interrupted, r->interrupted_arg);
+}
+
+static int wr_flag(struct cgfs_req *r, int which, const struct gram_value *v)
+{
+	atomic_store(flag_of(r->g, which), v->u64 != 0);
+	return 0;
+}
+
+static int wr_use_hierarchy(struct cgfs_req *r, int unused, const struct gram_value *v)
+{
+	return mcg_set_use_hierarchy(r->g, v->u64);
+}
+
+static int wr_swappiness(struct cgfs_req *r, int unused, const struct gram_value *v)
+{
+	return mcg_set_swappiness(r->g, v->u64);
+}
+
+static int wr_move_charge(struct cgfs_req *r, int unused, const struct gram_value *v)
+{
+	return mcg_set_move_charge(r->g, v->u64);
+}
+
+static int wr_oom_control(struct cgfs_req *r, int unused, const struct gram_value *v)
+{
+	return mcg_set_oom_control(r->g, v->u64);
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+#define NOV .since = -1, .until = -1, .world_writable_until = -1
+
+const struct cgfs_file cgfs_files[] = {
+	{ "cgroup.procs", CGF_ANY, cgfs_tasks_read, cgfs_tasks_write, G_PID, TASKS_PROCS, NOV },
+	{ "cgroup.clone_children", CGF_ANY, rd_flag, wr_flag, G_U64, FLAG_CLONE, NOV },
+	{ "cgroup.sane_behavior", CGF_ROOT, rd_zero, NULL, G_NONE, 0, NOV },
+	{ "tasks", CGF_ANY, cgfs_tasks_read, cgfs_tasks_write, G_PID, TASKS_THREADS, NOV },
+	{ "notify_on_release", CGF_ANY, rd_flag, wr_flag, G_U64, FLAG_NOTIFY, NOV },
+	{ "release_agent", CGF_ROOT, release_agent_read, release_agent_write, G_STRING, 0,
+	  .max_write = 4095, .capture_caps = true, NOV },
+	{ "memory.usage_in_bytes", CGF_ANY, rd_usage, NULL, G_NONE, MCG_MEM, NOV },
+	{ "memory.max_usage_in_bytes", CGF_ANY, rd_watermark, wr_reset_watermark, G_IGNORED, MCG_MEM, NOV },
+	{ "memory.limit_in_bytes", CGF_ANY, rd_limit, wr_limit, G_BYTES, MCG_MEM, NOV },
+	{ "memory.soft_limit_in_bytes", CGF_ANY, rd_soft_limit, wr_soft_limit, G_BYTES, 0, NOV },
+	{ "memory.failcnt", CGF_ANY, rd_failcnt, wr_reset_failcnt, G_IGNORED, MCG_MEM, NOV },
+	{ "memory.stat", CGF_ANY, rd_stat, NULL, G_NONE, 0, NOV },
+	{ "memory.force_empty", CGF_ANY, NULL, wr_force_empty, G_IGNORED, 0, NOV },
+	{ "memory.use_hierarchy", CGF_ANY, rd_use_hierarchy, wr_use_hierarchy, G_U64, 0, NOV },
+	{ "cgroup.event_control", CGF_ANY, NULL, event_control_write, G_EVENT, 0,
+	  .since = -1, .until = -1, .world_writable_until = PF_EVENTCTL_0200 },
+	{ "memory.swappiness", CGF_ANY, rd_swappiness, wr_swappiness, G_U64, 0, NOV },
+	{ "memory.move_charge_at_immigrate", CGF_ANY, rd_move_charge, wr_move_charge, G_U64, 0, NOV },
+	{ "memory.oom_control", CGF_ANY, rd_oom_control, wr_oom_control, G_U64, 0, NOV },
+	{ "memory.pressure_level", CGF_ANY, rd_einval, NULL, G_NONE, 0, NOV },
+	{ "memory.numa_stat", CGF_ANY, rd_numa_stat, NULL, G_NONE, 0, NOV },
+	{ "memory.kmem.limit_in_bytes", CGF_ANY, rd_limit, wr_limit, G_BYTES, MCG_KMEM, NOV },
+	{ "memory.kmem.usage_in_bytes", CGF_ANY, rd_usage, NULL, G_NONE, MCG_KMEM, NOV },
+	{ "memory.kmem.failcnt", CGF_ANY, rd_failcnt, wr_reset_failcnt, G_IGNORED, MCG_KMEM, NOV },
+	{ "memory.kmem.max_usage_in_bytes", CGF_ANY, rd_watermark, wr_reset_watermark, G_IGNORED, MCG_KMEM, NOV },
+	{ "memory.kmem.slabinfo", CGF_ANY, rd_slabinfo, NULL, G_NONE, 0, NOV },
+	{ "memory.kmem.tcp.limit_in_bytes", CGF_ANY, rd_limit, wr_limit, G_BYTES, MCG_TCP, NOV },
+	{ "memory.kmem.tcp.usage_in_bytes", CGF_ANY, rd_usage, NULL, G_NONE, MCG_TCP, NOV },
+	{ "memory.kmem.tcp.failcnt", CGF_ANY, rd_failcnt, wr_reset_failcnt, G_IGNORED, MCG_TCP, NOV },
+	{ "memory.kmem.tcp.max_usage_in_bytes", CGF_ANY, rd_watermark, wr_reset_watermark, G_IGNORED, MCG_TCP, NOV },
+	{ "memory.memsw.usage_in_bytes", CGF_ANY, rd_usage, NULL, G_NONE, MCG_MEMSW, NOV },
+	{ "memory.memsw.max_usage_in_bytes", CGF_ANY, rd_watermark, wr_reset_watermark, G_IGNORED, MCG_MEMSW, NOV },
+	{ "memory.memsw.limit_in_bytes", CGF_ANY, rd_limit, wr_limit, G_BYTES, MCG_MEMSW, NOV },
+	{ "memory.memsw.failcnt", CGF_ANY, rd_failcnt, wr_reset_failcnt, G_IGNORED, MCG_MEMSW, NOV },
+};
+
+const size_t cgfs_nfiles = sizeof(cgfs_files) / sizeof(cgfs_files[0]);
+
+bool cgfs_file_present(const struct cgfs *fs, const struct cgfs_file *f, bool root)
+{
+	if (!(f->where & (root ? CGF_ROOT : CGF_CHILD)))
+		return false;
+	if (f->extension && !fs->watermarks)
+		return false;
+	if (f->since >= 0 && !prof_has(fs->prof, f->since))
+		return false;
+	if (f->until >= 0 && prof_has(fs->prof, f->until))
+		return false;
+	return true;
+}
+
+mode_t cgfs_file_mode(const struct cgfs *fs, const struct cgfs_file *f)
+{
+	mode_t m = 0;
+
+	if (f->read)
+		m |= 0444;
+	if (f->write)
+		m |= (f->world_writable_until >= 0 && !prof_has(fs->prof, f->world_writable_until))
+			? 0222 : 0200;
+	return m;
+}
+
+int cgfs_file_lookup(const struct cgfs *fs, const char *name, bool root)
+{
+	for (size_t i = 0; i < cgfs_nfiles; i++)
+		if (strcmp(cgfs_files[i].name, name) == 0)
+			return cgfs_file_present(fs, &cgfs_files[i], root) ? (int)i : -1;
+	return -1;
+}
+
+int cgfs_file_read(struct cgfs_req *r, const struct cgfs_file *f, struct cgfs_out *o)
+{
+	int err;
+
+	if (r->g->removed)
+		return -ENODEV;
+	if (!f->read)
+		return -EINVAL;
+	err = f->read(r, f->priv, o);
+	return err ? err : o->err;
+}
+
+int cgfs_file_write(struct cgfs_req *r, const struct cgfs_file *f, const char *buf, size_t len)
+{
+	struct gram_value *v;
+	int err;
+
+	if (len > (f->max_write ? f->max_write : 4096))
+		return -E2BIG;
+	if (len == 0)
+		return 0;
+	if (r->g->removed)
+		return -ENODEV;
+	if (!f->write)
+		return -EINVAL;
+	if (!(v = malloc(sizeof(*v))))
+		return -ENOMEM;
+	err = gram_parse(f->grammar, buf, len, v);
+	if (!err)
+		err = f->write(r, f->priv, v);
+	free(v);
+	return err;
+}

@@ -1,0 +1,53 @@
+/* cgfiles.h: the one declarative table of control files (the cftype idea):
+ * name, where it appears, read and write handlers, grammar and the profile
+ * features bounding its existence. Modes, listings and dispatch all derive
+ * from it. Never special-cases a file outside the table. */
+#ifndef MEMCGFS_CGFILES_H
+#define MEMCGFS_CGFILES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "engine/profile.h"
+#include "fs/cgfs.h"
+#include "fs/grammar.h"
+
+enum cgfs_where {
+	CGF_ROOT  = 1,
+	CGF_CHILD = 2,
+	CGF_ANY   = CGF_ROOT | CGF_CHILD,
+};
+
+struct cgfs_file {
+	const char *name;
+	unsigned where;
+	int (*read)(struct cgfs_req *r, int priv, struct cgfs_out *o);
+	int (*write)(struct cgfs_req *r, int priv, const struct gram_value *v);
+	enum gram_kind grammar;
+	int priv;                      /* handler argument: a counter, a flag ... */
+	unsigned max_write;            /* bytes per write(2); 0 means 4096 */
+	int since;                     /* feature that brings the file, or -1 */
+	int until;                     /* feature that removes it, or -1 */
+	int world_writable_until;      /* 0222 until this feature, or -1 */
+	bool extension;                /* a memcgfs extension: -o nowatermarks hides it */
+	bool capture_caps;             /* record the opener's capabilities at open */
+};
+
+extern const struct cgfs_file cgfs_files[];
+extern const size_t cgfs_nfiles;
+
+/* Does row f exist in a root (root=true) or child directory of this mount? */
+bool cgfs_file_present(const struct cgfs *fs, const struct cgfs_file *f, bool root);
+/* The mode the row's handlers imply (§1.2), under this mount's profile. */
+mode_t cgfs_file_mode(const struct cgfs *fs, const struct cgfs_file *f);
+/* Row index of name in such a directory, or -1. */
+int cgfs_file_lookup(const struct cgfs *fs, const char *name, bool root);
+
+/* Render a read (fresh content, §2.2). -EINVAL without a read handler,
+ * -ENODEV once the group is removed. */
+int cgfs_file_read(struct cgfs_req *r, const struct cgfs_file *f, struct cgfs_out *o);
+/* One write(2): size rules, grammar, then the handler (§2.3). */
+int cgfs_file_write(struct cgfs_req *r, const struct cgfs_file *f, const char *buf, size_t len);
+
+#endif

@@ -1,0 +1,69 @@
+/* cgfs.h: the state one mount of memcgfs shares between its FUSE glue and
+ * its file handlers, and the per-open and per-request contexts. Owns no
+ * logic; never includes a FUSE header. */
+#ifndef MEMCGFS_CGFS_H
+#define MEMCGFS_CGFS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "engine/memcg.h"
+
+struct pidwatch;
+struct release_runner;
+struct event_registry;
+
+struct cgfs {
+	struct mcg_engine *eng;
+	const struct prof *prof;
+	bool watermarks;               /* extension files shown (-o nowatermarks) */
+	pthread_mutex_t meta_lock;     /* modes, owners and ACLs of every node */
+	pthread_mutex_t agent_lock;    /* release_agent */
+	pthread_mutex_t attach_lock;   /* task attach/exit and their pidfds */
+	char release_agent[4096];
+	struct pidwatch *watch;
+	struct release_runner *rel;
+	struct event_registry *events;
+	char mountpoint[4096];         /* absolute, for event_control fds */
+};
+
+/* Per open file or directory (fi->fh). */
+struct cgfs_fh {
+	struct mcg_group *g;           /* referenced */
+	int row;                       /* index in the file table, -1 for a dir */
+	uid_t uid;                     /* opener's credentials, kept for §6.1 */
+	gid_t gid;
+	pid_t pid;
+	bool agent_cap;                /* opener may write release_agent */
+	pthread_mutex_t lock;          /* the read snapshot */
+	char *snap;
+	size_t snap_len;
+};
+
+/* Everything a file handler may look at. */
+struct cgfs_req {
+	struct cgfs *fs;
+	struct mcg_group *g;
+	const struct cgfs_fh *fh;
+	pid_t pid;                     /* calling thread, in our namespace */
+	uid_t uid;
+	gid_t gid;
+	bool (*interrupted)(void *arg);
+	void *interrupted_arg;
+};
+
+/* A growing text buffer for rendering reads. */
+struct cgfs_out {
+	char *buf;
+	size_t len;
+	size_t cap;
+	int err;                       /* first allocation failure, sticky */
+};
+
+void cgfs_printf(struct cgfs_out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void cgfs_out_free(struct cgfs_out *o);
+
+#endif

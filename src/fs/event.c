@@ -1,0 +1,271 @@
+/* event.c: cgroup.event_control. A registration names two fds of the
+ * writer; we duplicate them with pidfd_getfd, validate them in the kernel's
+ * order of checks and keep the eventfd. Never blocks on an eventfd (writes
+ * of 1 cannot block short of 2^64-1 pending) and never reads one. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fs/cgfiles.h"
+#include "fs/event.h"
+#include "fs/node.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+enum event_kind { EV_THRESHOLD, EV_MEMSW_THRESHOLD, EV_OOM, EV_PRESSURE };
+enum { PRESS_LOW, PRESS_MEDIUM, PRESS_CRITICAL };
+enum { PRESS_DEFAULT, PRESS_HIERARCHY, PRESS_LOCAL };
+
+struct event_reg {
+	struct mcg_group *g;          /* referenced */
+	int efd;                      /* our duplicate of the writer's eventfd */
+	enum event_kind kind;
+	long threshold;               /* pages */
+	int level, mode;
+	struct event_reg *next;
+};
+
+struct event_registry {
+	pthread_mutex_t lock;
+	struct event_reg *head;
+};
+
+struct event_registry *event_new(void)
+{
+	struct event_registry *er = calloc(1, sizeof(*er));
+
+	if (er)
+		pthread_mutex_init(&er->lock, NULL);
+	return er;
+}
+
+static void event_drop(struct event_reg *ev)
+{
+	close(ev->efd);
+	mcg_put(ev->g);
+	free(ev);
+}
+
+void event_free(struct event_registry *er)
+{
+	if (!er)
+		return;
+	while (er->head) {
+		struct event_reg *ev = er->head;
+
+		er->head = ev->next;
+		event_drop(ev);
+	}
+	pthread_mutex_destroy(&er->lock);
+	free(er);
+}
+
+/* A duplicate of fd number n of the writer thread, or -EBADF. */
+static int event_steal_fd(pid_t writer, unsigned long n)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, writer, PIDFD_THREAD), fd;
+
+	if (pidfd < 0)
+		return -errno;
+	fd = n > INT32_MAX ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, (int)n, 0);
+	close(pidfd);
+	if (fd < 0)
+		return -EBADF;
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return fd;
+}
+
+static int event_fd_target(int fd, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if ((n = readlink(path, buf, size - 1)) < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int event_parse_pressure(const char *args, int *level, int *mode)
+{
+	static const char *const levels[] = { "low", "medium", "critical" };
+	static const char *const modes[] = { "default", "hierarchy", "local" };
+	char buf[20], *comma, *second;
+	int i;
+
+	/* The kernel looks at no more than the first 19 bytes. */
+	snprintf(buf, sizeof(buf), "%s", args);
+	if ((comma = strchr(buf, ',')))
+		*comma = '\0';
+	for (i = 0; i < 3 && strcmp(buf, levels[i]); i++)
+		;
+	if (i == 3)
+		return -EINVAL;
+	*level = i;
+	*mode = PRESS_DEFAULT;
+	if (!comma)
+		return 0;
+	second = comma + 1;
+	if ((comma = strchr(second, ',')))
+		*comma = '\0';         /* anything after a second comma is ignored */
+	for (i = 0; i < 3 && strcmp(second, modes[i]); i++)
+		;
+	if (i == 3)
+		return -EINVAL;
+	*mode = i;
+	return 0;
+}
+
+/* The control file must be one of ours, in the same group. Fills kind. */
+static int event_check_control(struct cgfs_req *r, int cfd, enum event_kind *kind)
+{
+	static const struct { const char *name; enum event_kind kind; } ok[] = {
+		{ "memory.usage_in_bytes", EV_THRESHOLD },
+		{ "memory.oom_control", EV_OOM },
+		{ "memory.pressure_level", EV_PRESSURE },
+		{ "memory.memsw.usage_in_bytes", EV_MEMSW_THRESHOLD },
+	};
+	char target[PATH_MAX + 64];
+	size_t mlen = strlen(r->fs->mountpoint);
+	struct mcg_group *g;
+	int row, err;
+
+	if ((err = event_fd_target(cfd, target, sizeof(target))))
+		return -EINVAL;
+	if (strncmp(target, r->fs->mountpoint, mlen) || target[mlen] != '/')
+		return -EINVAL;        /* not a file of this cgroup filesystem */
+	if ((err = node_resolve(r->fs, target + mlen, &g, &row)))
+		return -EINVAL;
+	if (row < 0) {
+		mcg_put(g);
+		return -EINVAL;
+	}
+	if (!node_may_read(r->fs, g, row, r->uid, r->gid)) {
+		mcg_put(g);
+		return -EACCES;
+	}
+	err = -EINVAL;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (strcmp(cgfs_files[row].name, ok[i].name) == 0) {
+			*kind = ok[i].kind;
+			err = 0;
+		}
+	if (!err && (g != r->g || g->removed))
+		err = -EINVAL;
+	mcg_put(g);
+	return err;
+}
+
+static void event_signal(int efd)
+{
+	eventfd_write(efd, 1);
+}
+
+int event_control_write(struct cgfs_req *r, int unused, const struct gram_value *v)
+{
+	const char *s = v->str, *args;
+	char *end, target[64];
+	unsigned long efd_no, cfd_no;
+	struct event_reg *ev;
+	int efd, cfd, err;
+
+	efd_no = strtoul(s, &end, 10);
+	if (*end != ' ')
+		return -EINVAL;
+	cfd_no = strtoul(end + 1, &end, 10);
+	if (*end != '\0' && *end != ' ')
+		return -EINVAL;
+	args = *end ? end + 1 : end;
+
+	if ((efd = event_steal_fd(r->pid, efd_no)) < 0)
+		return efd == -ESRCH ? -EBADF : efd;
+	if (event_fd_target(efd, target, sizeof(target)) || strcmp(target, "anon_inode:[eventfd]")) {
+		close(efd);
+		return -EINVAL;
+	}
+	if ((cfd = event_steal_fd(r->pid, cfd_no)) < 0) {
+		close(efd);
+		return cfd == -ESRCH ? -EBADF : cfd;
+	}
+	if (!(ev = calloc(1, sizeof(*ev)))) {
+		err = -ENOMEM;
+	} else if (!(err = event_check_control(r, cfd, &ev->kind))) {
+		switch (ev->kind) {
+		case EV_THRESHOLD:
+		case EV_MEMSW_THRESHOLD:
+			err = gram_bytes(args, strlen(args), &ev->threshold);
+			break;
+		case EV_PRESSURE:
+			err = event_parse_pressure(args, &ev->level, &ev->mode);
+			break;
+		case EV_OOM:
+			break;
+		}
+	}
+	close(cfd);
+	if (err) {
+		free(ev);
+		close(efd);
+		return err;
+	}
+	ev->efd = efd;
+	ev->g = r->g;
+	mcg_get(ev->g);
+	pthread_mutex_lock(&r->fs->events->lock);
+	ev->next = r->fs->events->head;
+	r->fs->events->head = ev;
+	/* An OOM registration on a group already under OOM fires at once. */
+	if (ev->kind == EV_OOM)
+		for (struct mcg_group *i = ev->g; i; i = i->parent)
+			if (atomic_load(&i->under_oom) > 0) {
+				event_signal(efd);
+				break;
+			}
+	pthread_mutex_unlock(&r->fs->events->lock);
+	return 0;
+}
+
+void event_group_removed(struct cgfs *fs, struct mcg_group *g)
+{
+	struct event_reg **pp, *dead = NULL;
+
+	pthread_mutex_lock(&fs->events->lock);
+	for (pp = &fs->events->head; *pp;) {
+		struct event_reg *ev = *pp;
+
+		if (ev->g == g) {
+			*pp = ev->next;
+			ev->next = dead;
+			dead = ev;
+		} else {
+			pp = &ev->next;
+		}
+	}
+	pthread_mutex_unlock(&fs->events->lock);
+	while (dead) {
+		struct event_reg *ev = dead;
+
+		dead = ev->next;
+		event_signal(ev->efd);
+		event_drop(ev);
+	}
+}
+
+unsigned event_count(struct cgfs *fs, struct mcg_group *g)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&fs->events->lock);
+	for (struct event_reg *ev = fs->events->head; ev; ev = ev->next)
+		n += ev->g == g;
+	pthread_mutex_unlock(&fs->events->lock);
+	return n;
+}

@@ -1,0 +1,20 @@
+/* event.h: cgroup.event_control registrations (§3.17): validation of a
+ * registration write, the list of registrations, and signalling them.
+ * Owns the duplicated eventfds; never decides when usage crosses a
+ * threshold or when an OOM starts (the engine reports those). */
+#ifndef MEMCGFS_EVENT_H
+#define MEMCGFS_EVENT_H
+
+#include "fs/cgfs.h"
+#include "fs/grammar.h"
+
+struct event_registry *event_new(void);
+void event_free(struct event_registry *er);
+
+int event_control_write(struct cgfs_req *r, int unused, const struct gram_value *v);
+/* rmdir: every registration of g is signalled once and dropped. */
+void event_group_removed(struct cgfs *fs, struct mcg_group *g);
+/* Number of live registrations on g (for tests and diagnostics). */
+unsigned event_count(struct cgfs *fs, struct mcg_group *g);
+
+#endif

@@ -1,0 +1,52 @@
+/* node.h: paths, modes, owners and ACLs of the nodes of a mount: each group
+ * directory and each control file in it. Owns path resolution and the
+ * metadata rules (creator ownership, chmod/chown, ACL<->mode sync, default
+ * ACL inheritance). Never renders file content and never includes FUSE. */
+#ifndef MEMCGFS_NODE_H
+#define MEMCGFS_NODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "fs/acl.h"
+#include "fs/cgfs.h"
+
+struct node_meta {
+	mode_t mode;          /* permission bits only */
+	uid_t uid;
+	gid_t gid;
+	struct acl *acl;      /* access ACL, NULL when the mode says it all */
+	struct acl *dacl;     /* default ACL (directories only) */
+};
+
+/* The node at path ("/", "/a/b", "/a/b/memory.stat"): a referenced group
+ * and the file row, or -1 for the directory itself. -ENOENT, -ENOTDIR. */
+int node_resolve(struct cgfs *fs, const char *path, struct mcg_group **g, int *row);
+/* Split "/a/b/name" into the parent group (referenced) and name. */
+int node_resolve_parent(struct cgfs *fs, const char *path, struct mcg_group **parent,
+			const char **name);
+
+/* Metadata of the root (mode 0555, owner uid:gid). */
+int node_init_root(struct cgfs *fs, struct mcg_group *root, uid_t uid, gid_t gid);
+/* Metadata of a new child: owned by uid:gid; mode is mkdir's mode before
+ * the umask, which applies only when the parent has no default ACL. */
+int node_init_child(struct cgfs *fs, struct mcg_group *g, uid_t uid, gid_t gid,
+		    mode_t mode, mode_t umask);
+/* The engine's on_free hook: releases what node_init_* allocated. */
+void node_free_group(struct mcg_group *g, void *arg);
+
+int node_getattr(struct cgfs *fs, struct mcg_group *g, int row, struct stat *st);
+int node_chmod(struct cgfs *fs, struct mcg_group *g, int row, mode_t mode);
+int node_chown(struct cgfs *fs, struct mcg_group *g, int row, uid_t uid, gid_t gid);
+int node_getxattr(struct cgfs *fs, struct mcg_group *g, int row, const char *name,
+		  char *buf, size_t size);
+int node_setxattr(struct cgfs *fs, struct mcg_group *g, int row, const char *name,
+		  const char *buf, size_t size, int flags);
+int node_removexattr(struct cgfs *fs, struct mcg_group *g, int row, const char *name);
+int node_listxattr(struct cgfs *fs, struct mcg_group *g, int row, char *buf, size_t size);
+/* Read permission for uid:gid by mode, owner and ACL (POSIX rules). */
+bool node_may_read(struct cgfs *fs, struct mcg_group *g, int row, uid_t uid, gid_t gid);
+
+#endif

@@ -1,0 +1,200 @@
+/* pidwatch.c: one thread, one epoll set: member pidfds (EPOLLONESHOT, so an
+ * exit is handled once), the process connector for forks, and an eventfd to
+ * stop. Never polls /proc in a loop; never holds a lock while waiting.
+ * Lock order: fs->attach_lock, then the engine's locks (docs/design.md). */
+#include <errno.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "engine/task.h"
+#include "fs/cgfs.h"
+#include "fs/pidwatch.h"
+#include "fs/tasks.h"
+
+#define PIDWATCH_STOP UINT64_MAX
+#define PIDWATCH_CN   (UINT64_MAX - 1)
+
+struct pidwatch {
+	struct cgfs *fs;
+	int epfd;
+	int stopfd;
+	int cnfd;                 /* process connector socket, -1 if unavailable */
+	pthread_t thread;
+};
+
+static uint64_t pidwatch_key(int fd, pid_t tid)
+{
+	return ((uint64_t)(uint32_t)tid << 32) | (uint32_t)fd;
+}
+
+void pidwatch_add(struct pidwatch *w, int fd, pid_t tid)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.u64 = pidwatch_key(fd, tid) };
+
+	epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+void pidwatch_forget(struct pidwatch *w, int fd)
+{
+	epoll_ctl(w->epfd, EPOLL_CTL_DEL, fd, NULL);   /* ENOENT for unwatched: fine */
+	close(fd);
+}
+
+static void pidwatch_exited(struct pidwatch *w, uint64_t key)
+{
+	int fd = (int)(uint32_t)key;
+	pid_t tid = (pid_t)(key >> 32);
+
+	pthread_mutex_lock(&w->fs->attach_lock);
+	/* Only the entry that still holds this pidfd is removed; if an attach
+	 * already dropped it, that attach closed (or will close) the fd. */
+	if (task_exit(w->fs->eng, tid, fd) == 0)
+		pidwatch_forget(w, fd);
+	pthread_mutex_unlock(&w->fs->attach_lock);
+}
+
+static int pidwatch_cn_open(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC, .nl_pid = 0 };
+	struct {
+		struct nlmsghdr nl;
+		struct cn_msg cn;
+		enum proc_cn_mcast_op op;
+	} __attribute__((packed)) msg;
+	int fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_CONNECTOR);
+
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		goto fail;
+	memset(&msg, 0, sizeof(msg));
+	msg.nl.nlmsg_len = sizeof(msg);
+	msg.nl.nlmsg_type = NLMSG_DONE;
+	msg.nl.nlmsg_pid = (__u32)getpid();
+	msg.cn.id.idx = CN_IDX_PROC;
+	msg.cn.id.val = CN_VAL_PROC;
+	msg.cn.len = sizeof(enum proc_cn_mcast_op);
+	msg.op = PROC_CN_MCAST_LISTEN;
+	if (send(fd, &msg, sizeof(msg), 0) < 0)
+		goto fail;
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+/* A new task starts in the group of the thread that forked it. */
+static void pidwatch_fork(struct pidwatch *w, pid_t parent, pid_t child, pid_t child_tgid)
+{
+	struct cgfs *fs = w->fs;
+	struct mcg_group *g;
+
+	if (!task_in_child(fs->eng, parent))
+		return;
+	pthread_mutex_lock(&fs->attach_lock);
+	g = task_group(fs->eng, parent);
+	if (!mcg_is_root(g))
+		cgfs_tasks_attach_thread(fs, child, child_tgid, g);
+	pthread_mutex_unlock(&fs->attach_lock);
+	mcg_put(g);
+}
+
+static void pidwatch_cn_read(struct pidwatch *w)
+{
+	char buf[8192] __attribute__((aligned(8)));
+	ssize_t len;
+
+	while ((len = recv(w->cnfd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)len);
+		     nh = NLMSG_NEXT(nh, len)) {
+			struct cn_msg *cn = NLMSG_DATA(nh);
+			struct proc_event *ev = (struct proc_event *)cn->data;
+
+			if (nh->nlmsg_type == NLMSG_ERROR || nh->nlmsg_type == NLMSG_NOOP)
+				continue;
+			if (ev->what == PROC_EVENT_FORK)
+				pidwatch_fork(w, ev->event_data.fork.parent_pid,
+					      ev->event_data.fork.child_pid,
+					      ev->event_data.fork.child_tgid);
+		}
+	}
+}
+
+static void *pidwatch_main(void *arg)
+{
+	struct pidwatch *w = arg;
+	struct epoll_event evs[64];
+
+	for (;;) {
+		int n = epoll_wait(w->epfd, evs, 64, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		for (int i = 0; i < n; i++) {
+			if (evs[i].data.u64 == PIDWATCH_STOP)
+				return NULL;
+			if (evs[i].data.u64 == PIDWATCH_CN)
+				pidwatch_cn_read(w);
+			else
+				pidwatch_exited(w, evs[i].data.u64);
+		}
+	}
+	return NULL;
+}
+
+struct pidwatch *pidwatch_new(struct cgfs *fs)
+{
+	struct pidwatch *w = calloc(1, sizeof(*w));
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (!w)
+		return NULL;
+	w->fs = fs;
+	w->epfd = epoll_create1(EPOLL_CLOEXEC);
+	w->stopfd = eventfd(0, EFD_CLOEXEC);
+	w->cnfd = pidwatch_cn_open();
+	if (w->epfd < 0 || w->stopfd < 0)
+		goto fail;
+	ev.data.u64 = PIDWATCH_STOP;
+	epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->stopfd, &ev);
+	if (w->cnfd >= 0) {
+		ev.data.u64 = PIDWATCH_CN;
+		epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->cnfd, &ev);
+	}
+	if (pthread_create(&w->thread, NULL, pidwatch_main, w))
+		goto fail;
+	return w;
+fail:
+	if (w->epfd >= 0)
+		close(w->epfd);
+	if (w->stopfd >= 0)
+		close(w->stopfd);
+	if (w->cnfd >= 0)
+		close(w->cnfd);
+	free(w);
+	return NULL;
+}
+
+void pidwatch_free(struct pidwatch *w)
+{
+	if (!w)
+		return;
+	eventfd_write(w->stopfd, 1);
+	pthread_join(w->thread, NULL);
+	close(w->epfd);
+	close(w->stopfd);
+	if (w->cnfd >= 0)
+		close(w->cnfd);
+	free(w);
+}

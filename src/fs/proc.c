@@ -1,0 +1,302 @@
+/* proc.c: reading /proc for task ids, credentials, flags and PID-namespace
+ * translation. Never writes anything under /proc, never keeps state between
+ * calls (the namespace of the daemon is looked up once). */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/nsfs.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fs/proc.h"
+
+#define PF_KTHREAD_FLAG        0x00200000UL
+#define PF_NO_SETAFFINITY_FLAG 0x04000000UL
+#define PROC_CAP_SYS_ADMIN     21
+
+static int proc_read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH ? -ESRCH : -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return errno == ESRCH ? -ESRCH : -EIO;
+	buf[n] = '\0';
+	return 0;
+}
+
+static const char *proc_field(const char *buf, const char *key)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (strncmp(p, key, klen) == 0)
+			return p + klen;
+	return NULL;
+}
+
+int proc_read_task(pid_t tid, struct proc_task *t)
+{
+	char path[64], buf[4096];
+	const char *p;
+	char *end;
+	int err;
+
+	if (tid <= 0)
+		return -ESRCH;
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if ((err = proc_read_file(path, buf, sizeof(buf))))
+		return err;
+	if (!(p = proc_field(buf, "Tgid:")))
+		return -EIO;
+	t->tgid = (pid_t)strtol(p, NULL, 10);
+	if (!(p = proc_field(buf, "Uid:")) ||
+	    sscanf(p, "%u %u %u", &t->ruid, &t->euid, &t->suid) != 3)
+		return -EIO;
+	if ((p = proc_field(buf, "CapEff:")))
+		t->cap_eff = strtoull(p, NULL, 16);
+	if ((p = proc_field(buf, "NSpid:"))) {
+		while (t->ns_depth < PROC_NS_MAX) {
+			long v = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			t->nspid[t->ns_depth++] = (pid_t)v;
+			p = end;
+		}
+	}
+	if (t->ns_depth == 0) {
+		t->nspid[0] = tid;
+		t->ns_depth = 1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	if ((err = proc_read_file(path, buf, sizeof(buf))))
+		return err;
+	/* The comm field may hold spaces and parentheses: skip to the last ')'. */
+	if (!(p = strrchr(buf, ')')))
+		return -EIO;
+	/* fields after comm: state(3) ppid pgrp session tty_nr tpgid flags(9) */
+	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &t->flags) != 1)
+		return -EIO;
+	return 0;
+}
+
+bool proc_unmovable(const struct proc_task *t)
+{
+	return (t->flags & (PF_KTHREAD_FLAG | PF_NO_SETAFFINITY_FLAG)) != 0;
+}
+
+static int proc_ns_stat(pid_t pid, struct stat *st)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	return stat(path, st) ? -errno : 0;
+}
+
+static struct stat proc_self_ns;
+static int proc_self_err;
+static pthread_once_t proc_self_once = PTHREAD_ONCE_INIT;
+
+static void proc_self_init(void)
+{
+	if (stat("/proc/self/ns/pid", &proc_self_ns))
+		proc_self_err = -errno;
+}
+
+static int proc_ours(struct stat *st)
+{
+	pthread_once(&proc_self_once, proc_self_init);
+	*st = proc_self_ns;
+	return proc_self_err;
+}
+
+int proc_view_of(pid_t reader, struct proc_view *v)
+{
+	struct proc_task t;
+	struct stat st, self;
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	v->ours = true;
+	v->depth = 1;
+	if (reader <= 0)
+		return 0;       /* the kernel itself or an invisible caller: our view */
+	if ((err = proc_read_task(reader, &t)) || (err = proc_ns_stat(reader, &st)) ||
+	    (err = proc_ours(&self)))
+		return err;
+	v->depth = t.ns_depth;
+	v->ns_dev = st.st_dev;
+	v->ns_ino = st.st_ino;
+	v->ours = st.st_dev == self.st_dev && st.st_ino == self.st_ino;
+	return 0;
+}
+
+/* Is the namespace of task tid the namespace of v or one nested in it? */
+static bool proc_ns_within(const struct proc_view *v, pid_t tid, int levels_up)
+{
+	char path[64];
+	struct stat st;
+	int fd;
+	bool hit = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	for (int i = 0; i < levels_up; i++) {
+		int parent = ioctl(fd, NS_GET_PARENT);
+
+		close(fd);
+		if (parent < 0)
+			return false;
+		fd = parent;
+	}
+	if (fstat(fd, &st) == 0)
+		hit = st.st_dev == v->ns_dev && st.st_ino == v->ns_ino;
+	close(fd);
+	return hit;
+}
+
+pid_t proc_id_in_view(const struct proc_view *v, const struct proc_task *t)
+{
+	if (v->ours)
+		return t->tid;
+	if (t->ns_depth < v->depth)
+		return 0;
+	if (!proc_ns_within(v, t->tid, t->ns_depth - v->depth))
+		return 0;
+	return t->nspid[v->depth - 1];
+}
+
+pid_t proc_host_id(const struct proc_view *v, pid_t vid)
+{
+	pid_t *all, found = -ESRCH;
+	long n;
+
+	if (v->ours) {
+		struct proc_task t;
+
+		return proc_read_task(vid, &t) == 0 && t.tid == vid ? vid : -ESRCH;
+	}
+	/* Rare (a writer inside a container): scan every thread for the one
+	 * whose id at the writer's depth is vid and that the writer can see. */
+	if ((n = proc_list(true, &all)) < 0)
+		return (pid_t)n;
+	for (long i = 0; i < n && found < 0; i++) {
+		struct proc_task t;
+
+		if (proc_read_task(all[i], &t) == 0 && t.ns_depth >= v->depth &&
+		    t.nspid[v->depth - 1] == vid && proc_id_in_view(v, &t) == vid)
+			found = t.tid;
+	}
+	free(all);
+	return found;
+}
+
+static int proc_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Append every numeric entry of dir to the vector. */
+static int proc_scan_dir(const char *dir, pid_t **v, size_t *n, size_t *cap)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		if (*n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 256;
+			pid_t *nv = realloc(*v, nc * sizeof(**v));
+
+			if (!nv) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			*v = nv;
+			*cap = nc;
+		}
+		(*v)[(*n)++] = (pid_t)atoi(de->d_name);
+	}
+	closedir(d);
+	return 0;
+}
+
+long proc_list(bool threads, pid_t **out)
+{
+	pid_t *tgids = NULL, *v = NULL;
+	size_t ntg = 0, captg = 0, n = 0, cap = 0;
+	int err = proc_scan_dir("/proc", &tgids, &ntg, &captg);
+
+	if (err || !threads) {
+		if (err) {
+			free(tgids);
+			return err;
+		}
+		qsort(tgids, ntg, sizeof(*tgids), proc_cmp);
+		*out = tgids;
+		return (long)ntg;
+	}
+	for (size_t i = 0; i < ntg && !err; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)tgids[i]);
+		err = proc_scan_dir(path, &v, &n, &cap);
+	}
+	free(tgids);
+	if (err) {
+		free(v);
+		return err;
+	}
+	qsort(v, n, sizeof(*v), proc_cmp);
+	*out = v;
+	return (long)n;
+}
+
+long proc_threads_of(pid_t tgid, pid_t **out)
+{
+	char path[64];
+	pid_t *v = NULL;
+	size_t n = 0, cap = 0;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)tgid);
+	if ((err = proc_scan_dir(path, &v, &n, &cap))) {
+		free(v);
+		return err;
+	}
+	qsort(v, n, sizeof(*v), proc_cmp);
+	*out = v;
+	return (long)n;
+}
+
+bool proc_is_init_admin(pid_t pid)
+{
+	struct proc_task t;
+	char path[64];
+	struct stat a, b;
+
+	if (proc_read_task(pid, &t) || !(t.cap_eff & (1ull << PROC_CAP_SYS_ADMIN)))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	return stat(path, &a) == 0 && stat("/proc/self/ns/user", &b) == 0 &&
+	       a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}

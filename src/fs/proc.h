@@ -1,0 +1,49 @@
+/* proc.h: what the daemon learns about real tasks from /proc: ids, uids,
+ * flags, PID-namespace views and task lists. Owns parsing /proc only; never
+ * changes membership and never signals anything. */
+#ifndef MEMCGFS_PROC_H
+#define MEMCGFS_PROC_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define PROC_NS_MAX 32
+
+struct proc_task {
+	pid_t tid;
+	pid_t tgid;
+	uid_t ruid, euid, suid;
+	unsigned long flags;          /* task flags, field 9 of stat */
+	int ns_depth;                 /* entries in NSpid */
+	pid_t nspid[PROC_NS_MAX];     /* outermost (ours) first */
+	unsigned long long cap_eff;
+};
+
+/* -ESRCH when the task does not exist (or is gone), -EIO on garbage. */
+int proc_read_task(pid_t tid, struct proc_task *t);
+/* Kernel threads, and tasks the kernel refuses to move (PF_NO_SETAFFINITY). */
+bool proc_unmovable(const struct proc_task *t);
+
+/* How one reader sees PIDs: its namespace and depth. */
+struct proc_view {
+	bool ours;                    /* same PID namespace as the daemon */
+	int depth;
+	dev_t ns_dev;
+	ino_t ns_ino;
+};
+
+int proc_view_of(pid_t reader, struct proc_view *v);
+/* The id of host task t as seen from v, or 0 when invisible there. */
+pid_t proc_id_in_view(const struct proc_view *v, const struct proc_task *t);
+/* The host tid of id vid in view v: -ESRCH when there is none. */
+pid_t proc_host_id(const struct proc_view *v, pid_t vid);
+
+/* Every live thread id (threads) or thread-group id, sorted. Returns the
+ * count or a negative errno; *out is malloc'ed. */
+long proc_list(bool threads, pid_t **out);
+/* CAP_SYS_ADMIN in the daemon's (initial) user namespace (§3.19). */
+bool proc_is_init_admin(pid_t pid);
+/* The thread ids of one thread group, sorted. */
+long proc_threads_of(pid_t tgid, pid_t **out);
+
+#endif

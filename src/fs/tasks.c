@@ -1,0 +1,152 @@
+/* tasks.c: reading and writing tasks / cgroup.procs. Validates ids with
+ * /proc in the writer's PID namespace, applies the uid rule of §6.1 and
+ * hands membership to the engine. Never signals a task and never keeps
+ * per-task state of its own (the engine and pidwatch do). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "engine/task.h"
+#include "fs/pidwatch.h"
+#include "fs/proc.h"
+#include "fs/tasks.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+static int tasks_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The root lists every live task (or process) with a thread outside the
+ * child groups. */
+static long tasks_root_ids(struct cgfs *fs, bool procs, pid_t **out)
+{
+	pid_t *all, *v;
+	long n = proc_list(!procs, &all), k = 0;
+
+	if (n < 0)
+		return n;
+	if (!(v = malloc(((size_t)n + 1) * sizeof(*v)))) {
+		free(all);
+		return -ENOMEM;
+	}
+	for (long i = 0; i < n; i++) {
+		bool in_root = !task_in_child(fs->eng, all[i]);
+
+		if (procs && !in_root) {
+			pid_t *th;
+			long nth = proc_threads_of(all[i], &th);
+
+			for (long j = 0; j < nth && !in_root; j++)
+				in_root = !task_in_child(fs->eng, th[j]);
+			if (nth >= 0)
+				free(th);
+		}
+		if (in_root)
+			v[k++] = all[i];
+	}
+	free(all);
+	*out = v;
+	return k;
+}
+
+int cgfs_tasks_read(struct cgfs_req *r, int procs, struct cgfs_out *o)
+{
+	struct proc_view view;
+	pid_t *ids;
+	long n, k = 0;
+	int err;
+
+	if ((err = proc_view_of(r->pid, &view)))
+		return err == -ESRCH ? -ESRCH : err;
+	n = mcg_is_root(r->g) ? tasks_root_ids(r->fs, procs, &ids)
+			      : task_list(r->fs->eng, r->g, procs, &ids);
+	if (n < 0)
+		return (int)n;
+	/* Translate into the reader's namespace, dropping invisible ones. */
+	for (long i = 0; i < n; i++) {
+		struct proc_task t;
+
+		if (view.ours) {
+			ids[k++] = ids[i];
+			continue;
+		}
+		if (proc_read_task(ids[i], &t) == 0 && (t.tid = proc_id_in_view(&view, &t)) > 0)
+			ids[k++] = t.tid;
+	}
+	if (!view.ours)
+		qsort(ids, (size_t)k, sizeof(*ids), tasks_cmp);
+	for (long i = 0; i < k; i++)
+		cgfs_printf(o, "%d\n", (int)ids[i]);
+	free(ids);
+	return 0;
+}
+
+int cgfs_tasks_attach_thread(struct cgfs *fs, pid_t tid, pid_t tgid, struct mcg_group *g)
+{
+	int fd = -1, drop, err;
+
+	if (!mcg_is_root(g)) {
+		fd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+		if (fd < 0 && errno == ESRCH)
+			return 0;          /* exiting: skipped, as the kernel does */
+		if (fd < 0 && errno == EINVAL && tid == tgid)
+			fd = (int)syscall(SYS_pidfd_open, tid, 0);
+		/* Without a pidfd the thread is still attached, only its exit
+		 * is not seen (kernels before 6.9 for non-leader threads). */
+	}
+	err = task_attach(fs->eng, tid, tgid, g, fd, &drop);
+	if (err) {
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	if (drop >= 0)
+		pidwatch_forget(fs->watch, drop);
+	if (fd >= 0 && drop != fd)
+		pidwatch_add(fs->watch, fd, tid);
+	return 0;
+}
+
+int cgfs_tasks_write(struct cgfs_req *r, int procs, const struct gram_value *v)
+{
+	struct cgfs *fs = r->fs;
+	struct proc_view view;
+	struct proc_task t;
+	pid_t host, *threads = NULL;
+	long n = 1;
+	uid_t uid;
+	int err;
+
+	/* (1) removed group and (2) parse errors were handled by the caller. */
+	if ((err = proc_view_of(r->pid, &view)))
+		return err;
+	if (v->pid == 0)
+		host = r->pid;                                 /* the writer itself */
+	else if ((host = proc_host_id(&view, v->pid)) < 0)
+		return -ESRCH;                                 /* (3) */
+	if ((err = proc_read_task(host, &t)))
+		return err;
+	if (procs && t.tgid != t.tid && (err = proc_read_task(t.tgid, &t)))
+		return err;                                    /* (4) the leader */
+	if (proc_unmovable(&t))
+		return -EINVAL;                                /* (5) */
+	uid = prof_has(fs->prof, PF_OPEN_CREDS) ? r->fh->uid : r->uid;
+	if (uid != 0 && uid != t.ruid && uid != t.suid)
+		return -EACCES;                                /* (6) */
+	if (procs && (n = proc_threads_of(t.tgid, &threads)) < 0)
+		return n == -ENOENT ? 0 : (int)n;
+	pthread_mutex_lock(&fs->attach_lock);
+	for (long i = 0; i < n && !err; i++)
+		err = cgfs_tasks_attach_thread(fs, procs ? threads[i] : host, t.tgid, r->g);
+	pthread_mutex_unlock(&fs->attach_lock);
+	free(threads);
+	return err;
+}

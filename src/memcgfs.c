@@ -1,0 +1,215 @@
+/* memcgfs.c: the daemon. Parses options, builds the engine for the chosen
+ * kernel profile and simulated machine, mounts, and runs the multithreaded
+ * FUSE loop. Owns start-up and shutdown only; never serves a request. */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "engine/memcg.h"
+#include "fs/cgfs.h"
+#include "fs/event.h"
+#include "fs/grammar.h"
+#include "fs/node.h"
+#include "fs/ops.h"
+#include <fuse_lowlevel.h>
+#include "fs/pidwatch.h"
+#include "fs/release.h"
+
+struct memcgfs_opts {
+	char *kernel;
+	char *memory;
+	char *swap;
+	unsigned nodes;
+	unsigned cpus;
+	int nowatermarks;
+	int help;
+};
+
+#define MOPT(t, p) { t, offsetof(struct memcgfs_opts, p), 1 }
+static const struct fuse_opt memcgfs_optspec[] = {
+	MOPT("kernel=%s", kernel),
+	MOPT("memory=%s", memory),
+	MOPT("swap=%s", swap),
+	MOPT("nodes=%u", nodes),
+	MOPT("cpus=%u", cpus),
+	MOPT("nowatermarks", nowatermarks),
+	MOPT("-h", help),
+	MOPT("--help", help),
+	FUSE_OPT_END
+};
+
+static void memcgfs_usage(const char *prog)
+{
+	printf("usage: %s [-f] [-o OPTS] MOUNTPOINT\n\n"
+	       "memcgfs options (-o, comma separated):\n"
+	       "    kernel=X.Y        behaviour profile (4.19 .. 6.18, default 6.12)\n"
+	       "    memory=SIZE       simulated machine memory (default: MemTotal)\n"
+	       "    swap=SIZE         simulated swap (default: SwapTotal)\n"
+	       "    nodes=N           simulated NUMA nodes (default 1)\n"
+	       "    cpus=N            simulated CPUs (default: online CPUs)\n"
+	       "    nowatermarks      hide the memcgfs extension files\n"
+	       "default_permissions and allow_other are on by default.\n\n", prog);
+}
+
+/* A /proc/meminfo field in pages, or 0. */
+static long memcgfs_meminfo_pages(const char *key)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	long kb = 0;
+	size_t klen = strlen(key);
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+			kb = strtol(line + klen + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return kb / (PC_PAGE_SIZE / 1024);
+}
+
+static unsigned memcgfs_host_swappiness(void)
+{
+	FILE *f = fopen("/proc/sys/vm/swappiness", "r");
+	unsigned v = 60;
+
+	if (f) {
+		if (fscanf(f, "%u", &v) != 1)
+			v = 60;
+		fclose(f);
+	}
+	return v;
+}
+
+static int memcgfs_size(const char *s, long *pages)
+{
+	return gram_bytes(s, strlen(s), pages);
+}
+
+/* Every member task costs one pidfd: take all the descriptors we may. */
+static void memcgfs_raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+int main(int argc, char *argv[])
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct memcgfs_opts o = { 0 };
+	struct fuse_cmdline_opts cl;
+	struct mcg_config cfg = { 0 };
+	struct cgfs fs = { 0 };
+	struct fuse_loop_config *loop;
+	struct fuse *fuse;
+	int ret = 1;
+
+	if (fuse_opt_parse(&args, &o, memcgfs_optspec, NULL))
+		return 1;
+	if (o.help) {
+		memcgfs_usage(argv[0]);
+		fuse_lib_help(&args);
+		return 0;
+	}
+	if (fuse_parse_cmdline(&args, &cl))
+		return 1;
+	if (!cl.mountpoint) {
+		memcgfs_usage(argv[0]);
+		return 1;
+	}
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	if (o.kernel && prof_parse(o.kernel, &cfg.prof)) {
+		fprintf(stderr, "memcgfs: unsupported kernel=%s (4.19 .. 6.18)\n", o.kernel);
+		return 1;
+	}
+	cfg.mem_pages = memcgfs_meminfo_pages("MemTotal");
+	cfg.swap_pages = memcgfs_meminfo_pages("SwapTotal");
+	if ((o.memory && memcgfs_size(o.memory, &cfg.mem_pages)) ||
+	    (o.swap && memcgfs_size(o.swap, &cfg.swap_pages))) {
+		fprintf(stderr, "memcgfs: bad memory= or swap= size\n");
+		return 1;
+	}
+	cfg.nodes = o.nodes ? o.nodes : 1;
+	cfg.cpus = o.cpus ? o.cpus : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	cfg.vm_swappiness = memcgfs_host_swappiness();
+	if (cfg.nodes > 64 || cfg.cpus > 4096) {
+		fprintf(stderr, "memcgfs: nodes= at most 64, cpus= at most 4096\n");
+		return 1;
+	}
+	cfg.on_release = release_notify;
+	cfg.on_free = node_free_group;
+	cfg.hook_arg = &fs;
+
+	if (!realpath(cl.mountpoint, fs.mountpoint)) {
+		perror("memcgfs: mountpoint");
+		return 1;
+	}
+	memcgfs_raise_nofile();
+	pthread_mutex_init(&fs.meta_lock, NULL);
+	pthread_mutex_init(&fs.agent_lock, NULL);
+	pthread_mutex_init(&fs.attach_lock, NULL);
+	fs.watermarks = !o.nowatermarks;
+	fs.eng = mcg_engine_new(&cfg);
+	fs.events = event_new();
+	if (fs.eng)
+		fs.prof = &fs.eng->cfg.prof;
+	if (!fs.eng || !fs.events || node_init_root(&fs, fs.eng->root, getuid(), getgid())) {
+		fprintf(stderr, "memcgfs: out of memory\n");
+		return 1;
+	}
+
+	/* Kernel-like permission checks and a mount everyone can use. */
+	fuse_opt_add_arg(&args, "-odefault_permissions,allow_other,fsname=memcgfs,subtype=memcgfs");
+	fuse = fuse_new(&args, &cgfs_ops, sizeof(cgfs_ops), &fs);
+	if (!fuse)
+		goto out_engine;
+	if (fuse_mount(fuse, cl.mountpoint))
+		goto out_fuse;
+	if (fuse_daemonize(cl.foreground))
+		goto out_unmount;
+	if (fuse_set_signal_handlers(fuse_get_session(fuse)))
+		goto out_unmount;
+	/* Threads start after daemonizing (fork keeps only the caller). */
+	fs.watch = pidwatch_new(&fs);
+	fs.rel = release_new(&fs);
+	if (!fs.watch || !fs.rel)
+		goto out_signals;
+	if (cl.singlethread) {
+		ret = fuse_loop(fuse) ? 1 : 0;
+	} else {
+		loop = fuse_loop_cfg_create();
+		fuse_loop_cfg_set_clone_fd(loop, (unsigned)cl.clone_fd);
+		fuse_loop_cfg_set_idle_threads(loop, cl.max_idle_threads);
+		fuse_loop_cfg_set_max_threads(loop, 64);
+		ret = fuse_loop_mt(fuse, loop) ? 1 : 0;
+		fuse_loop_cfg_destroy(loop);
+	}
+out_signals:
+	pidwatch_free(fs.watch);
+	release_free(fs.rel);
+	fuse_remove_signal_handlers(fuse_get_session(fuse));
+out_unmount:
+	fuse_unmount(fuse);
+out_fuse:
+	fuse_destroy(fuse);
+out_engine:
+	event_free(fs.events);
+	mcg_engine_free(fs.eng);
+	free(cl.mountpoint);
+	fuse_opt_free_args(&args);
+	free(o.kernel);
+	free(o.memory);
+	free(o.swap);
+	return ret;
+}

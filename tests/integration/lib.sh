@@ -1,0 +1,101 @@
+# lib.sh: helpers for memcgfs integration tests. Each test script sources
+# this, mounts its own instance, and drives it with echo/cat/mkdir/rmdir.
+# Results are counted per assertion; summary() prints them and sets the
+# exit status.
+
+: "${MEMCGFS_BUILD:?set MEMCGFS_BUILD to the build directory}"
+MEMCGFS="$MEMCGFS_BUILD/memcgfs"
+WR="$MEMCGFS_BUILD/tools/wr"
+EVCTL="$MEMCGFS_BUILD/tools/evctl"
+TEST_USER=memcgfs-test
+TEST_USER2=memcgfs-test2
+PASS=0
+FAIL=0
+# Sanitizer builds: the daemon's stderr is gone after it daemonizes, so
+# reports go to files that run.sh inspects.
+if [ -n "${MEMCGFS_SANLOG:-}" ]; then
+	mkdir -p "$MEMCGFS_SANLOG"
+	export ASAN_OPTIONS="log_path=$MEMCGFS_SANLOG/asan:detect_leaks=1"
+	export UBSAN_OPTIONS="log_path=$MEMCGFS_SANLOG/ubsan:print_stacktrace=1"
+	export TSAN_OPTIONS="log_path=$MEMCGFS_SANLOG/tsan:second_deadlock_stack=1"
+fi
+MNT=
+UNLIMITED=9223372036854771712
+
+ok()   { PASS=$((PASS + 1)); }
+bad()  { FAIL=$((FAIL + 1)); echo "FAIL: $*" >&2; }
+
+# expect DESC ACTUAL EXPECTED
+expect() {
+	if [ "$2" = "$3" ]; then ok; else bad "$1: got [$2], want [$3]"; fi
+}
+
+# expect_wr DESC ERRNAME FILE DATA: one write(2), compare the errno name.
+expect_wr() {
+	expect "$1" "$("$WR" "$3" "$4")" "$2"
+}
+
+# expect_read DESC ERRNAME FILE: a read that must fail with ERRNAME.
+expect_read_err() {
+	expect "$1" "$("$WR" -r "$3" 2>/dev/null | tail -n1)" "$2"
+}
+
+# as_user USER CMD...: run a command as an unprivileged user.
+as_user() {
+	local u=$1
+	shift
+	setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups -- "$@"
+}
+
+ensure_users() {
+	for u in "$TEST_USER" "$TEST_USER2"; do
+		id "$u" >/dev/null 2>&1 || useradd -M -s /bin/sh "$u"
+	done
+}
+
+# mount_fs [OPTS]: mount a fresh instance on a new directory into $MNT.
+mount_fs() {
+	MNT=$(mktemp -d /tmp/memcgfs-test.XXXXXX)
+	chmod 755 "$MNT"
+	if ! "$MEMCGFS" ${1:+-o "$1"} "$MNT"; then
+		bad "mount with '$1' failed"
+		return 1
+	fi
+	mountpoint -q "$MNT" || { bad "not mounted: $MNT"; return 1; }
+}
+
+# The daemon of $MNT, so that unmounting can wait for it to exit (and for a
+# sanitizer to write its report).
+daemon_pid() {
+	pgrep -f -x "$MEMCGFS( -o [^ ]*)? $1" | head -n1
+}
+
+umount_fs() {
+	[ -n "$MNT" ] || return 0
+	local pid
+	pid=$(daemon_pid "$MNT")
+	fusermount3 -u "$MNT" 2>/dev/null || umount -l "$MNT"
+	[ -n "$pid" ] && wait_until 20 sh -c "! kill -0 $pid 2>/dev/null"
+	rmdir "$MNT" 2>/dev/null
+	MNT=
+}
+
+# wait_until SECONDS CMD...: poll a condition (for asynchronous effects
+# such as a task exit being noticed), never as a stand-in for ordering.
+wait_until() {
+	local limit=$(( $1 * 20 ))
+	shift
+	for _ in $(seq "$limit"); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+summary() {
+	umount_fs
+	echo "$(basename "$0"): $PASS passed, $FAIL failed"
+	[ "$FAIL" -eq 0 ]
+}
+
+trap umount_fs EXIT

@@ -1,0 +1,73 @@
+/* evctl.c: registers a cgroup.event_control event the way a real client
+ * does, and reports the errno name of the registration write.
+ *   evctl DIR CONTROL ARGS [MODE]
+ * DIR is the group directory, CONTROL a file name in it (or an absolute
+ * path), ARGS the third field ("" for none). MODE:
+ *   eventfd (default), pipe (a non-eventfd), closed-efd, closed-cfd,
+ *   rmdir (register, remove DIR, then report whether the eventfd fired).
+ * Prints OK, the errno name, or for rmdir "FIRED n". */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 4 ? argv[4] : "eventfd";
+	char path[4096], line[4200];
+	int efd, cfd, ecfd, p[2];
+	eventfd_t v = 0;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: evctl DIR CONTROL ARGS [MODE]\n");
+		return 2;
+	}
+	if (strcmp(mode, "pipe") == 0) {
+		if (pipe(p))
+			return 2;
+		efd = p[0];
+	} else {
+		efd = eventfd(0, EFD_NONBLOCK);
+	}
+	if (argv[2][0] == '/')
+		snprintf(path, sizeof(path), "%s", argv[2]);
+	else
+		snprintf(path, sizeof(path), "%s/%s", argv[1], argv[2]);
+	cfd = open(path, O_RDONLY);
+	if (cfd < 0) {
+		printf("open-control:%s\n", strerrorname_np(errno));
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.event_control", argv[1]);
+	ecfd = open(path, O_WRONLY);
+	if (ecfd < 0) {
+		printf("%s\n", strerrorname_np(errno));
+		return 1;
+	}
+	if (strcmp(mode, "closed-efd") == 0)
+		close(efd);
+	if (strcmp(mode, "closed-cfd") == 0)
+		close(cfd);
+	snprintf(line, sizeof(line), argv[3][0] ? "%d %d %s" : "%d %d%s", efd, cfd, argv[3]);
+	if (write(ecfd, line, strlen(line)) < 0) {
+		printf("%s\n", strerrorname_np(errno));
+		return 1;
+	}
+	if (strcmp(mode, "rmdir") == 0) {
+		close(cfd);
+		close(ecfd);
+		if (rmdir(argv[1])) {
+			printf("rmdir:%s\n", strerrorname_np(errno));
+			return 1;
+		}
+		if (eventfd_read(efd, &v) < 0)
+			v = 0;
+		printf("FIRED %llu\n", (unsigned long long)v);
+		return 0;
+	}
+	printf("OK\n");
+	return 0;
+}

@@ -1,0 +1,22 @@
+/* main.c: the Check runner for every unit suite. */
+#include <check.h>
+#include <stdlib.h>
+
+#include "suites.h"
+
+int main(void)
+{
+	SRunner *sr = srunner_create(acl_suite());
+	int failed;
+
+	srunner_add_suite(sr, grammar_suite());
+	srunner_add_suite(sr, page_counter_suite());
+	srunner_add_suite(sr, profile_suite());
+	srunner_add_suite(sr, memcg_suite());
+	srunner_add_suite(sr, task_suite());
+	srunner_add_suite(sr, cgfiles_suite());
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

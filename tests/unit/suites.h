@@ -1,0 +1,15 @@
+/* suites.h: every Check suite of the unit runner. */
+#ifndef MEMCGFS_TEST_SUITES_H
+#define MEMCGFS_TEST_SUITES_H
+
+#include <check.h>
+
+Suite *acl_suite(void);
+Suite *grammar_suite(void);
+Suite *page_counter_suite(void);
+Suite *profile_suite(void);
+Suite *memcg_suite(void);
+Suite *task_suite(void);
+Suite *cgfiles_suite(void);
+
+#endif

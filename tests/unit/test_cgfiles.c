@@ -1,0 +1,276 @@
+/* test_cgfiles.c: the control-file table: file sets and modes per profile,
+ * read formats and the generic write rules, driven without a mount. */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/memcg.h"
+#include "engine_fixture.h"
+#include "fs/cgfiles.h"
+#include "suites.h"
+
+/* §1.1 (6.18), name and mode; R/C columns. */
+static const struct {
+	const char *name;
+	mode_t mode;
+	bool root, child;
+} spec_files[] = {
+	{ "cgroup.procs", 0644, 1, 1 }, { "cgroup.clone_children", 0644, 1, 1 },
+	{ "cgroup.sane_behavior", 0444, 1, 0 }, { "tasks", 0644, 1, 1 },
+	{ "notify_on_release", 0644, 1, 1 }, { "release_agent", 0644, 1, 0 },
+	{ "memory.usage_in_bytes", 0444, 1, 1 }, { "memory.max_usage_in_bytes", 0644, 1, 1 },
+	{ "memory.limit_in_bytes", 0644, 1, 1 }, { "memory.soft_limit_in_bytes", 0644, 1, 1 },
+	{ "memory.failcnt", 0644, 1, 1 }, { "memory.stat", 0444, 1, 1 },
+	{ "memory.force_empty", 0200, 1, 1 }, { "memory.use_hierarchy", 0644, 1, 1 },
+	{ "cgroup.event_control", 0200, 1, 1 }, { "memory.swappiness", 0644, 1, 1 },
+	{ "memory.move_charge_at_immigrate", 0644, 1, 1 }, { "memory.oom_control", 0644, 1, 1 },
+	{ "memory.pressure_level", 0444, 1, 1 }, { "memory.numa_stat", 0444, 1, 1 },
+	{ "memory.kmem.limit_in_bytes", 0644, 1, 1 }, { "memory.kmem.usage_in_bytes", 0444, 1, 1 },
+	{ "memory.kmem.failcnt", 0644, 1, 1 }, { "memory.kmem.max_usage_in_bytes", 0644, 1, 1 },
+	{ "memory.kmem.slabinfo", 0444, 1, 1 }, { "memory.kmem.tcp.limit_in_bytes", 0644, 1, 1 },
+	{ "memory.kmem.tcp.usage_in_bytes", 0444, 1, 1 }, { "memory.kmem.tcp.failcnt", 0644, 1, 1 },
+	{ "memory.kmem.tcp.max_usage_in_bytes", 0644, 1, 1 },
+	{ "memory.memsw.usage_in_bytes", 0444, 1, 1 }, { "memory.memsw.max_usage_in_bytes", 0644, 1, 1 },
+	{ "memory.memsw.limit_in_bytes", 0644, 1, 1 }, { "memory.memsw.failcnt", 0644, 1, 1 },
+};
+#define NSPEC (sizeof(spec_files) / sizeof(spec_files[0]))
+
+static struct cgfs tfs;
+
+static void fs_setup(unsigned version, bool watermarks)
+{
+	memset(&tfs, 0, sizeof(tfs));
+	tfs.eng = fixture_engine(version);
+	tfs.prof = &tfs.eng->cfg.prof;
+	tfs.watermarks = watermarks;
+	pthread_mutex_init(&tfs.meta_lock, NULL);
+	pthread_mutex_init(&tfs.agent_lock, NULL);
+	pthread_mutex_init(&tfs.attach_lock, NULL);
+}
+
+static void fs_teardown(void)
+{
+	mcg_engine_free(tfs.eng);
+}
+
+static size_t count_present(bool root)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < cgfs_nfiles; i++)
+		n += cgfs_file_present(&tfs, &cgfs_files[i], root);
+	return n;
+}
+
+START_TEST(test_kernel_file_set_618)
+{
+	fs_setup(PROF_KV(6, 18), false);
+	ck_assert_uint_eq(count_present(true), 33);
+	ck_assert_uint_eq(count_present(false), 31);
+	for (size_t i = 0; i < NSPEC; i++) {
+		int r = cgfs_file_lookup(&tfs, spec_files[i].name, true);
+		int c = cgfs_file_lookup(&tfs, spec_files[i].name, false);
+
+		ck_assert_msg((r >= 0) == spec_files[i].root, "%s in root", spec_files[i].name);
+		ck_assert_msg((c >= 0) == spec_files[i].child, "%s in child", spec_files[i].name);
+		ck_assert_msg(cgfs_file_mode(&tfs, &cgfs_files[r]) == spec_files[i].mode,
+			      "%s mode %o", spec_files[i].name, cgfs_file_mode(&tfs, &cgfs_files[r]));
+	}
+	fs_teardown();
+}
+END_TEST
+
+START_TEST(test_modes_derive_from_handlers)
+{
+	fs_setup(PROF_KV(6, 12), true);
+	for (size_t i = 0; i < cgfs_nfiles; i++) {
+		const struct cgfs_file *f = &cgfs_files[i];
+		mode_t m = cgfs_file_mode(&tfs, f);
+
+		ck_assert((m & 0444) == (f->read ? 0444 : 0));
+		ck_assert((m & 0200) == (f->write ? 0200 : 0));
+		ck_assert((m & 0111) == 0);
+		ck_assert((f->write == NULL) == (f->grammar == G_NONE));
+	}
+	/* 6.12 still has the world-writable event_control */
+	ck_assert_uint_eq(cgfs_file_mode(&tfs, &cgfs_files[cgfs_file_lookup(&tfs, "cgroup.event_control", false)]), 0222);
+	fs_teardown();
+}
+END_TEST
+
+static char *render(struct mcg_group *g, const char *name, int *err)
+{
+	struct cgfs_req r = { .fs = &tfs, .g = g };
+	struct cgfs_out o = { 0 };
+	int row = cgfs_file_lookup(&tfs, name, mcg_is_root(g));
+
+	ck_assert_int_ge(row, 0);
+	*err = cgfs_file_read(&r, &cgfs_files[row], &o);
+	if (*err) {
+		cgfs_out_free(&o);
+		return NULL;
+	}
+	cgfs_printf(&o, "%s", "");   /* NUL-terminate even when empty */
+	return o.buf;
+}
+
+static int put(struct mcg_group *g, const char *name, const char *data, size_t len)
+{
+	struct cgfs_fh fh = { .uid = 0 };
+	struct cgfs_req r = { .fs = &tfs, .g = g, .fh = &fh };
+	int row = cgfs_file_lookup(&tfs, name, mcg_is_root(g));
+
+	ck_assert_int_ge(row, 0);
+	return cgfs_file_write(&r, &cgfs_files[row], data, len);
+}
+
+static int lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+START_TEST(test_stat_formats)
+{
+	struct mcg_group *a = NULL;
+	char *s;
+	int err;
+
+	fs_setup(PROF_KV(6, 18), false);
+	mcg_create(tfs.eng, tfs.eng->root, "a", NULL, NULL, &a);
+	stat_add(a, STAT_CACHE, 3);
+	stat_add(a, STAT_PGPGIN, 5);
+	stat_lru_add(a, LRU_ACTIVE_FILE, 1, 3);
+	s = render(a, "memory.stat", &err);
+	ck_assert_int_eq(lines(s), 42);
+	ck_assert_ptr_nonnull(strstr(s, "cache 12288\nrss 0\n"));
+	ck_assert_ptr_nonnull(strstr(s, "\npgpgin 5\n"));                 /* a count */
+	ck_assert_ptr_nonnull(strstr(s, "\nactive_file 12288\n"));
+	ck_assert_ptr_nonnull(strstr(s, "\nhierarchical_memory_limit 9223372036854771712\n"));
+	ck_assert_ptr_nonnull(strstr(s, "\ntotal_cache 12288\n"));
+	ck_assert_ptr_eq(strstr(s, "cache"), s);
+	free(s);
+	s = render(tfs.eng->root, "memory.stat", &err);
+	ck_assert_ptr_nonnull(strstr(s, "\ncache 0\n") ? NULL : s);       /* root local is 0 */
+	ck_assert_ptr_nonnull(strstr(s, "\ntotal_cache 12288\n"));
+	free(s);
+	s = render(a, "memory.numa_stat", &err);
+	ck_assert_str_eq(s, "total=3 N0=0 N1=3\nfile=3 N0=0 N1=3\nanon=0 N0=0 N1=0\n"
+			 "unevictable=0 N0=0 N1=0\nhierarchical_total=3 N0=0 N1=3\n"
+			 "hierarchical_file=3 N0=0 N1=3\nhierarchical_anon=0 N0=0 N1=0\n"
+			 "hierarchical_unevictable=0 N0=0 N1=0\n");
+	free(s);
+	s = render(tfs.eng->root, "memory.usage_in_bytes", &err);
+	ck_assert_str_eq(s, "12288\n");            /* global formula: file + anon */
+	free(s);
+	s = render(a, "memory.oom_control", &err);
+	ck_assert_str_eq(s, "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n");
+	free(s);
+	s = render(a, "memory.kmem.slabinfo", &err);
+	ck_assert_str_eq(s, "");
+	free(s);
+	mcg_put(a);
+	fs_teardown();
+}
+END_TEST
+
+START_TEST(test_stat_keys_510)
+{
+	char *s;
+	int err;
+
+	fs_setup(PROF_KV(5, 10), true);
+	s = render(tfs.eng->root, "memory.stat", &err);
+	ck_assert_int_eq(lines(s), 36);
+	ck_assert_ptr_null(strstr(s, "workingset_refault"));
+	ck_assert_ptr_null(strstr(s, "swapcached"));
+	ck_assert_ptr_nonnull(strstr(s, "\nswap 0\n"));
+	free(s);
+	fs_teardown();
+}
+END_TEST
+
+START_TEST(test_generic_write_rules)
+{
+	struct mcg_group *a = NULL;
+	char big[4097], *s;
+	int err;
+
+	fs_setup(PROF_DEFAULT, true);
+	mcg_create(tfs.eng, tfs.eng->root, "a", NULL, NULL, &a);
+	memset(big, ' ', sizeof(big));
+	ck_assert_int_eq(put(a, "memory.limit_in_bytes", big, 4097), -E2BIG);
+	ck_assert_int_eq(put(a, "memory.limit_in_bytes", big, 4096), 0);   /* spaces: 0 */
+	s = render(a, "memory.limit_in_bytes", &err);
+	ck_assert_str_eq(s, "0\n");
+	free(s);
+	ck_assert_int_eq(put(a, "memory.limit_in_bytes", "1", 0), 0);      /* 0 bytes: nothing */
+	ck_assert_int_eq(put(tfs.eng->root, "release_agent", big, 4096), -E2BIG);
+	ck_assert_int_eq(put(a, "memory.usage_in_bytes", "1", 1), -EINVAL);
+	ck_assert_int_eq(put(a, "memory.failcnt", "xyz", 3), 0);
+	ck_assert_int_eq(put(a, "memory.max_usage_in_bytes", "xyz", 3), 0);
+	ck_assert_int_eq(put(tfs.eng->root, "memory.limit_in_bytes", "-1", 2), -EINVAL);
+	ck_assert_int_eq(put(tfs.eng->root, "memory.soft_limit_in_bytes", "1G", 2), 0);
+	ck_assert_int_eq(put(tfs.eng->root, "memory.oom_control", "0", 1), -EINVAL);
+	ck_assert_int_eq(put(tfs.eng->root, "memory.use_hierarchy", "1", 1), 0);
+	ck_assert_int_eq(put(tfs.eng->root, "memory.force_empty", "1", 1), -EINVAL);
+	ck_assert_int_eq(put(a, "memory.force_empty", "anything", 8), 0);
+	ck_assert_int_eq(put(a, "memory.swappiness", "201", 3), -EINVAL);
+	ck_assert_int_eq(put(a, "memory.swappiness", " 1", 2), -EINVAL);
+	ck_assert_int_eq(put(a, "notify_on_release", "7", 1), 0);
+	s = render(a, "notify_on_release", &err);
+	ck_assert_str_eq(s, "1\n");
+	free(s);
+	ck_assert_ptr_null(render(a, "memory.force_empty", &err));
+	ck_assert_int_eq(err, -EINVAL);
+	ck_assert_ptr_null(render(a, "memory.pressure_level", &err));
+	ck_assert_int_eq(err, -EINVAL);
+	/* A removed group answers ENODEV to everything. */
+	ck_assert_int_eq(mcg_remove(tfs.eng, a), 0);
+	ck_assert_int_eq(put(a, "memory.limit_in_bytes", "1", 1), -ENODEV);
+	ck_assert_ptr_null(render(a, "memory.stat", &err));
+	ck_assert_int_eq(err, -ENODEV);
+	mcg_put(a);
+	fs_teardown();
+}
+END_TEST
+
+START_TEST(test_release_agent_needs_cap)
+{
+	struct cgfs_fh fh = { .agent_cap = false };
+	struct cgfs_req r = { .fs = &tfs, .fh = &fh };
+	int row;
+	char *s;
+	int err;
+
+	fs_setup(PROF_KV(6, 18), true);
+	r.g = tfs.eng->root;
+	row = cgfs_file_lookup(&tfs, "release_agent", true);
+	ck_assert_int_eq(cgfs_file_write(&r, &cgfs_files[row], "/bin/true\n", 10), -EPERM);
+	fh.agent_cap = true;
+	ck_assert_int_eq(cgfs_file_write(&r, &cgfs_files[row], " /bin/true\n", 11), 0);
+	s = render(tfs.eng->root, "release_agent", &err);
+	ck_assert_str_eq(s, "/bin/true\n");
+	free(s);
+	fs_teardown();
+}
+END_TEST
+
+Suite *cgfiles_suite(void)
+{
+	Suite *s = suite_create("cgfiles");
+	TCase *tc = tcase_create("table");
+
+	tcase_add_test(tc, test_kernel_file_set_618);
+	tcase_add_test(tc, test_modes_derive_from_handlers);
+	tcase_add_test(tc, test_stat_formats);
+	tcase_add_test(tc, test_stat_keys_510);
+	tcase_add_test(tc, test_generic_write_rules);
+	tcase_add_test(tc, test_release_agent_needs_cap);
+	suite_add_tcase(s, tc);
+	return s;
+}

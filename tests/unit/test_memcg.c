@@ -1,0 +1,344 @@
+/* test_memcg.c: the group tree and the per-group rules of the contract. */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/memcg.h"
+#include "engine/task.h"
+#include "engine_fixture.h"
+#include "suites.h"
+
+static struct mcg_group *mk(struct mcg_engine *e, struct mcg_group *parent, const char *name)
+{
+	struct mcg_group *g = NULL;
+
+	ck_assert_int_eq(mcg_create(e, parent, name, NULL, NULL, &g), 0);
+	return g;
+}
+
+START_TEST(test_create_lookup_remove)
+{
+	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
+	struct mcg_group *a = mk(e, e->root, "a"), *b, *l;
+	char path[64];
+
+	ck_assert_int_eq(mcg_create(e, e->root, "a", NULL, NULL, NULL), -EEXIST);
+	ck_assert_int_eq(mcg_create(e, e->root, "x\ny", NULL, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(mcg_create(e, e->root, ".", NULL, NULL, NULL), -EEXIST);
+	b = mk(e, a, "b c");
+	ck_assert_int_eq(mcg_path(e, b, path, sizeof(path)), 6);
+	ck_assert_str_eq(path, "/a/b c");
+	ck_assert_int_eq(mcg_path(e, e->root, path, sizeof(path)), 1);
+	ck_assert_str_eq(path, "/");
+	l = mcg_lookup(e, e->root, "a");
+	ck_assert_ptr_eq(l, a);
+	mcg_put(l);
+	ck_assert_uint_eq(mcg_nr_children(e, e->root), 1);
+	ck_assert_int_eq(mcg_remove(e, a), -EBUSY);          /* live child */
+	ck_assert_int_eq(mcg_remove(e, e->root), -EBUSY);
+	ck_assert_int_eq(mcg_remove(e, b), 0);
+	ck_assert(b->removed);
+	ck_assert_ptr_null(mcg_lookup(e, a, "b c"));
+	ck_assert_int_eq(mcg_create(e, b, "z", NULL, NULL, NULL), -ENODEV);
+	ck_assert_int_eq(mcg_rename(e, a, "renamed"), 0);
+	ck_assert_ptr_null(mcg_lookup(e, e->root, "a"));
+	ck_assert_int_eq(mcg_remove(e, a), 0);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_rename_rules)
+{
+	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
+	struct mcg_group *a = mk(e, e->root, "a"), *b = mk(e, e->root, "b");
+
+	ck_assert_int_eq(mcg_rename(e, a, "b"), -EEXIST);
+	ck_assert_int_eq(mcg_rename(e, a, "n\nl"), -EINVAL);
+	ck_assert_int_eq(mcg_rename(e, a, "a"), 0);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_inheritance)
+{
+	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
+	struct mcg_group *a = mk(e, e->root, "a"), *b;
+
+	ck_assert_int_eq(mcg_set_swappiness(a, 33), 0);
+	ck_assert_int_eq(mcg_set_oom_control(a, 1), 0);
+	ck_assert_int_eq(mcg_set_move_charge(a, 3), 0);
+	atomic_store(&a->notify_on_release, true);
+	b = mk(e, a, "b");
+	ck_assert_uint_eq(mcg_swappiness(b), 33);
+	ck_assert(atomic_load(&b->oom_kill_disable));
+	ck_assert(atomic_load(&b->notify_on_release));
+	ck_assert_uint_eq(atomic_load(&b->move_charge), 0);   /* not inherited */
+	ck_assert_int_eq(pc_max(&b->cnt[MCG_MEM]), PC_MAX);
+	ck_assert(atomic_load(&b->use_hierarchy));
+	/* The root's swappiness is the simulated vm.swappiness. */
+	ck_assert_uint_eq(mcg_swappiness(e->root), 60);
+	ck_assert_int_eq(mcg_set_swappiness(e->root, 10), 0);
+	ck_assert_uint_eq(atomic_load(&e->vm_swappiness), 10);
+	ck_assert_int_eq(mcg_set_swappiness(a, 201), -EINVAL);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* §10 item 5 and the root rules of item 4. */
+START_TEST(test_limit_ordering)
+{
+	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
+	struct mcg_group *a = mk(e, e->root, "a");
+	long m = 25600;    /* 100M in pages */
+
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, m, NULL, NULL), 0);
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEMSW, m / 2, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEMSW, 2 * m, NULL, NULL), 0);
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 3 * m, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(pc_max(&a->cnt[MCG_MEM]), m);       /* failed write changed nothing */
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEMSW, PC_MAX, NULL, NULL), 0);
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, PC_MAX, NULL, NULL), 0);
+	for (int c = 0; c < MCG__NCOUNTERS; c++)
+		ck_assert_int_eq(mcg_set_limit(e->root, c, PC_MAX, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(mcg_set_oom_control(e->root, 0), -EINVAL);
+	ck_assert_int_eq(mcg_force_empty(e->root, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(mcg_force_empty(a, NULL, NULL), 0);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+static bool always_stop(void *arg)
+{
+	return true;
+}
+
+START_TEST(test_shrink_and_tcp)
+{
+	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
+	struct mcg_group *a = mk(e, e->root, "a");
+
+	/* Charges nothing can reclaim: a lower limit fails with EBUSY and the
+	 * old limit stays; a pending signal gives EINTR. */
+	pc_charge(&a->cnt[MCG_MEM], 100);
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 50, NULL, NULL), -EBUSY);
+	ck_assert_int_eq(pc_max(&a->cnt[MCG_MEM]), PC_MAX);
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 50, always_stop, NULL), -EINTR);
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 100, NULL, NULL), 0);
+	ck_assert_int_eq(mcg_force_empty(a, always_stop, NULL), -EINTR);
+	ck_assert_int_eq(mcg_force_empty(a, NULL, NULL), 0);  /* succeeds though non-zero */
+	pc_uncharge(&a->cnt[MCG_MEM], 100);
+	/* tcp: no reclaim, EBUSY below usage, accounting switched on. */
+	ck_assert(!atomic_load(&a->tcp_active));
+	pc_charge(&a->cnt[MCG_TCP], 10);
+	ck_assert_int_eq(mcg_set_limit(a, MCG_TCP, 5, NULL, NULL), -EBUSY);
+	ck_assert_int_eq(mcg_set_limit(a, MCG_TCP, 20, NULL, NULL), 0);
+	ck_assert(atomic_load(&a->tcp_active));
+	pc_uncharge(&a->cnt[MCG_TCP], 10);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_kmem_limit_by_profile)
+{
+	unsigned versions[] = { PROF_KV(5, 10), PROF_KV(6, 1), PROF_KV(6, 12) };
+	int expect[] = { 0, -524, 0 };
+
+	for (int i = 0; i < 3; i++) {
+		struct mcg_engine *e = fixture_engine(versions[i]);
+		struct mcg_group *a = mk(e, e->root, "a");
+
+		ck_assert_int_eq(mcg_set_limit(a, MCG_KMEM, 10, NULL, NULL), expect[i]);
+		/* Only the old profiles have a real kmem limit. */
+		ck_assert_int_eq(pc_max(&a->cnt[MCG_KMEM]), i == 0 ? 10 : PC_MAX);
+		mcg_put(a);
+		mcg_engine_free(e);
+	}
+}
+END_TEST
+
+START_TEST(test_move_charge_and_failcnt_by_profile)
+{
+	struct mcg_engine *e612 = fixture_engine(PROF_KV(6, 12));
+	struct mcg_engine *e618 = fixture_engine(PROF_KV(6, 18));
+	struct mcg_group *a = mk(e612, e612->root, "a"), *b = mk(e618, e618->root, "b");
+
+	ck_assert_int_eq(mcg_set_move_charge(a, 3), 0);
+	ck_assert_int_eq(mcg_set_move_charge(a, 4), -EINVAL);
+	ck_assert_int_eq(mcg_set_move_charge(b, 1), -EINVAL);
+	ck_assert_int_eq(mcg_set_move_charge(b, 0), 0);
+	ck_assert(a->cnt[MCG_MEMSW].track_failcnt);
+	ck_assert(!b->cnt[MCG_MEMSW].track_failcnt);
+	ck_assert(b->cnt[MCG_MEM].track_failcnt);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_engine_free(e612);
+	mcg_engine_free(e618);
+}
+END_TEST
+
+/* [<=5.10]: use_hierarchy is a real flag, the root's defaults to 0. */
+START_TEST(test_use_hierarchy_510)
+{
+	struct mcg_engine *e = fixture_engine(PROF_KV(5, 10));
+	struct mcg_group *flat, *h, *hc;
+
+	ck_assert(!atomic_load(&e->root->use_hierarchy));
+	flat = mk(e, e->root, "flat");
+	ck_assert_ptr_null(flat->cnt[MCG_MEM].parent);       /* charges only itself */
+	pc_charge(&flat->cnt[MCG_MEM], 7);
+	ck_assert_int_eq(pc_usage(&e->root->cnt[MCG_MEM]), 0);
+	pc_uncharge(&flat->cnt[MCG_MEM], 7);
+	ck_assert_int_eq(mcg_set_use_hierarchy(e->root, 1), -EBUSY);  /* has children */
+	ck_assert_int_eq(mcg_set_use_hierarchy(flat, 2), -EINVAL);
+	ck_assert_int_eq(mcg_set_use_hierarchy(flat, 0), 0);          /* current value */
+	ck_assert_int_eq(mcg_set_use_hierarchy(flat, 1), 0);
+	h = mk(e, flat, "h");
+	ck_assert_ptr_eq(h->cnt[MCG_MEM].parent, &flat->cnt[MCG_MEM]);
+	ck_assert(atomic_load(&h->use_hierarchy));
+	ck_assert_int_eq(mcg_set_use_hierarchy(h, 0), -EINVAL);       /* parent has it */
+	hc = mk(e, h, "c");
+	pc_charge(&hc->cnt[MCG_MEM], 3);
+	ck_assert_int_eq(pc_usage(&flat->cnt[MCG_MEM]), 3);
+	ck_assert_int_eq(pc_usage(&e->root->cnt[MCG_MEM]), 0);
+	pc_uncharge(&hc->cnt[MCG_MEM], 3);
+	ck_assert_int_eq(mcg_set_limit(flat, MCG_MEM, 100, NULL, NULL), 0);
+	ck_assert_int_eq(mcg_hierarchical_limit(hc, MCG_MEM), 100);
+	mcg_put(flat);
+	mcg_put(h);
+	mcg_put(hc);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_use_hierarchy_fixed)
+{
+	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
+
+	ck_assert(atomic_load(&e->root->use_hierarchy));
+	ck_assert_int_eq(mcg_set_use_hierarchy(e->root, 1), 0);
+	ck_assert_int_eq(mcg_set_use_hierarchy(e->root, 0), -EINVAL);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_dying_group_keeps_charges)
+{
+	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
+	struct mcg_group *a = mk(e, e->root, "a"), *b = mk(e, a, "b");
+
+	pc_charge(&b->cnt[MCG_MEM], 5);
+	stat_add(b, STAT_CACHE, 5);
+	ck_assert_int_eq(mcg_remove(e, b), 0);
+	ck_assert_ptr_null(mcg_lookup(e, a, "b"));
+	ck_assert_uint_eq(mcg_nr_children(e, a), 0);
+	/* hidden, but still counting in its ancestors and their totals */
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 5);
+	ck_assert_int_eq(stat_total(a, STAT_CACHE), 5);
+	ck_assert_int_eq(mcg_remove(e, a), 0);
+	ck_assert_uint_eq(e->nr_groups, 3);                 /* both still hold an ID */
+	ck_assert_int_eq(mcg_create(e, e->root, "a", NULL, NULL, NULL), 0);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_engine_free(e);
+}
+END_TEST
+
+static char released[8][64];
+static int nreleased;
+
+static void on_release(const char *path, void *arg)
+{
+	snprintf(released[nreleased++ % 8], sizeof(released[0]), "%s", path);
+}
+
+START_TEST(test_release_rule)
+{
+	struct mcg_config cfg = { .mem_pages = 1024, .nodes = 1, .cpus = 1, .vm_swappiness = 60,
+				  .on_release = on_release };
+	struct mcg_engine *e;
+	struct mcg_group *a, *b;
+	int drop;
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	e = mcg_engine_new(&cfg);
+	nreleased = 0;
+	a = mk(e, e->root, "a");
+	atomic_store(&a->notify_on_release, true);
+	b = mk(e, a, "b");
+	ck_assert_int_eq(mcg_remove(e, b), 0);
+	ck_assert_int_eq(nreleased, 1);
+	ck_assert_str_eq(released[0], "/a");
+	/* a task leaving makes it empty again */
+	ck_assert_int_eq(task_attach(e, 4242, 4242, a, 9, &drop), 0);
+	ck_assert_int_eq(drop, -1);
+	ck_assert_int_eq(nreleased, 1);
+	ck_assert_int_eq(task_exit(e, 4242, 9), 0);
+	ck_assert_int_eq(nreleased, 2);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_id_exhaustion)
+{
+	unsigned versions[] = { PROF_KV(6, 11), PROF_KV(6, 12) };
+	int expect[] = { -ENOSPC, -EBUSY };
+
+	for (int v = 0; v < 2; v++) {
+		struct mcg_engine *e = fixture_engine(versions[v]);
+		char name[16];
+		int made = 1, err = 0;
+
+		/* 256 parents with up to 255 children each: IDs run out first. */
+		for (int i = 0; i < 256 && !err; i++) {
+			struct mcg_group *p = NULL;
+
+			snprintf(name, sizeof(name), "p%d", i);
+			if ((err = mcg_create(e, e->root, name, NULL, NULL, &p)))
+				break;
+			made++;
+			for (int j = 0; j < 255 && !err; j++) {
+				snprintf(name, sizeof(name), "c%d", j);
+				if (!(err = mcg_create(e, p, name, NULL, NULL, NULL)))
+					made++;
+			}
+			mcg_put(p);
+		}
+		ck_assert_int_eq(err, expect[v]);
+		ck_assert_int_eq(made, MCG_ID_MAX);
+		mcg_engine_free(e);
+	}
+}
+END_TEST
+
+Suite *memcg_suite(void)
+{
+	Suite *s = suite_create("memcg");
+	TCase *tc = tcase_create("tree");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_create_lookup_remove);
+	tcase_add_test(tc, test_rename_rules);
+	tcase_add_test(tc, test_inheritance);
+	tcase_add_test(tc, test_limit_ordering);
+	tcase_add_test(tc, test_shrink_and_tcp);
+	tcase_add_test(tc, test_kmem_limit_by_profile);
+	tcase_add_test(tc, test_move_charge_and_failcnt_by_profile);
+	tcase_add_test(tc, test_use_hierarchy_510);
+	tcase_add_test(tc, test_use_hierarchy_fixed);
+	tcase_add_test(tc, test_dying_group_keeps_charges);
+	tcase_add_test(tc, test_release_rule);
+	tcase_add_test(tc, test_id_exhaustion);
+	suite_add_tcase(s, tc);
+	return s;
+}
