@@ -115,37 +115,39 @@ int main(int argc, char *argv[])
 	struct fuse *fuse;
 	int ret = 1;
 
+	memset(&cl, 0, sizeof(cl));
 	if (fuse_opt_parse(&args, &o, memcgfs_optspec, NULL))
-		return 1;
+		goto out_args;
 	if (o.help) {
 		memcgfs_usage(argv[0]);
 		fuse_lib_help(&args);
-		return 0;
+		ret = 0;
+		goto out_args;
 	}
 	if (fuse_parse_cmdline(&args, &cl))
-		return 1;
+		goto out_args;
 	if (!cl.mountpoint) {
 		memcgfs_usage(argv[0]);
-		return 1;
+		goto out_args;
 	}
 	prof_init(&cfg.prof, PROF_DEFAULT);
 	if (o.kernel && prof_parse(o.kernel, &cfg.prof)) {
 		fprintf(stderr, "memcgfs: unsupported kernel=%s (4.19 .. 6.18)\n", o.kernel);
-		return 1;
+		goto out_args;
 	}
 	cfg.mem_pages = memcgfs_meminfo_pages("MemTotal");
 	cfg.swap_pages = memcgfs_meminfo_pages("SwapTotal");
 	if ((o.memory && memcgfs_size(o.memory, &cfg.mem_pages)) ||
 	    (o.swap && memcgfs_size(o.swap, &cfg.swap_pages))) {
 		fprintf(stderr, "memcgfs: bad memory= or swap= size\n");
-		return 1;
+		goto out_args;
 	}
 	cfg.nodes = o.nodes ? o.nodes : 1;
 	cfg.cpus = o.cpus ? o.cpus : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	cfg.vm_swappiness = memcgfs_host_swappiness();
 	if (cfg.nodes > 64 || cfg.cpus > 4096) {
 		fprintf(stderr, "memcgfs: nodes= at most 64, cpus= at most 4096\n");
-		return 1;
+		goto out_args;
 	}
 	cfg.on_release = release_notify;
 	cfg.on_free = node_free_group;
@@ -153,7 +155,7 @@ int main(int argc, char *argv[])
 
 	if (!realpath(cl.mountpoint, fs.mountpoint)) {
 		perror("memcgfs: mountpoint");
-		return 1;
+		goto out_args;
 	}
 	memcgfs_raise_nofile();
 	pthread_mutex_init(&fs.meta_lock, NULL);
@@ -166,7 +168,7 @@ int main(int argc, char *argv[])
 		fs.prof = &fs.eng->cfg.prof;
 	if (!fs.eng || !fs.events || node_init_root(&fs, fs.eng->root, getuid(), getgid())) {
 		fprintf(stderr, "memcgfs: out of memory\n");
-		return 1;
+		goto out_engine;
 	}
 
 	/* Kernel-like permission checks and a mount everyone can use. */
@@ -206,6 +208,7 @@ out_fuse:
 out_engine:
 	event_free(fs.events);
 	mcg_engine_free(fs.eng);
+out_args:
 	free(cl.mountpoint);
 	fuse_opt_free_args(&args);
 	free(o.kernel);

@@ -103,9 +103,9 @@ void mcg_engine_free(struct mcg_engine *e)
 {
 	if (!e)
 		return;
+	task_table_free(e->tasks);     /* it holds references on groups */
 	if (e->root)
 		mcg_free_subtree(e->root);
-	task_table_free(e->tasks);
 	pthread_rwlock_destroy(&e->tree_lock);
 	free(e);
 }

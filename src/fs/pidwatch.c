@@ -116,15 +116,23 @@ static void pidwatch_cn_read(struct pidwatch *w)
 	while ((len = recv(w->cnfd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
 		for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)len);
 		     nh = NLMSG_NEXT(nh, len)) {
-			struct cn_msg *cn = NLMSG_DATA(nh);
-			struct proc_event *ev = (struct proc_event *)cn->data;
+			struct cn_msg cn;
+			struct proc_event ev;
+			const char *data = NLMSG_DATA(nh);
 
-			if (nh->nlmsg_type == NLMSG_ERROR || nh->nlmsg_type == NLMSG_NOOP)
+			if (nh->nlmsg_type == NLMSG_ERROR || nh->nlmsg_type == NLMSG_NOOP ||
+			    nh->nlmsg_len < NLMSG_LENGTH(sizeof(cn)))
 				continue;
-			if (ev->what == PROC_EVENT_FORK)
-				pidwatch_fork(w, ev->event_data.fork.parent_pid,
-					      ev->event_data.fork.child_pid,
-					      ev->event_data.fork.child_tgid);
+			/* The event sits unaligned after the connector header. */
+			memcpy(&cn, data, sizeof(cn));
+			if (cn.len < sizeof(ev) ||
+			    nh->nlmsg_len < NLMSG_LENGTH(sizeof(cn) + sizeof(ev)))
+				continue;
+			memcpy(&ev, data + sizeof(cn), sizeof(ev));
+			if (ev.what == PROC_EVENT_FORK)
+				pidwatch_fork(w, ev.event_data.fork.parent_pid,
+					      ev.event_data.fork.child_pid,
+					      ev.event_data.fork.child_tgid);
 		}
 	}
 }

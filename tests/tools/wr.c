@@ -37,10 +37,15 @@ int main(int argc, char **argv)
 		char *data = malloc(len + 1);
 
 		memset(data, ' ', len);
-		if ((fd = open(argv[3], O_WRONLY)) < 0)
+		if ((fd = open(argv[3], O_WRONLY)) < 0) {
+			free(data);
 			return fail("open");
-		if (write(fd, data, len) < 0)
+		}
+		if (write(fd, data, len) < 0) {
+			free(data);
 			return fail("write");
+		}
+		free(data);
 		printf("OK\n");
 		return 0;
 	}
