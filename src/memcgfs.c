@@ -16,7 +16,6 @@
 #include "fs/grammar.h"
 #include "fs/node.h"
 #include "fs/ops.h"
-#include <fuse_lowlevel.h>
 #include "fs/pidwatch.h"
 #include "fs/release.h"
 
@@ -112,7 +111,7 @@ int main(int argc, char *argv[])
 	struct mcg_config cfg = { 0 };
 	struct cgfs fs = { 0 };
 	struct fuse_loop_config *loop;
-	struct fuse *fuse;
+	struct fuse_session *se;
 	int ret = 1;
 
 	memset(&cl, 0, sizeof(cl));
@@ -120,7 +119,8 @@ int main(int argc, char *argv[])
 		goto out_args;
 	if (o.help) {
 		memcgfs_usage(argv[0]);
-		fuse_lib_help(&args);
+		fuse_cmdline_help();
+		fuse_lowlevel_help();
 		ret = 0;
 		goto out_args;
 	}
@@ -173,14 +173,14 @@ int main(int argc, char *argv[])
 
 	/* Kernel-like permission checks and a mount everyone can use. */
 	fuse_opt_add_arg(&args, "-odefault_permissions,allow_other,fsname=memcgfs,subtype=memcgfs");
-	fuse = fuse_new(&args, &cgfs_ops, sizeof(cgfs_ops), &fs);
-	if (!fuse)
+	se = fuse_session_new(&args, &cgfs_ops, sizeof(cgfs_ops), &fs);
+	if (!se)
 		goto out_engine;
-	if (fuse_mount(fuse, cl.mountpoint))
-		goto out_fuse;
+	if (fuse_session_mount(se, cl.mountpoint))
+		goto out_session;
 	if (fuse_daemonize(cl.foreground))
 		goto out_unmount;
-	if (fuse_set_signal_handlers(fuse_get_session(fuse)))
+	if (fuse_set_signal_handlers(se))
 		goto out_unmount;
 	/* Threads start after daemonizing (fork keeps only the caller). */
 	fs.watch = pidwatch_new(&fs);
@@ -188,23 +188,23 @@ int main(int argc, char *argv[])
 	if (!fs.watch || !fs.rel)
 		goto out_signals;
 	if (cl.singlethread) {
-		ret = fuse_loop(fuse) ? 1 : 0;
+		ret = fuse_session_loop(se) ? 1 : 0;
 	} else {
 		loop = fuse_loop_cfg_create();
 		fuse_loop_cfg_set_clone_fd(loop, (unsigned)cl.clone_fd);
 		fuse_loop_cfg_set_idle_threads(loop, cl.max_idle_threads);
 		fuse_loop_cfg_set_max_threads(loop, 64);
-		ret = fuse_loop_mt(fuse, loop) ? 1 : 0;
+		ret = fuse_session_loop_mt(se, loop) ? 1 : 0;
 		fuse_loop_cfg_destroy(loop);
 	}
 out_signals:
 	pidwatch_free(fs.watch);
 	release_free(fs.rel);
-	fuse_remove_signal_handlers(fuse_get_session(fuse));
+	fuse_remove_signal_handlers(se);
 out_unmount:
-	fuse_unmount(fuse);
-out_fuse:
-	fuse_destroy(fuse);
+	fuse_session_unmount(se);
+out_session:
+	fuse_session_destroy(se);
 out_engine:
 	event_free(fs.events);
 	mcg_engine_free(fs.eng);

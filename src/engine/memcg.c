@@ -53,9 +53,51 @@ static struct mcg_group *mcg_alloc(struct mcg_engine *e, struct mcg_group *paren
 	return g;
 }
 
+/* Take the lowest free id at or after next_id (wrapping), as an IDR would
+ * hand them out cyclically. Caller checked nr_groups < MCG_ID_MAX. */
+static void mcg_id_assign(struct mcg_engine *e, struct mcg_group *g)
+{
+	pthread_mutex_lock(&e->id_lock);
+	while (e->by_id[e->next_id])
+		e->next_id = e->next_id % MCG_ID_MAX + 1;
+	g->id = e->next_id;
+	g->gen = e->id_gen[g->id]++;
+	e->by_id[g->id] = g;
+	e->next_id = e->next_id % MCG_ID_MAX + 1;
+	pthread_mutex_unlock(&e->id_lock);
+}
+
+struct mcg_group *mcg_by_id(struct mcg_engine *e, unsigned id)
+{
+	struct mcg_group *g;
+
+	if (id == 0 || id > MCG_ID_MAX)
+		return NULL;
+	pthread_mutex_lock(&e->id_lock);
+	g = e->by_id[id];
+	/* Get unless zero: a group whose last reference is going stays in the
+	 * table until mcg_free takes it out under this lock. */
+	if (g) {
+		int r = atomic_load(&g->refs);
+
+		while (r > 0 && !atomic_compare_exchange_weak(&g->refs, &r, r + 1))
+			;
+		if (r == 0)
+			g = NULL;
+	}
+	pthread_mutex_unlock(&e->id_lock);
+	return g;
+}
+
 static void mcg_free(struct mcg_group *g)
 {
 	struct mcg_engine *e = g->eng;
+
+	if (g->id) {
+		pthread_mutex_lock(&e->id_lock);
+		e->by_id[g->id] = NULL;
+		pthread_mutex_unlock(&e->id_lock);
+	}
 
 	if (e->cfg.on_free)
 		e->cfg.on_free(g, e->cfg.hook_arg);
@@ -78,12 +120,17 @@ struct mcg_engine *mcg_engine_new(const struct mcg_config *cfg)
 		e->cfg.cpus = 1;
 	atomic_init(&e->vm_swappiness, cfg->vm_swappiness);
 	pthread_rwlock_init(&e->tree_lock, NULL);
-	e->root = mcg_alloc(e, NULL, "");
+	pthread_mutex_init(&e->id_lock, NULL);
+	e->next_id = 1;
+	e->by_id = calloc(MCG_ID_MAX + 1, sizeof(*e->by_id));
+	e->id_gen = calloc(MCG_ID_MAX + 1, sizeof(*e->id_gen));
 	e->tasks = task_table_new();
+	e->root = e->by_id && e->id_gen ? mcg_alloc(e, NULL, "") : NULL;
 	if (!e->root || !e->tasks) {
 		mcg_engine_free(e);
 		return NULL;
 	}
+	mcg_id_assign(e, e->root);
 	e->nr_groups = 1;
 	return e;
 }
@@ -107,6 +154,9 @@ void mcg_engine_free(struct mcg_engine *e)
 	if (e->root)
 		mcg_free_subtree(e->root);
 	pthread_rwlock_destroy(&e->tree_lock);
+	pthread_mutex_destroy(&e->id_lock);
+	free(e->by_id);
+	free(e->id_gen);
 	free(e);
 }
 
@@ -171,7 +221,7 @@ int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
 		err = prof_has(&e->cfg.prof, PF_ID_EXHAUST_EBUSY) ? -EBUSY : -ENOSPC;
 	} else if (!(g = mcg_alloc(e, parent, name))) {
 		err = -ENOMEM;
-	} else if (init && (err = init(g, arg))) {
+	} else if (mcg_id_assign(e, g), init && (err = init(g, arg))) {
 		mcg_free(g);
 	} else {
 		g->sibling = parent->children;

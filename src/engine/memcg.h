@@ -51,6 +51,8 @@ struct mcg_config {
 
 struct mcg_group {
 	struct mcg_engine *eng;
+	unsigned id;                  /* 1..MCG_ID_MAX, recycled after the group is freed */
+	unsigned gen;                 /* how many groups held this id before */
 	struct mcg_group *parent;
 	struct mcg_group *children;   /* first child; dying ones included */
 	struct mcg_group *sibling;
@@ -86,6 +88,10 @@ struct mcg_engine {
 	pthread_rwlock_t tree_lock;   /* links, names, removed flags */
 	struct mcg_group *root;
 	unsigned nr_groups;           /* alive, dying and root included */
+	pthread_mutex_t id_lock;      /* by_id, id_gen, next_id */
+	struct mcg_group **by_id;     /* [MCG_ID_MAX + 1] */
+	unsigned *id_gen;
+	unsigned next_id;
 	atomic_uint vm_swappiness;
 	struct task_table *tasks;
 };
@@ -107,6 +113,9 @@ int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
 int mcg_remove(struct mcg_engine *e, struct mcg_group *g);
 /* -EEXIST, -EINVAL (newline), -ENODEV (removed). */
 int mcg_rename(struct mcg_engine *e, struct mcg_group *g, const char *name);
+
+/* The group holding id, referenced, or NULL (free id, or being freed). */
+struct mcg_group *mcg_by_id(struct mcg_engine *e, unsigned id);
 
 void mcg_get(struct mcg_group *g);
 void mcg_put(struct mcg_group *g);

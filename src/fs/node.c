@@ -65,6 +65,37 @@ int node_resolve(struct cgfs *fs, const char *path, struct mcg_group **out, int 
 	return 0;
 }
 
+uint64_t node_ino(struct mcg_group *g, int row)
+{
+	if (row < 0 && mcg_is_root(g))
+		return 1;
+	return (uint64_t)g->id * NODE_INO_STRIDE + (uint64_t)(row + 1);
+}
+
+int node_from_ino(struct cgfs *fs, uint64_t ino, struct mcg_group **out, int *row)
+{
+	struct mcg_group *g;
+	unsigned r = (unsigned)(ino % NODE_INO_STRIDE);
+
+	if (ino == 1) {
+		mcg_get(fs->eng->root);
+		*out = fs->eng->root;
+		*row = -1;
+		return 0;
+	}
+	if (ino / NODE_INO_STRIDE > MCG_ID_MAX ||
+	    !(g = mcg_by_id(fs->eng, (unsigned)(ino / NODE_INO_STRIDE))))
+		return -ESTALE;
+	if (r > 0 && (r - 1 >= cgfs_nfiles ||
+		      !cgfs_file_present(fs, &cgfs_files[r - 1], mcg_is_root(g)))) {
+		mcg_put(g);
+		return -ENOENT;
+	}
+	*out = g;
+	*row = (int)r - 1;
+	return 0;
+}
+
 int node_resolve_parent(struct cgfs *fs, const char *path, struct mcg_group **parent,
 			const char **name)
 {

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -24,6 +25,15 @@ struct node_meta {
 /* The node at path ("/", "/a/b", "/a/b/memory.stat"): a referenced group
  * and the file row, or -1 for the directory itself. -ENOENT, -ENOTDIR. */
 int node_resolve(struct cgfs *fs, const char *path, struct mcg_group **g, int *row);
+/* Inode numbers: the root directory is 1 (FUSE_ROOT_ID); any other node is
+ * id * NODE_INO_STRIDE + 1 + row (row -1 for the directory), where id is
+ * the engine's group id; the FUSE generation is the id's generation. */
+#define NODE_INO_STRIDE 64
+uint64_t node_ino(struct mcg_group *g, int row);
+/* The node of an inode number: a referenced group and its row. -ESTALE
+ * when the group is gone, -ENOENT for a row not shown in this directory. */
+int node_from_ino(struct cgfs *fs, uint64_t ino, struct mcg_group **g, int *row);
+
 /* Split "/a/b/name" into the parent group (referenced) and name. */
 int node_resolve_parent(struct cgfs *fs, const char *path, struct mcg_group **parent,
 			const char **name);

@@ -1,7 +1,8 @@
-/* ops.c: the thin FUSE glue. Each operation resolves the path to a group and
- * a file row, calls the node, file-table or engine function, and returns
- * 0 or -errno. The only file of src/fs that includes FUSE; it holds no
- * accounting logic and special-cases no control file. */
+/* ops.c: the thin FUSE glue (low-level API). Each operation turns an inode
+ * number into a group and a file row (node.c), calls the node, file-table
+ * or engine function, and replies with the result or -errno. The only file
+ * of src/fs that includes FUSE; it holds no accounting logic and
+ * special-cases no control file. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,91 +14,151 @@
 #include "fs/ops.h"
 #include "fs/proc.h"
 
-static struct cgfs *cgfs_self(void)
+static struct cgfs *cgfs_of(fuse_req_t req)
 {
-	return fuse_get_context()->private_data;
+	return fuse_req_userdata(req);
 }
 
-static bool cgfs_interrupted(void *unused)
+static struct cgfs_fh *cgfs_fh_of(struct fuse_file_info *fi)
 {
-	(void)unused;
-	return fuse_interrupted() != 0;
+	return fi ? (struct cgfs_fh *)(uintptr_t)fi->fh : NULL;
 }
 
-static void cgfs_req_init(struct cgfs_req *r, struct mcg_group *g, const struct cgfs_fh *fh)
+static bool cgfs_interrupted(void *req)
 {
-	struct fuse_context *ctx = fuse_get_context();
+	return fuse_req_interrupted(req) != 0;
+}
+
+static void cgfs_req_init(struct cgfs_req *r, fuse_req_t req, struct mcg_group *g,
+			  const struct cgfs_fh *fh)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 
 	*r = (struct cgfs_req){
-		.fs = ctx->private_data, .g = g, .fh = fh,
+		.fs = cgfs_of(req), .g = g, .fh = fh,
 		.pid = ctx->pid, .uid = ctx->uid, .gid = ctx->gid,
-		.interrupted = cgfs_interrupted,
+		.interrupted = cgfs_interrupted, .interrupted_arg = req,
 	};
 }
 
-static void *cgfs_op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
+static void cgfs_reply_err(fuse_req_t req, int err)
 {
-	/* st_size is 0, so only direct I/O shows content; no caching of
-	 * attributes or names, since groups come and go under other users. */
-	cfg->direct_io = 1;
-	cfg->attr_timeout = 0;
-	cfg->entry_timeout = 0;
-	cfg->negative_timeout = 0;
+	fuse_reply_err(req, -err);
+}
+
+static void cgfs_op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	/* The kernel checks modes and ACLs (default_permissions); with POSIX
+	 * ACLs it leaves the umask to us, so that a default ACL can replace it. */
 	if (conn->capable & FUSE_CAP_POSIX_ACL)
 		conn->want |= FUSE_CAP_POSIX_ACL;
 	if (conn->capable & FUSE_CAP_DONT_MASK)
 		conn->want |= FUSE_CAP_DONT_MASK;
-	return fuse_get_context()->private_data;
 }
 
-static int cgfs_op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+/* Attributes and names are never cached: other users change them. */
+static void cgfs_entry(struct cgfs *fs, struct mcg_group *g, int row, struct fuse_entry_param *e)
 {
-	struct cgfs_fh *fh = fi ? (struct cgfs_fh *)(uintptr_t)fi->fh : NULL;
-	struct mcg_group *g;
+	memset(e, 0, sizeof(*e));
+	e->ino = node_ino(g, row);
+	e->generation = g->gen;
+	node_getattr(fs, g, row, &e->attr);
+	e->attr.st_ino = e->ino;
+}
+
+static void cgfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct cgfs *fs = cgfs_of(req);
+	struct fuse_entry_param e;
+	struct mcg_group *p, *c;
 	int row, err;
 
-	if (fh)
-		return node_getattr(cgfs_self(), fh->g, fh->row, st);
-	if ((err = node_resolve(cgfs_self(), path, &g, &row)))
-		return err;
-	err = node_getattr(cgfs_self(), g, row, st);
+	if ((err = node_from_ino(fs, parent, &p, &row)))
+		return cgfs_reply_err(req, err);
+	if (row >= 0 || p->removed) {
+		mcg_put(p);
+		return cgfs_reply_err(req, row >= 0 ? -ENOTDIR : -ENOENT);
+	}
+	if ((c = mcg_lookup(fs->eng, p, name))) {
+		cgfs_entry(fs, c, -1, &e);
+		mcg_put(c);
+	} else if ((row = cgfs_file_lookup(fs, name, mcg_is_root(p))) >= 0) {
+		cgfs_entry(fs, p, row, &e);
+	} else {
+		mcg_put(p);
+		return cgfs_reply_err(req, -ENOENT);
+	}
+	mcg_put(p);
+	fuse_reply_entry(req, &e);
+}
+
+static void cgfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct cgfs *fs = cgfs_of(req);
+	struct mcg_group *g;
+	struct stat st;
+	int row, err;
+
+	if ((err = node_from_ino(fs, ino, &g, &row)))
+		return cgfs_reply_err(req, err);
+	node_getattr(fs, g, row, &st);
+	st.st_ino = ino;
 	mcg_put(g);
-	return err;
+	fuse_reply_attr(req, &st, 0);
 }
 
-struct cgfs_readdir_ctx {
-	void *buf;
-	fuse_fill_dir_t fill;
-};
-
-static void cgfs_readdir_child(struct mcg_group *child, void *arg)
+static void cgfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+			    struct fuse_file_info *fi)
 {
-	struct cgfs_readdir_ctx *c = arg;
-
-	c->fill(c->buf, child->name, NULL, 0, 0);
-}
-
-static int cgfs_op_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
-			   struct fuse_file_info *fi, enum fuse_readdir_flags flags)
-{
-	struct cgfs *fs = cgfs_self();
-	struct cgfs_readdir_ctx c = { buf, fill };
+	struct cgfs *fs = cgfs_of(req);
 	struct mcg_group *g;
+	struct stat st;
 	int row, err;
 
-	if ((err = node_resolve(fs, path, &g, &row)))
+	if ((err = node_from_ino(fs, ino, &g, &row)))
+		return cgfs_reply_err(req, err);
+	/* O_TRUNC and truncate(2) on a control file are accepted no-ops. */
+	if ((to_set & FUSE_SET_ATTR_SIZE) && row < 0)
+		err = -EISDIR;
+	if (!err && (to_set & FUSE_SET_ATTR_MODE))
+		err = node_chmod(fs, g, row, attr->st_mode);
+	if (!err && (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)))
+		err = node_chown(fs, g, row,
+				 to_set & FUSE_SET_ATTR_UID ? attr->st_uid : (uid_t)-1,
+				 to_set & FUSE_SET_ATTR_GID ? attr->st_gid : (gid_t)-1);
+	if (!err) {
+		node_getattr(fs, g, row, &st);
+		st.st_ino = ino;
+	}
+	mcg_put(g);
+	if (err)
+		return cgfs_reply_err(req, err);
+	fuse_reply_attr(req, &st, 0);
+}
+
+/* The group directory named by (parent, name), referenced. */
+static int cgfs_child(struct cgfs *fs, fuse_ino_t parent, const char *name,
+		      struct mcg_group **out, struct mcg_group **parent_out)
+{
+	struct mcg_group *p;
+	int row, err;
+
+	if ((err = node_from_ino(fs, parent, &p, &row)))
 		return err;
 	if (row >= 0) {
-		mcg_put(g);
+		mcg_put(p);
 		return -ENOTDIR;
 	}
-	fill(buf, ".", NULL, 0, 0);
-	fill(buf, "..", NULL, 0, 0);
-	for (size_t i = 0; i < cgfs_nfiles; i++)
-		if (cgfs_file_present(fs, &cgfs_files[i], mcg_is_root(g)))
-			fill(buf, cgfs_files[i].name, NULL, 0, 0);
-	mcg_for_each_child(fs->eng, g, cgfs_readdir_child, &c);
-	mcg_put(g);
+	*out = mcg_lookup(fs->eng, p, name);
+	if (!*out) {
+		err = cgfs_file_lookup(fs, name, mcg_is_root(p)) >= 0 ? -ENOTDIR : -ENOENT;
+		mcg_put(p);
+		return err;
+	}
+	if (parent_out)
+		*parent_out = p;
+	else
+		mcg_put(p);
 	return 0;
 }
 
@@ -115,279 +176,360 @@ static int cgfs_mkdir_init(struct mcg_group *g, void *arg)
 	return node_init_child(a->fs, g, a->uid, a->gid, a->mode, a->umask);
 }
 
-static int cgfs_op_mkdir(const char *path, mode_t mode)
+static void cgfs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
-	struct fuse_context *ctx = fuse_get_context();
-	struct cgfs *fs = cgfs_self();
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct cgfs *fs = cgfs_of(req);
 	struct cgfs_mkdir_arg a = { fs, ctx->uid, ctx->gid, mode, ctx->umask };
-	struct mcg_group *parent;
-	const char *name;
-	int err;
-
-	if ((err = node_resolve_parent(fs, path, &parent, &name)))
-		return err;
-	if (cgfs_file_lookup(fs, name, mcg_is_root(parent)) >= 0)
-		err = -EEXIST;         /* names of control files are taken */
-	else
-		err = mcg_create(fs->eng, parent, name, cgfs_mkdir_init, &a, NULL);
-	mcg_put(parent);
-	return err;
-}
-
-static int cgfs_op_rmdir(const char *path)
-{
-	struct cgfs *fs = cgfs_self();
-	struct mcg_group *g;
+	struct fuse_entry_param e;
+	struct mcg_group *p, *g = NULL;
 	int row, err;
 
-	if ((err = node_resolve(fs, path, &g, &row)))
-		return err;
+	if ((err = node_from_ino(fs, parent, &p, &row)))
+		return cgfs_reply_err(req, err);
 	if (row >= 0)
 		err = -ENOTDIR;
-	else if (!(err = mcg_remove(fs->eng, g)))
-		event_group_removed(fs, g);
+	else if (cgfs_file_lookup(fs, name, mcg_is_root(p)) >= 0)
+		err = -EEXIST;         /* names of control files are taken */
+	else
+		err = mcg_create(fs->eng, p, name, cgfs_mkdir_init, &a, &g);
+	mcg_put(p);
+	if (err)
+		return cgfs_reply_err(req, err);
+	cgfs_entry(fs, g, -1, &e);
 	mcg_put(g);
-	return err;
+	fuse_reply_entry(req, &e);
 }
 
-static int cgfs_op_rename(const char *from, const char *to, unsigned int flags)
+static void cgfs_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	struct cgfs *fs = cgfs_self();
-	struct mcg_group *g, *tparent;
-	const char *name;
+	struct cgfs *fs = cgfs_of(req);
+	struct mcg_group *g;
+	int err = cgfs_child(fs, parent, name, &g, NULL);
+
+	if (err)
+		return cgfs_reply_err(req, err);
+	if (!(err = mcg_remove(fs->eng, g)))
+		event_group_removed(fs, g);
+	mcg_put(g);
+	cgfs_reply_err(req, err);
+}
+
+static void cgfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+			   fuse_ino_t newparent, const char *newname, unsigned int flags)
+{
+	struct cgfs *fs = cgfs_of(req);
+	struct mcg_group *g, *p, *np;
 	int row, err;
 
 	if (flags)
-		return -EINVAL;
-	if ((err = node_resolve(fs, from, &g, &row)))
-		return err;
-	if (row >= 0 || mcg_is_root(g)) {
-		mcg_put(g);
-		return row >= 0 ? -ENOTDIR : -EBUSY;
+		return cgfs_reply_err(req, -EINVAL);
+	if ((err = cgfs_child(fs, parent, name, &g, &p)))
+		return cgfs_reply_err(req, err);
+	if ((err = node_from_ino(fs, newparent, &np, &row)) == 0) {
+		if (np != p)
+			err = -EIO;        /* only within the same parent */
+		else if (cgfs_file_lookup(fs, newname, mcg_is_root(np)) >= 0)
+			err = -ENOTDIR;
+		else
+			err = mcg_rename(fs->eng, g, newname);
+		mcg_put(np);
 	}
-	if ((err = node_resolve_parent(fs, to, &tparent, &name))) {
-		mcg_put(g);
-		return err;
-	}
-	if (tparent != g->parent)
-		err = -EIO;
-	else if (cgfs_file_lookup(fs, name, mcg_is_root(tparent)) >= 0)
-		err = -ENOTDIR;
-	else
-		err = mcg_rename(fs->eng, g, name);
-	mcg_put(tparent);
+	mcg_put(p);
 	mcg_put(g);
-	return err;
+	cgfs_reply_err(req, err);
 }
 
-static int cgfs_op_open(const char *path, struct fuse_file_info *fi)
+static struct cgfs_fh *cgfs_fh_new(fuse_req_t req, struct mcg_group *g, int row)
 {
-	struct fuse_context *ctx = fuse_get_context();
-	struct cgfs_fh *fh;
-	struct mcg_group *g;
-	int row, err;
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct cgfs_fh *fh = calloc(1, sizeof(*fh));
 
-	if ((err = node_resolve(cgfs_self(), path, &g, &row)))
-		return err;
-	if (row < 0) {
-		mcg_put(g);
-		return -EISDIR;
-	}
-	if (!(fh = calloc(1, sizeof(*fh)))) {
-		mcg_put(g);
-		return -ENOMEM;
-	}
+	if (!fh)
+		return NULL;
 	fh->g = g;
 	fh->row = row;
 	fh->uid = ctx->uid;
 	fh->gid = ctx->gid;
 	fh->pid = ctx->pid;
-	if (cgfs_files[row].capture_caps)
+	if (row >= 0 && cgfs_files[row].capture_caps)
 		fh->agent_cap = proc_is_init_admin(ctx->pid);
 	pthread_mutex_init(&fh->lock, NULL);
-	fi->fh = (uintptr_t)fh;
-	fi->direct_io = 1;
-	return 0;
+	return fh;
 }
 
-static int cgfs_op_release(const char *path, struct fuse_file_info *fi)
+/* Open a file (want_dir false) or a directory; the handle keeps the group. */
+static void cgfs_open_node(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, bool want_dir)
 {
-	struct cgfs_fh *fh = (struct cgfs_fh *)(uintptr_t)fi->fh;
+	struct mcg_group *g;
+	struct cgfs_fh *fh;
+	int row, err;
+
+	if ((err = node_from_ino(cgfs_of(req), ino, &g, &row)))
+		return cgfs_reply_err(req, err);
+	if ((row < 0) != want_dir) {
+		mcg_put(g);
+		return cgfs_reply_err(req, want_dir ? -ENOTDIR : -EISDIR);
+	}
+	if (!(fh = cgfs_fh_new(req, g, row))) {
+		mcg_put(g);
+		return cgfs_reply_err(req, -ENOMEM);
+	}
+	fi->fh = (uintptr_t)fh;
+	fi->direct_io = !want_dir;      /* st_size is 0: only direct I/O shows content */
+	if (fuse_reply_open(req, fi) == -ENOENT) {
+		/* the opener was interrupted: nobody will release this */
+		pthread_mutex_destroy(&fh->lock);
+		mcg_put(g);
+		free(fh);
+	}
+}
+
+static void cgfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	cgfs_open_node(req, ino, fi, false);
+}
+
+static void cgfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	cgfs_open_node(req, ino, fi, true);
+}
+
+static void cgfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct cgfs_fh *fh = cgfs_fh_of(fi);
 
 	pthread_mutex_destroy(&fh->lock);
 	free(fh->snap);
 	mcg_put(fh->g);
 	free(fh);
-	return 0;
+	fuse_reply_err(req, 0);
 }
 
-static int cgfs_op_read(const char *path, char *buf, size_t size, off_t off,
-			struct fuse_file_info *fi)
+/* Fill fh->snap with a fresh rendering of the file (files) or the packed
+ * directory listing (directories). */
+static int cgfs_snapshot(fuse_req_t req, struct cgfs_fh *fh)
 {
-	struct cgfs_fh *fh = (struct cgfs_fh *)(uintptr_t)fi->fh;
-	struct cgfs_req r;
-	int ret = 0;
-
-	cgfs_req_init(&r, fh->g, fh);
-	pthread_mutex_lock(&fh->lock);
-	/* Offset 0 renders afresh (seq_file); later offsets continue it. */
-	if (off == 0 || !fh->snap) {
-		struct cgfs_out o = { 0 };
-
-		ret = cgfs_file_read(&r, &cgfs_files[fh->row], &o);
-		free(fh->snap);
-		fh->snap = ret ? NULL : o.buf;
-		fh->snap_len = ret ? 0 : o.len;
-		if (ret)
-			cgfs_out_free(&o);
-	} else if (fh->g->removed) {
-		ret = -ENODEV;
-	}
-	if (!ret && (size_t)off < fh->snap_len) {
-		ret = (int)(fh->snap_len - (size_t)off < size ? fh->snap_len - (size_t)off : size);
-		memcpy(buf, fh->snap + off, (size_t)ret);
-	}
-	pthread_mutex_unlock(&fh->lock);
-	return ret;
-}
-
-static int cgfs_op_write(const char *path, const char *buf, size_t size, off_t off,
-			 struct fuse_file_info *fi)
-{
-	struct cgfs_fh *fh = (struct cgfs_fh *)(uintptr_t)fi->fh;
+	struct cgfs_out o = { 0 };
 	struct cgfs_req r;
 	int err;
 
-	cgfs_req_init(&r, fh->g, fh);
-	err = cgfs_file_write(&r, &cgfs_files[fh->row], buf, size);
-	return err ? err : (int)size;
+	cgfs_req_init(&r, req, fh->g, fh);
+	err = cgfs_file_read(&r, &cgfs_files[fh->row], &o);
+	free(fh->snap);
+	fh->snap = err ? NULL : o.buf;
+	fh->snap_len = err ? 0 : o.len;
+	if (err)
+		cgfs_out_free(&o);
+	return err;
 }
 
-static int cgfs_op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
+static void cgfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			 struct fuse_file_info *fi)
 {
-	struct mcg_group *g;
-	int row, err;
+	struct cgfs_fh *fh = cgfs_fh_of(fi);
+	int err = 0;
 
-	/* O_TRUNC on a control file is accepted and does nothing. */
-	if (fi)
-		return 0;
-	if ((err = node_resolve(cgfs_self(), path, &g, &row)))
-		return err;
-	mcg_put(g);
-	return row < 0 ? -EISDIR : 0;
+	pthread_mutex_lock(&fh->lock);
+	/* Offset 0 renders afresh (seq_file); later offsets continue it. */
+	if (off == 0 || !fh->snap)
+		err = cgfs_snapshot(req, fh);
+	else if (fh->g->removed)
+		err = -ENODEV;
+	if (err)
+		cgfs_reply_err(req, err);
+	else if ((size_t)off >= fh->snap_len)
+		fuse_reply_buf(req, NULL, 0);
+	else
+		fuse_reply_buf(req, fh->snap + off,
+			       fh->snap_len - (size_t)off < size ? fh->snap_len - (size_t)off : size);
+	pthread_mutex_unlock(&fh->lock);
 }
 
-/* Metadata operations share one shape: resolve, act on the node, release. */
-#define CGFS_ON_NODE(path, fi, call)                                        \
+static void cgfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
+			  off_t off, struct fuse_file_info *fi)
+{
+	struct cgfs_fh *fh = cgfs_fh_of(fi);
+	struct cgfs_req r;
+	int err;
+
+	cgfs_req_init(&r, req, fh->g, fh);
+	err = cgfs_file_write(&r, &cgfs_files[fh->row], buf, size);
+	/* Kernel-internal errnos (512 and up, e.g. ENOTSUPP 524 of old kmem
+	 * limits) cannot cross FUSE: the kernel drops such replies. */
+	if (err <= -512)
+		err = -EOPNOTSUPP;
+	if (err)
+		return cgfs_reply_err(req, err);
+	fuse_reply_write(req, size);
+}
+
+struct cgfs_dirbuf {
+	fuse_req_t req;
+	char *buf;
+	size_t size, len;
+	off_t skip, idx;
+	bool full;
+};
+
+/* Add one entry unless it is before the requested offset or the reply is
+ * full; offsets are entry indexes. */
+static void cgfs_dir_add(struct cgfs_dirbuf *d, const char *name, fuse_ino_t ino, mode_t type)
+{
+	struct stat st = { .st_ino = ino, .st_mode = type };
+	size_t need;
+
+	d->idx++;
+	if (d->full || d->idx <= d->skip)
+		return;
+	need = fuse_add_direntry(d->req, d->buf + d->len, d->size - d->len, name, &st, d->idx);
+	if (need > d->size - d->len)
+		d->full = true;
+	else
+		d->len += need;
+}
+
+static void cgfs_dir_add_child(struct mcg_group *c, void *arg)
+{
+	cgfs_dir_add(arg, c->name, node_ino(c, -1), S_IFDIR);
+}
+
+static void cgfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			    struct fuse_file_info *fi)
+{
+	struct cgfs *fs = cgfs_of(req);
+	struct mcg_group *g = cgfs_fh_of(fi)->g;
+	struct cgfs_dirbuf d = { .req = req, .size = size, .skip = off };
+
+	if (g->removed)
+		return cgfs_reply_err(req, -ENODEV);
+	if (!(d.buf = malloc(size)))
+		return cgfs_reply_err(req, -ENOMEM);
+	cgfs_dir_add(&d, ".", ino, S_IFDIR);
+	cgfs_dir_add(&d, "..", g->parent ? node_ino(g->parent, -1) : ino, S_IFDIR);
+	for (size_t i = 0; i < cgfs_nfiles; i++)
+		if (cgfs_file_present(fs, &cgfs_files[i], mcg_is_root(g)))
+			cgfs_dir_add(&d, cgfs_files[i].name, node_ino(g, (int)i), S_IFREG);
+	mcg_for_each_child(fs->eng, g, cgfs_dir_add_child, &d);
+	fuse_reply_buf(req, d.buf, d.len);
+	free(d.buf);
+}
+
+/* xattr operations share one shape: the node, then its metadata call. */
+#define CGFS_ON_NODE(req, ino, call, reply_len)                             \
 	do {                                                                \
-		struct cgfs_fh *fh_ = (fi) ? (struct cgfs_fh *)(uintptr_t)(fi)->fh : NULL; \
 		struct mcg_group *g;                                        \
-		int row, err_;                                              \
-		if (fh_) {                                                  \
-			g = fh_->g;                                         \
-			row = fh_->row;                                     \
-			return (call);                                      \
+		int row, ret = node_from_ino(cgfs_of(req), (ino), &g, &row);\
+		if (ret == 0) {                                             \
+			ret = (call);                                       \
+			mcg_put(g);                                         \
 		}                                                           \
-		if ((err_ = node_resolve(cgfs_self(), (path), &g, &row)))   \
-			return err_;                                        \
-		err_ = (call);                                              \
-		mcg_put(g);                                                 \
-		return err_;                                                \
+		reply_len;                                                  \
 	} while (0)
 
-static int cgfs_op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
+static void cgfs_reply_xattr(fuse_req_t req, int ret, char *buf, size_t size)
 {
-	CGFS_ON_NODE(path, fi, node_chmod(cgfs_self(), g, row, mode));
+	if (ret < 0)
+		cgfs_reply_err(req, ret);
+	else if (size == 0)
+		fuse_reply_xattr(req, (size_t)ret);
+	else
+		fuse_reply_buf(req, buf, (size_t)ret);
 }
 
-static int cgfs_op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
+static void cgfs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
-	CGFS_ON_NODE(path, fi, node_chown(cgfs_self(), g, row, uid, gid));
+	char *buf = size ? malloc(size) : NULL;
+
+	if (size && !buf)
+		return cgfs_reply_err(req, -ENOMEM);
+	CGFS_ON_NODE(req, ino, node_getxattr(cgfs_of(req), g, row, name, buf, size),
+		     cgfs_reply_xattr(req, ret, buf, size));
+	free(buf);
 }
 
-static int cgfs_op_utimens(const char *path, const struct timespec tv[2],
-			   struct fuse_file_info *fi)
+static void cgfs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
-	CGFS_ON_NODE(path, fi, 0);
+	char *buf = size ? malloc(size) : NULL;
+
+	if (size && !buf)
+		return cgfs_reply_err(req, -ENOMEM);
+	CGFS_ON_NODE(req, ino, node_listxattr(cgfs_of(req), g, row, buf, size),
+		     cgfs_reply_xattr(req, ret, buf, size));
+	free(buf);
 }
 
-static int cgfs_op_setxattr(const char *path, const char *name, const char *value,
-			    size_t size, int flags)
+static void cgfs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+			     const char *value, size_t size, int flags)
 {
-	CGFS_ON_NODE(path, (struct fuse_file_info *)NULL,
-		     node_setxattr(cgfs_self(), g, row, name, value, size, flags));
+	CGFS_ON_NODE(req, ino, node_setxattr(cgfs_of(req), g, row, name, value, size, flags),
+		     cgfs_reply_err(req, ret));
 }
 
-static int cgfs_op_getxattr(const char *path, const char *name, char *value, size_t size)
+static void cgfs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
-	CGFS_ON_NODE(path, (struct fuse_file_info *)NULL,
-		     node_getxattr(cgfs_self(), g, row, name, value, size));
-}
-
-static int cgfs_op_listxattr(const char *path, char *list, size_t size)
-{
-	CGFS_ON_NODE(path, (struct fuse_file_info *)NULL,
-		     node_listxattr(cgfs_self(), g, row, list, size));
-}
-
-static int cgfs_op_removexattr(const char *path, const char *name)
-{
-	CGFS_ON_NODE(path, (struct fuse_file_info *)NULL,
-		     node_removexattr(cgfs_self(), g, row, name));
+	CGFS_ON_NODE(req, ino, node_removexattr(cgfs_of(req), g, row, name),
+		     cgfs_reply_err(req, ret));
 }
 
 /* New regular files cannot be created; links and device nodes neither. */
-static int cgfs_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+static void cgfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+			   struct fuse_file_info *fi)
 {
-	return -EACCES;
+	cgfs_reply_err(req, -EACCES);
 }
 
-static int cgfs_op_eperm_path(const char *path)
+static void cgfs_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+			  dev_t rdev)
 {
-	return -EPERM;
+	cgfs_reply_err(req, -EPERM);
 }
 
-static int cgfs_op_eperm_2paths(const char *a, const char *b)
+static void cgfs_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	return -EPERM;
+	cgfs_reply_err(req, -EPERM);
 }
 
-static int cgfs_op_mknod(const char *path, mode_t mode, dev_t dev)
+static void cgfs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
 {
-	return -EPERM;
+	cgfs_reply_err(req, -EPERM);
 }
 
-static int cgfs_op_statfs(const char *path, struct statvfs *st)
+static void cgfs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
 {
-	memset(st, 0, sizeof(*st));
-	st->f_bsize = 4096;
-	st->f_namemax = 255;
-	return 0;
+	cgfs_reply_err(req, -EPERM);
 }
 
-const struct fuse_operations cgfs_ops = {
+static void cgfs_op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct statvfs st = { .f_bsize = 4096, .f_namemax = 255 };
+
+	fuse_reply_statfs(req, &st);
+}
+
+const struct fuse_lowlevel_ops cgfs_ops = {
 	.init        = cgfs_op_init,
+	.lookup      = cgfs_op_lookup,
 	.getattr     = cgfs_op_getattr,
-	.readdir     = cgfs_op_readdir,
+	.setattr     = cgfs_op_setattr,
 	.mkdir       = cgfs_op_mkdir,
 	.rmdir       = cgfs_op_rmdir,
 	.rename      = cgfs_op_rename,
 	.open        = cgfs_op_open,
-	.release     = cgfs_op_release,
 	.read        = cgfs_op_read,
 	.write       = cgfs_op_write,
-	.truncate    = cgfs_op_truncate,
-	.chmod       = cgfs_op_chmod,
-	.chown       = cgfs_op_chown,
-	.utimens     = cgfs_op_utimens,
-	.setxattr    = cgfs_op_setxattr,
+	.release     = cgfs_op_release,
+	.opendir     = cgfs_op_opendir,
+	.readdir     = cgfs_op_readdir,
+	.releasedir  = cgfs_op_release,
 	.getxattr    = cgfs_op_getxattr,
 	.listxattr   = cgfs_op_listxattr,
+	.setxattr    = cgfs_op_setxattr,
 	.removexattr = cgfs_op_removexattr,
 	.create      = cgfs_op_create,
 	.mknod       = cgfs_op_mknod,
-	.unlink      = cgfs_op_eperm_path,
-	.symlink     = cgfs_op_eperm_2paths,
-	.link        = cgfs_op_eperm_2paths,
+	.unlink      = cgfs_op_unlink,
+	.symlink     = cgfs_op_symlink,
+	.link        = cgfs_op_link,
 	.statfs      = cgfs_op_statfs,
 };

@@ -1,10 +1,10 @@
-/* ops.h: the FUSE operations table of memcgfs. */
+/* ops.h: the FUSE (low-level) operations of memcgfs. */
 #ifndef MEMCGFS_OPS_H
 #define MEMCGFS_OPS_H
 
 #define FUSE_USE_VERSION 314
-#include <fuse.h>
+#include <fuse_lowlevel.h>
 
-extern const struct fuse_operations cgfs_ops;
+extern const struct fuse_lowlevel_ops cgfs_ops;
 
 #endif

@@ -1,7 +1,7 @@
 /* pidwatch.c: one thread, one epoll set: member pidfds (EPOLLONESHOT, so an
  * exit is handled once), the process connector for forks, and an eventfd to
  * stop. Never polls /proc in a loop; never holds a lock while waiting.
- * Lock order: fs->attach_lock, then the engine's locks (docs/design.md). */
+ * Lock order: cn_lock, fs->attach_lock, then the engine's (docs/design.md). */
 #include <errno.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
@@ -28,6 +28,7 @@ struct pidwatch {
 	int epfd;
 	int stopfd;
 	int cnfd;                 /* process connector socket, -1 if unavailable */
+	pthread_mutex_t cn_lock;  /* one reader of the connector at a time */
 	pthread_t thread;
 };
 
@@ -113,6 +114,7 @@ static void pidwatch_cn_read(struct pidwatch *w)
 	char buf[8192] __attribute__((aligned(8)));
 	ssize_t len;
 
+	pthread_mutex_lock(&w->cn_lock);
 	while ((len = recv(w->cnfd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
 		for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)len);
 		     nh = NLMSG_NEXT(nh, len)) {
@@ -135,6 +137,15 @@ static void pidwatch_cn_read(struct pidwatch *w)
 					      ev.event_data.fork.child_tgid);
 		}
 	}
+	pthread_mutex_unlock(&w->cn_lock);
+}
+
+void pidwatch_sync(struct pidwatch *w)
+{
+	/* A fork's event is queued before fork() returns, so whoever reads
+	 * or changes membership after a fork sees the child in place. */
+	if (w && w->cnfd >= 0)
+		pidwatch_cn_read(w);
 }
 
 static void *pidwatch_main(void *arg)
@@ -169,6 +180,7 @@ struct pidwatch *pidwatch_new(struct cgfs *fs)
 	if (!w)
 		return NULL;
 	w->fs = fs;
+	pthread_mutex_init(&w->cn_lock, NULL);
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
 	w->stopfd = eventfd(0, EFD_CLOEXEC);
 	w->cnfd = pidwatch_cn_open();
@@ -204,5 +216,6 @@ void pidwatch_free(struct pidwatch *w)
 	close(w->stopfd);
 	if (w->cnfd >= 0)
 		close(w->cnfd);
+	pthread_mutex_destroy(&w->cn_lock);
 	free(w);
 }

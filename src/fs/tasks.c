@@ -57,6 +57,11 @@ static long tasks_root_ids(struct cgfs *fs, bool procs, pid_t **out)
 	return k;
 }
 
+static bool tasks_gone(pid_t tid)
+{
+	return syscall(SYS_tkill, tid, 0) < 0 && errno == ESRCH;
+}
+
 int cgfs_tasks_read(struct cgfs_req *r, int procs, struct cgfs_out *o)
 {
 	struct proc_view view;
@@ -65,7 +70,8 @@ int cgfs_tasks_read(struct cgfs_req *r, int procs, struct cgfs_out *o)
 	int err;
 
 	if ((err = proc_view_of(r->pid, &view)))
-		return err == -ESRCH ? -ESRCH : err;
+		return err;
+	pidwatch_sync(r->fs->watch);
 	n = mcg_is_root(r->g) ? tasks_root_ids(r->fs, procs, &ids)
 			      : task_list(r->fs->eng, r->g, procs, &ids);
 	if (n < 0)
@@ -74,6 +80,10 @@ int cgfs_tasks_read(struct cgfs_req *r, int procs, struct cgfs_out *o)
 	for (long i = 0; i < n; i++) {
 		struct proc_task t;
 
+		/* Exits reach the engine through pidfds a moment later; a
+		 * thread that is already gone is not listed meanwhile. */
+		if (!mcg_is_root(r->g) && tasks_gone(ids[i]))
+			continue;
 		if (view.ours) {
 			ids[k++] = ids[i];
 			continue;
@@ -143,6 +153,7 @@ int cgfs_tasks_write(struct cgfs_req *r, int procs, const struct gram_value *v)
 		return -EACCES;                                /* (6) */
 	if (procs && (n = proc_threads_of(t.tgid, &threads)) < 0)
 		return n == -ENOENT ? 0 : (int)n;
+	pidwatch_sync(fs->watch);
 	pthread_mutex_lock(&fs->attach_lock);
 	for (long i = 0; i < n && !err; i++)
 		err = cgfs_tasks_attach_thread(fs, procs ? threads[i] : host, t.tgid, r->g);

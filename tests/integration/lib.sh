@@ -47,6 +47,15 @@ as_user() {
 	setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups -- "$@"
 }
 
+# spawn_as_user USER CMD...: start CMD in the background as USER; its pid
+# (the process itself, not a subshell) is left in $SPAWNED.
+spawn_as_user() {
+	local u=$1
+	shift
+	setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups -- "$@" &
+	SPAWNED=$!
+}
+
 ensure_users() {
 	for u in "$TEST_USER" "$TEST_USER2"; do
 		id "$u" >/dev/null 2>&1 || useradd -M -s /bin/sh "$u"

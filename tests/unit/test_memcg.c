@@ -321,6 +321,40 @@ START_TEST(test_id_exhaustion)
 }
 END_TEST
 
+START_TEST(test_ids_recycle_with_generation)
+{
+	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
+	struct mcg_group *a = mk(e, e->root, "a"), *b, *l;
+	unsigned id = a->id;
+
+	ck_assert_uint_eq(e->root->id, 1);
+	ck_assert_uint_ne(id, 1);
+	l = mcg_by_id(e, id);
+	ck_assert_ptr_eq(l, a);
+	mcg_put(l);
+	ck_assert_ptr_null(mcg_by_id(e, 0));
+	ck_assert_ptr_null(mcg_by_id(e, MCG_ID_MAX + 1));
+	/* a removed group keeps its id while referenced */
+	ck_assert_int_eq(mcg_remove(e, a), 0);
+	l = mcg_by_id(e, id);
+	ck_assert_ptr_eq(l, a);
+	mcg_put(l);
+	mcg_put(a);
+	ck_assert_ptr_null(mcg_by_id(e, id));
+	/* ids are handed out cyclically; a reused id has a new generation */
+	for (unsigned i = 0; i < MCG_ID_MAX - 2; i++) {
+		ck_assert_int_eq(mcg_create(e, e->root, "x", NULL, NULL, &b), 0);
+		if (b->id == id) {
+			ck_assert_uint_eq(b->gen, 1);
+			i = MCG_ID_MAX;
+		}
+		ck_assert_int_eq(mcg_remove(e, b), 0);
+		mcg_put(b);
+	}
+	mcg_engine_free(e);
+}
+END_TEST
+
 Suite *memcg_suite(void)
 {
 	Suite *s = suite_create("memcg");
@@ -339,6 +373,7 @@ Suite *memcg_suite(void)
 	tcase_add_test(tc, test_dying_group_keeps_charges);
 	tcase_add_test(tc, test_release_rule);
 	tcase_add_test(tc, test_id_exhaustion);
+	tcase_add_test(tc, test_ids_recycle_with_generation);
 	suite_add_tcase(s, tc);
 	return s;
 }

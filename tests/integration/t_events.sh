@@ -1,0 +1,56 @@
+# t_events.sh: cgroup.event_control (§3.17, §10 item 9) and rmdir with fds
+# held open (§2.3, §4.2, §10 item 10).
+. "$(dirname "$0")/lib.sh"
+ensure_users
+mount_fs
+A="$MNT/a"
+mkdir "$A" "$MNT/other"
+
+# item 9: syntax and fd errors
+expect_wr "'x y'" EINVAL "$A/cgroup.event_control" "x y"
+expect_wr "'3 4x'" EINVAL "$A/cgroup.event_control" "3 4x"
+expect_wr "'3'" EINVAL "$A/cgroup.event_control" "3"
+expect_wr "closed fds" EBADF "$A/cgroup.event_control" "900 901"
+expect "closed eventfd" "$("$EVCTL" "$A" memory.usage_in_bytes 1M closed-efd)" "EBADF"
+expect "closed control fd" "$("$EVCTL" "$A" memory.usage_in_bytes 1M closed-cfd)" "EBADF"
+expect "not an eventfd" "$("$EVCTL" "$A" memory.usage_in_bytes 1M pipe)" "EINVAL"
+expect "control fd memory.stat" "$("$EVCTL" "$A" memory.stat "")" "EINVAL"
+expect "control fd of another group" "$("$EVCTL" "$A" "$MNT/other/memory.usage_in_bytes" 1M)" "EINVAL"
+expect "control fd outside the fs" "$("$EVCTL" "$A" /etc/hostname 1M)" "EINVAL"
+expect "pressure foo" "$("$EVCTL" "$A" memory.pressure_level foo)" "EINVAL"
+expect "pressure low,bogus" "$("$EVCTL" "$A" memory.pressure_level low,bogus)" "EINVAL"
+expect "pressure critical,hierarchy" "$("$EVCTL" "$A" memory.pressure_level critical,hierarchy)" "OK"
+expect "pressure medium,local,ignored" "$("$EVCTL" "$A" memory.pressure_level medium,local,xyz)" "OK"
+expect "threshold" "$("$EVCTL" "$A" memory.usage_in_bytes 64M)" "OK"
+expect "bad threshold" "$("$EVCTL" "$A" memory.usage_in_bytes 64Q)" "EINVAL"
+expect "memsw threshold" "$("$EVCTL" "$A" memory.memsw.usage_in_bytes -1)" "OK"
+expect "oom registration" "$("$EVCTL" "$A" memory.oom_control "")" "OK"
+expect "threshold on the root" "$("$EVCTL" "$MNT" memory.usage_in_bytes 1G)" "OK"
+# read permission on the control file counts
+chmod 600 "$A/memory.usage_in_bytes"
+chmod 666 "$A/cgroup.event_control"
+expect "unreadable control file" "$(as_user "$TEST_USER" "$EVCTL" "$A" memory.usage_in_bytes 1M)" "open-control:EACCES"
+chmod 644 "$A/memory.usage_in_bytes"
+expect "user registration" "$(as_user "$TEST_USER" "$EVCTL" "$A" memory.usage_in_bytes 1M)" "OK"
+# 6.12 event_control is 0222: a non-root user may write it without chmod
+chmod 222 "$A/cgroup.event_control"
+expect "world-writable on 6.12" "$(as_user "$TEST_USER" "$EVCTL" "$A" memory.oom_control "")" "OK"
+
+# rmdir signals every registration once
+mkdir "$MNT/gone"
+expect "rmdir fires the eventfd" "$("$EVCTL" "$MNT/gone" memory.oom_control "" rmdir)" "FIRED 1"
+
+# item 10: rmdir rules and ENODEV through held fds
+mkdir "$MNT/p" "$MNT/p/c"
+expect "rmdir with child" "$(rmdir "$MNT/p" 2>&1 | grep -c 'Device or resource busy')" "1"
+rmdir "$MNT/p/c"
+exec 3< "$MNT/p/memory.limit_in_bytes"
+exec 4> "$MNT/p/memory.limit_in_bytes"
+rmdir "$MNT/p" && ok || bad "rmdir of an empty group"
+expect "dir gone" "$(ls "$MNT" | grep -cx p)" "0"
+expect "read through old fd" "$(cat <&3 2>&1 | grep -c 'No such device')" "1"
+expect "write through old fd" "$( (echo 1 >&4) 2>&1 | grep -c 'No such device')" "1"
+exec 3<&- 4>&-
+expect "rmdir root" "$(rmdir "$MNT" 2>&1 | grep -cE 'busy|Permission denied|Device or resource busy')" "1"
+mkdir "$MNT/p" && ok || bad "the name is free again"
+summary

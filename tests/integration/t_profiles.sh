@@ -1,0 +1,60 @@
+# t_profiles.sh: the behaviour profiles of §7 (-o kernel=X.Y).
+. "$(dirname "$0")/lib.sh"
+ensure_users
+
+# 6.18: charge moving gone, event_control 0200, only the memory failcnt
+mount_fs kernel=6.18
+mkdir "$MNT/a"
+expect "6.18 move_charge 1" "$("$WR" "$MNT/a/memory.move_charge_at_immigrate" 1)" "EINVAL"
+expect "6.18 move_charge 0" "$("$WR" "$MNT/a/memory.move_charge_at_immigrate" 0)" "OK"
+expect "6.18 event_control mode" "$(stat -c %a "$MNT/a/cgroup.event_control")" "200"
+expect "6.18 user cannot open event_control" "$(as_user "$TEST_USER" "$WR" "$MNT/a/cgroup.event_control" "1 2")" "EACCES"
+expect "6.18 stat has refault keys" "$(grep -c '^workingset_refault_' "$MNT/a/memory.stat")" "2"
+expect "6.18 use_hierarchy 0" "$("$WR" "$MNT/a/memory.use_hierarchy" 0)" "EINVAL"
+umount_fs
+
+# 6.12 (default): charge moving with the 2-bit mask
+mount_fs kernel=6.12
+mkdir "$MNT/a"
+for v in 0 1 2 3; do
+	expect "6.12 move_charge $v" "$("$WR" "$MNT/a/memory.move_charge_at_immigrate" $v)" "OK"
+done
+expect "6.12 move_charge 4" "$("$WR" "$MNT/a/memory.move_charge_at_immigrate" 4)" "EINVAL"
+expect "6.12 event_control mode" "$(stat -c %a "$MNT/a/cgroup.event_control")" "222"
+expect "6.12 kmem limit ignored" "$("$WR" "$MNT/a/memory.kmem.limit_in_bytes" 1M)" "OK"
+umount_fs
+
+# 6.1: kmem limit writes fail; the kernel's errno 524 cannot cross FUSE,
+# so EOPNOTSUPP stands in for it (docs/files.md)
+mount_fs kernel=6.1
+mkdir "$MNT/a"
+expect "6.1 kmem limit" "$("$WR" "$MNT/a/memory.kmem.limit_in_bytes" 1M)" "EOPNOTSUPP"
+expect "6.1 root kmem limit" "$("$WR" "$MNT/memory.kmem.limit_in_bytes" 1M)" "EINVAL"
+umount_fs
+
+# 5.10: use_hierarchy is a real flag, root defaults to 0, no refault keys
+mount_fs kernel=5.10
+expect "5.10 root use_hierarchy" "$(cat "$MNT/memory.use_hierarchy")" "0"
+mkdir "$MNT/flat"
+expect "5.10 child inherits 0" "$(cat "$MNT/flat/memory.use_hierarchy")" "0"
+expect "5.10 root to 1 with a child" "$("$WR" "$MNT/memory.use_hierarchy" 1)" "EBUSY"
+expect "5.10 value 2" "$("$WR" "$MNT/flat/memory.use_hierarchy" 2)" "EINVAL"
+expect "5.10 set 1 on a leaf" "$("$WR" "$MNT/flat/memory.use_hierarchy" 1)" "OK"
+mkdir "$MNT/flat/h"
+expect "5.10 inherited 1" "$(cat "$MNT/flat/h/memory.use_hierarchy")" "1"
+expect "5.10 0 under a hierarchical parent" "$("$WR" "$MNT/flat/h/memory.use_hierarchy" 0)" "EINVAL"
+echo 32M > "$MNT/flat/memory.limit_in_bytes"
+expect "5.10 hierarchical limit follows the flag" "$(grep '^hierarchical_memory_limit ' "$MNT/flat/h/memory.stat")" "hierarchical_memory_limit 33554432"
+expect "5.10 no refault keys" "$(grep -c 'workingset_refault\|swapcached' "$MNT/flat/memory.stat")" "0"
+expect "5.10 stat lines" "$(wc -l < "$MNT/flat/memory.stat")" "36"
+expect "5.10 kmem limit is real" "$("$WR" "$MNT/flat/h/memory.kmem.limit_in_bytes" 1M)" "OK"
+expect "5.10 kmem limit reads back" "$(cat "$MNT/flat/h/memory.kmem.limit_in_bytes")" "1048576"
+expect "5.10 swappiness 200" "$("$WR" "$MNT/flat/memory.swappiness" 200)" "OK"
+umount_fs
+
+# 5.4: swappiness capped at 100
+mount_fs kernel=5.4
+mkdir "$MNT/a"
+expect "5.4 swappiness 101" "$("$WR" "$MNT/a/memory.swappiness" 101)" "EINVAL"
+umount_fs
+summary

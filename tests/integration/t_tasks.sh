@@ -1,0 +1,98 @@
+# t_tasks.sh: tasks and cgroup.procs (§3.18, §6.1, §10 item 8): ids,
+# errors, membership, exits, forks, threads and the uid rule.
+. "$(dirname "$0")/lib.sh"
+ensure_users
+mount_fs
+A="$MNT/a"
+B="$MNT/b"
+mkdir "$A" "$B"
+
+# item 8: bad input
+expect_wr "abc" EINVAL "$A/tasks" "abc"
+expect_wr "-1" EINVAL "$A/tasks" "-1"
+expect_wr "huge" EINVAL "$A/tasks" "99999999999"
+expect_wr "two ids" EINVAL "$A/tasks" "1 2"
+expect_wr "no such pid" ESRCH "$A/tasks" "$(( $(cat /proc/sys/kernel/pid_max) - 1 ))"
+expect_wr "kthreadd" EINVAL "$A/tasks" "2"
+expect_wr "procs kthreadd" EINVAL "$A/cgroup.procs" "2"
+expect "nothing joined" "$(cat "$A/tasks")" ""
+
+# 0 is the writer itself; the move is visible in both listings
+out=$(sh -c 'echo 0 > "$1/tasks"; echo $$; cat "$1/tasks"; cat "$1/cgroup.procs"' sh "$A")
+me=$(echo "$out" | head -n1)
+expect "writer listed in tasks" "$(echo "$out" | sed -n 2p)" "$me"
+expect "writer listed in procs" "$(echo "$out" | grep -cx "$me")" "3"
+
+# a long-lived member, then moves, a single group per task
+sleep 30 &
+S=$!
+echo $S > "$A/tasks"
+expect "sleep in a" "$(cat "$A/tasks")" "$S"
+expect "sleep not in root" "$(grep -cx $S "$MNT/tasks")" "0"
+echo $S > "$B/cgroup.procs"
+expect "moved to b" "$(cat "$B/tasks")/$(cat "$A/tasks")" "$S/"
+echo $S > "$B/tasks"
+expect "move to same group" "$(cat "$B/tasks")" "$S"
+# item 10: rmdir of a populated group
+expect "rmdir busy" "$(rmdir "$B" 2>&1 | grep -c 'Device or resource busy')" "1"
+# exit leaves the group within a second
+kill $S
+wait $S 2>/dev/null
+wait_until 1 sh -c "[ -z \"\$(cat '$B/tasks')\" ]" && ok || bad "exited task still listed"
+rmdir "$B" && ok || bad "rmdir after exit"
+mkdir "$B"
+
+# the root lists every live process that is not in a child group
+expect "root lists init" "$(grep -cx 1 "$MNT/cgroup.procs")" "1"
+expect "root lists kthreadd" "$(grep -cx 2 "$MNT/tasks")" "1"
+sorted=$(cat "$MNT/tasks")
+expect "root tasks sorted" "$sorted" "$(echo "$sorted" | sort -n)"
+
+# children of a member start in its group (fork inheritance)
+out=$(sh -c 'echo $$ > "$1/tasks"; sh -c "echo \$\$; cat \"\$0/tasks\"" "$1"' sh "$A")
+child=$(echo "$out" | head -n1)
+expect "forked child listed" "$(echo "$out" | tail -n +2 | grep -cx "$child")" "1"
+
+# threads: cgroup.procs moves every thread; tasks moves one thread
+python3 - "$A" "$B" <<'PY' > /tmp/memcgfs-threads.$$ &
+import os, sys, threading, time
+a, b = sys.argv[1], sys.argv[2]
+ev = threading.Event()
+ts = [threading.Thread(target=ev.wait) for _ in range(3)]
+for t in ts: t.start()
+time.sleep(0.2)
+tids = sorted(int(x) for x in os.listdir("/proc/self/task"))
+with open(f"{a}/cgroup.procs", "w") as f: f.write(str(os.getpid()))
+in_a = sorted(int(x) for x in open(f"{a}/tasks").read().split())
+with open(f"{b}/tasks", "w") as f: f.write(str(tids[-1]))
+in_b = open(f"{b}/tasks").read().split()
+procs_b = open(f"{b}/cgroup.procs").read().split()
+print(len(tids), tids == in_a, in_b == [str(tids[-1])], procs_b == [str(os.getpid())],
+      str(os.getpid()) in open(f"{a}/cgroup.procs").read().split())
+ev.set()
+for t in ts: t.join()
+PY
+wait $!
+expect "threads" "$(cat /tmp/memcgfs-threads.$$)" "4 True True True True"
+rm -f /tmp/memcgfs-threads.$$
+
+# §6.1: the uid rule, as a non-root user
+chmod 666 "$A/tasks" "$A/cgroup.procs"
+expect "user moves root's process" "$(as_user "$TEST_USER" "$WR" "$A/tasks" 1)" "EACCES"
+spawn_as_user "$TEST_USER" sleep 30
+U=$SPAWNED
+wait_until 2 sh -c "grep -q '^Uid:.*$(id -u "$TEST_USER")' /proc/$U/status" || bad "user process did not start"
+expect "user moves own process" "$(as_user "$TEST_USER" "$WR" "$A/tasks" "$U")" "OK"
+expect "other user cannot" "$(as_user "$TEST_USER2" "$WR" "$A/cgroup.procs" "$U")" "EACCES"
+chmod 644 "$A/tasks"
+expect "mode still checked at open" "$(as_user "$TEST_USER" "$WR" "$A/tasks" "$U")" "EACCES"
+# open-time credentials: an fd opened by root and used after dropping to
+# the user still carries root's right to move anything (5.16+).
+expect "opener's creds count" "$(perl -e '
+	open(my $f, ">", $ARGV[0]) or die; $| = 1;
+	$) = "$ARGV[2] $ARGV[2]"; $( = $ARGV[2]; $< = $> = $ARGV[1];
+	syswrite($f, "1") ? print "OK" : print "ERR:$!";' "$B/tasks" "$(id -u "$TEST_USER")" "$(id -g "$TEST_USER")")" "OK"
+expect "init moved by root-opened fd" "$(cat "$B/tasks")" "1"
+echo 1 > "$MNT/tasks"
+kill $U 2>/dev/null
+summary
