@@ -230,8 +230,12 @@ bool acl_inherit(const struct acl *def, mode_t natural, bool is_dir,
 		acl_and_perm(access, acl_find(access, ACL_TAG_OTHER),
 			     natural & 7);
 	} else {
+		/* Nothing beyond what the file supports at all: no x ever, no
+		 * w on a read-only file, no r on a write-only one. */
+		unsigned cap = (((natural >> 6) | (natural >> 3) | natural) & 7) & ~ACL_PERM_EXEC;
+
 		for (size_t i = 0; i < access->n; i++)
-			access->e[i].perm &= (uint16_t)~ACL_PERM_EXEC;
+			access->e[i].perm &= (uint16_t)cap;
 		acl_and_perm(access, acl_find(access, ACL_TAG_USER_OBJ),
 			     (natural >> 6) & 7);
 		acl_and_perm(access, acl_find(access, ACL_TAG_OTHER),

@@ -65,9 +65,11 @@ void acl_apply_chmod(struct acl *a, mode_t mode);
  * - directories (is_dir): POSIX create semantics: USER_OBJ &= user bits,
  *   MASK (or GROUP_OBJ) &= group bits, OTHER &= other bits of natural.
  * - control files (!is_dir): named entries, GROUP_OBJ and MASK apply as
- *   written, minus the execute bit (control files are never executable);
- *   USER_OBJ &= natural user bits and OTHER &= natural other bits. The
- *   group mode bits then follow the mask, so a delegated "rw" stays
+ *   written, capped by what the file supports at all (the union of the
+ *   natural user, group and other bits, never x: rw- for 0644, r-- for
+ *   0444, -w- for 0200); USER_OBJ &= natural user bits and OTHER &=
+ *   natural other bits; without a MASK, GROUP_OBJ &= natural group bits.
+ *   The group mode bits then follow the mask, so a delegated "rw" stays
  *   effective on a 0644 file.
  * *mode receives the resulting 0777 bits (plus the non-permission bits of
  * natural). Returns true when the result needs a stored access ACL, false

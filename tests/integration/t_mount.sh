@@ -1,0 +1,23 @@
+# t_mount.sh: mount.memcgfs as mount(8) calls it (mount -t memcgfs and
+# /etc/fstab lines), and the daemon's option handling.
+. "$(dirname "$0")/lib.sh"
+HELPER="$(dirname "$0")/../../mount-helper/mount.memcgfs"
+
+MNT=$(mktemp -d /tmp/memcgfs-test.XXXXXX)
+# mount(8) passes: SPEC DIR [-sfnv] -o OPTIONS, including its own options
+MEMCGFS="$MEMCGFS" "$HELPER" memcgfs "$MNT" -n -o rw,noauto,nofail,kernel=6.18,x-systemd.foo
+expect "helper mounted" "$(mountpoint -q "$MNT" && echo yes)" "yes"
+expect "profile option reached the daemon" "$(stat -c %a "$MNT/cgroup.event_control")" "200"
+expect "fstype" "$(findmnt -n -o FSTYPE "$MNT")" "fuse.memcgfs"
+expect "source" "$(findmnt -n -o SOURCE "$MNT")" "memcgfs"
+expect "allow_other and default_permissions" \
+	"$(findmnt -n -o OPTIONS "$MNT" | tr ',' '\n' | grep -cxE 'allow_other|default_permissions')" "2"
+umount_fs
+
+MNT=$(mktemp -d /tmp/memcgfs-test.XXXXXX)
+expect "bad option refused" "$(MEMCGFS="$MEMCGFS" "$HELPER" memcgfs "$MNT" -o kernel=9.9 2>&1 | grep -c unsupported)" "1"
+expect "not mounted" "$(mountpoint -q "$MNT" && echo yes || echo no)" "no"
+rmdir "$MNT"
+MNT=
+expect "usage" "$("$MEMCGFS" --help 2>&1 | grep -c 'kernel=X.Y')" "1"
+summary
