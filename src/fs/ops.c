@@ -328,6 +328,8 @@ static void cgfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			 struct fuse_file_info *fi)
 {
 	struct cgfs_fh *fh = cgfs_fh_of(fi);
+	char *out = NULL;
+	size_t len = 0;
 	int err = 0;
 
 	pthread_mutex_lock(&fh->lock);
@@ -336,14 +338,21 @@ static void cgfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		err = cgfs_snapshot(req, fh);
 	else if (fh->g->removed)
 		err = -ENODEV;
+	if (!err && (size_t)off < fh->snap_len) {
+		len = fh->snap_len - (size_t)off < size ? fh->snap_len - (size_t)off : size;
+		if ((out = malloc(len)))
+			memcpy(out, fh->snap + off, len);
+		else
+			err = -ENOMEM;
+	}
+	pthread_mutex_unlock(&fh->lock);
+	/* The reply lets the reader close the file, and release may then free
+	 * fh at once: nothing of fh is touched from here on. */
 	if (err)
 		cgfs_reply_err(req, err);
-	else if ((size_t)off >= fh->snap_len)
-		fuse_reply_buf(req, NULL, 0);
 	else
-		fuse_reply_buf(req, fh->snap + off,
-			       fh->snap_len - (size_t)off < size ? fh->snap_len - (size_t)off : size);
-	pthread_mutex_unlock(&fh->lock);
+		fuse_reply_buf(req, out, len);
+	free(out);
 }
 
 static void cgfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
