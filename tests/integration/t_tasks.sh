@@ -95,4 +95,27 @@ expect "opener's creds count" "$(perl -e '
 expect "init moved by root-opened fd" "$(cat "$B/tasks")" "1"
 echo 1 > "$MNT/tasks"
 kill $U 2>/dev/null
+
+# PID namespaces: ids are read in the writer's namespace and shown in the
+# reader's ("1" inside a container is its init, never the host's)
+mkdir "$MNT/ns"
+out=$(unshare -p -f --mount-proc sh -c '
+	sleep 30 & s=$!
+	echo 1 > "$1/ns/tasks"
+	echo $s > "$1/ns/tasks"
+	cat "$1/ns/tasks" | tr "\n" " "; echo
+	grep -cx 1 "$1/tasks"
+	echo 1 > "$1/tasks"; kill $s' sh "$MNT")
+# (the listing also shows cat and tr, forked from the member shell)
+expect "container ids in a container" "$(echo "$out" | head -n1 | cut -d' ' -f1-2)" "1 2"
+expect "only container ids" "$(echo "$out" | head -n1 | tr ' ' '\n' | awk '$1 > 20' | wc -l)" "0"
+expect "the container's init is not the host's" "$(grep -cx 1 "$MNT/ns/tasks")" "0"
+expect "host sees host ids" "$(wc -l < "$MNT/ns/tasks")" "0"
+expect "host init stays in the root" "$(grep -cx 1 "$MNT/tasks")" "1"
+sleep 30 &
+H=$!
+echo $H > "$MNT/ns/tasks"
+out=$(unshare -p -f --mount-proc sh -c 'cat "$1/ns/tasks" | wc -l; echo 1 > "$1/tasks" 2>&1; grep -c . "$1/tasks"' sh "$MNT")
+expect "host task invisible in a container" "$(echo "$out" | head -n1)" "0"
+kill $H
 summary
