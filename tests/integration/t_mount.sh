@@ -19,5 +19,21 @@ expect "bad option refused" "$(MEMCGFS="$MEMCGFS" "$HELPER" memcgfs "$MNT" -o ke
 expect "not mounted" "$(mountpoint -q "$MNT" && echo yes || echo no)" "no"
 rmdir "$MNT"
 MNT=
+# mount(8) itself, and an fstab line: inside a private mount namespace an
+# overlay adds the helper to /usr/sbin without touching the host.
+H=$(mktemp -d /tmp/memcgfs-helper.XXXXXX)
+M1=$(mktemp -d /tmp/memcgfs-test.XXXXXX)
+M2=$(mktemp -d /tmp/memcgfs-test.XXXXXX)
+cp "$HELPER" "$H/mount.memcgfs"
+printf 'memcgfs %s memcgfs kernel=5.10,nofail 0 0\n' "$M2" > "$H/fstab"
+out=$(MEMCGFS="$MEMCGFS" unshare -m --propagation private sh -c '
+	sbin=$(readlink -f /sbin)
+	mount -t overlay overlay -o "lowerdir=$1:$sbin" "$sbin" || exit 1
+	mount -t memcgfs memcgfs "$2" -o kernel=6.18 && stat -c %a "$2/cgroup.event_control"
+	mount -T "$1/fstab" "$3" && cat "$3/memory.use_hierarchy"
+	fusermount3 -u "$2"; fusermount3 -u "$3"' sh "$H" "$M1" "$M2" 2>&1)
+expect "mount -t memcgfs and fstab" "$(echo "$out" | tr '\n' ' ')" "200 0 "
+rm -rf "$H"
+rmdir "$M1" "$M2"
 expect "usage" "$("$MEMCGFS" --help 2>&1 | grep -c 'kernel=X.Y')" "1"
 summary
