@@ -45,17 +45,20 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c $(wildcard src/*/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
 
+$(BUILD)/bench_engine: bench/bench_engine.c $(BUILD)/libmemcg.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
+
 $(BUILD)/tools/%: tests/tools/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
-.PHONY: all check unit integration asan tsan install clean deps demo
+.PHONY: all check unit integration asan tsan bench install clean deps demo
 
 # Every test: unit tests (Check), then integration tests against a real mount.
 check: unit integration
 
 unit: $(BUILD)/unit_tests
-	CK_FORK=yes $(BUILD)/unit_tests
+	CK_FORK=yes $(if $(SANFLAGS),CK_TIMEOUT_MULTIPLIER=10) $(BUILD)/unit_tests
 
 integration: $(BUILD)/memcgfs $(TOOLS)
 	MEMCGFS_BUILD=$(abspath $(BUILD)) $(if $(SANFLAGS),MEMCGFS_SANLOG=$(abspath $(BUILD))/sanlog) \
@@ -68,6 +71,10 @@ asan:
 
 tsan:
 	$(MAKE) BUILD=build-tsan OPT="-O1 -g" SANFLAGS="-fsanitize=thread" check
+
+# Benchmarks print "name value unit" lines; they are not part of check.
+bench: $(BUILD)/bench_engine
+	$(BUILD)/bench_engine
 
 install: $(BUILD)/memcgfs
 	install -D -m 0755 $(BUILD)/memcgfs $(DESTDIR)$(PREFIX)/bin/memcgfs

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engine/memcg.h"
+#include "engine/reclaim.h"
 #include "engine/task.h"
 
 #define MCG_ENOTSUPP 524    /* the kernel-internal errno of kmem limits 5.16..6.5 */
@@ -24,13 +25,14 @@ static struct mcg_group *mcg_alloc(struct mcg_engine *e, struct mcg_group *paren
 	if (!g)
 		return NULL;
 	g->name = strdup(name);
-	g->lru = calloc((size_t)e->cfg.nodes * LRU__COUNT, sizeof(*g->lru));
-	if (!g->name || !g->lru) {
+	g->stat = aligned_alloc(64, STAT_SHARDS * sizeof(*g->stat));
+	if (!g->name || !g->stat || lru_vecs_init(g, e->cfg.nodes)) {
 		free(g->name);
-		free(g->lru);
+		free(g->stat);
 		free(g);
 		return NULL;
 	}
+	memset(g->stat, 0, STAT_SHARDS * sizeof(*g->stat));
 	g->eng = e;
 	g->parent = parent;
 	g->depth = parent ? parent->depth + 1 : 0;
@@ -58,11 +60,11 @@ static struct mcg_group *mcg_alloc(struct mcg_engine *e, struct mcg_group *paren
 static void mcg_id_assign(struct mcg_engine *e, struct mcg_group *g)
 {
 	pthread_mutex_lock(&e->id_lock);
-	while (e->by_id[e->next_id])
+	while (atomic_load(&e->by_id[e->next_id]))
 		e->next_id = e->next_id % MCG_ID_MAX + 1;
 	g->id = e->next_id;
 	g->gen = e->id_gen[g->id]++;
-	e->by_id[g->id] = g;
+	atomic_store_explicit(&e->by_id[g->id], g, memory_order_release);
 	e->next_id = e->next_id % MCG_ID_MAX + 1;
 	pthread_mutex_unlock(&e->id_lock);
 }
@@ -74,7 +76,7 @@ struct mcg_group *mcg_by_id(struct mcg_engine *e, unsigned id)
 	if (id == 0 || id > MCG_ID_MAX)
 		return NULL;
 	pthread_mutex_lock(&e->id_lock);
-	g = e->by_id[id];
+	g = atomic_load(&e->by_id[id]);
 	/* Get unless zero: a group whose last reference is going stays in the
 	 * table until mcg_free takes it out under this lock. */
 	if (g) {
@@ -95,14 +97,15 @@ static void mcg_free(struct mcg_group *g)
 
 	if (g->id) {
 		pthread_mutex_lock(&e->id_lock);
-		e->by_id[g->id] = NULL;
+		atomic_store(&e->by_id[g->id], NULL);
 		pthread_mutex_unlock(&e->id_lock);
 	}
 
 	if (e->cfg.on_free)
 		e->cfg.on_free(g, e->cfg.hook_arg);
 	pthread_mutex_destroy(&g->lock);
-	free(g->lru);
+	lru_vecs_destroy(g, e->cfg.nodes);
+	free(g->stat);
 	free(g->name);
 	free(g);
 }
@@ -122,9 +125,14 @@ struct mcg_engine *mcg_engine_new(const struct mcg_config *cfg)
 	pthread_rwlock_init(&e->tree_lock, NULL);
 	pthread_mutex_init(&e->id_lock, NULL);
 	e->next_id = 1;
-	e->by_id = calloc(MCG_ID_MAX + 1, sizeof(*e->by_id));
+	e->by_id = calloc(MCG_ID_MAX + 1, sizeof(*e->by_id));   /* NULL pointers */
 	e->id_gen = calloc(MCG_ID_MAX + 1, sizeof(*e->id_gen));
 	e->tasks = task_table_new();
+	if (page_pool_init(&e->pages, e->cfg.mem_pages, e->cfg.nodes) || charge_init(e) ||
+	    swap_init(e, e->cfg.swap_pages)) {
+		mcg_engine_free(e);
+		return NULL;
+	}
 	e->root = e->by_id && e->id_gen ? mcg_alloc(e, NULL, "") : NULL;
 	if (!e->root || !e->tasks) {
 		mcg_engine_free(e);
@@ -151,8 +159,11 @@ void mcg_engine_free(struct mcg_engine *e)
 	if (!e)
 		return;
 	task_table_free(e->tasks);     /* it holds references on groups */
+	charge_destroy(e);             /* so do the stocks */
 	if (e->root)
 		mcg_free_subtree(e->root);
+	page_pool_destroy(&e->pages);
+	swap_destroy(e);
 	pthread_rwlock_destroy(&e->tree_lock);
 	pthread_mutex_destroy(&e->id_lock);
 	free(e->by_id);
@@ -226,6 +237,7 @@ int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
 	} else {
 		g->sibling = parent->children;
 		parent->children = g;
+		g->linked = true;
 		parent->nr_live_children++;
 		atomic_store(&parent->ever_populated, true);
 		e->nr_groups++;
@@ -238,6 +250,14 @@ int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
 	return err;
 }
 
+/* Anything that still needs g: charges, or pages and slots (which exist
+ * without charges in the root and with accounting off). */
+static bool mcg_charged(const struct mcg_group *g)
+{
+	return pc_usage(&g->cnt[MCG_MEM]) || pc_usage(&g->cnt[MCG_MEMSW]) ||
+	       stat_local(g, STAT_RSS) || stat_local(g, STAT_CACHE) || stat_local(g, STAT_SWAP);
+}
+
 /* Caller holds tree_lock for writing. */
 static void mcg_unlink(struct mcg_group *g)
 {
@@ -246,12 +266,29 @@ static void mcg_unlink(struct mcg_group *g)
 	while (*pp != g)
 		pp = &(*pp)->sibling;
 	*pp = g->sibling;
+	g->linked = false;
 	g->eng->nr_groups--;
 }
 
-static bool mcg_charged(const struct mcg_group *g)
+void mcg_reap(struct mcg_group *g)
 {
-	return pc_usage(&g->cnt[MCG_MEM]) || pc_usage(&g->cnt[MCG_MEMSW]);
+	struct mcg_engine *e = g->eng;
+
+	while (g && g->removed) {
+		struct mcg_group *parent = g->parent;
+		bool gone = false;
+
+		pthread_rwlock_wrlock(&e->tree_lock);
+		if (g->linked && !g->children && !mcg_charged(g)) {
+			mcg_unlink(g);
+			gone = true;
+		}
+		pthread_rwlock_unlock(&e->tree_lock);
+		if (!gone)
+			return;
+		mcg_put(g);               /* the tree's reference */
+		g = parent;               /* a dying parent may have waited for it */
+	}
 }
 
 /* Release rule of §3.19, evaluated by the caller under tree_lock: the
@@ -279,7 +316,6 @@ static void mcg_fire_release(struct mcg_engine *e, char *path)
 int mcg_remove(struct mcg_engine *e, struct mcg_group *g)
 {
 	char *release = NULL;
-	bool unlinked = false;
 
 	pthread_rwlock_wrlock(&e->tree_lock);
 	if (mcg_is_root(g) || g->removed) {
@@ -293,15 +329,12 @@ int mcg_remove(struct mcg_engine *e, struct mcg_group *g)
 	g->removed = true;
 	g->parent->nr_live_children--;
 	release = mcg_release_candidate(g->parent);
-	/* A group still holding charges stays linked, hidden, so that its pages
-	 * keep counting in its ancestors (§4.2); it is reaped when they go. */
-	if (!mcg_charged(g) && !g->children) {
-		mcg_unlink(g);
-		unlinked = true;
-	}
 	pthread_rwlock_unlock(&e->tree_lock);
-	if (unlinked)
-		mcg_put(g);
+	/* Pages parked in stocks go back first. A group still holding charges
+	 * stays linked, hidden, so that its pages keep counting in its
+	 * ancestors (§4.2); it is reaped when they go. */
+	charge_drain(e, g);
+	mcg_reap(g);
 	mcg_fire_release(e, release);
 	return 0;
 }
@@ -386,14 +419,9 @@ int mcg_path(struct mcg_engine *e, struct mcg_group *g, char *buf, size_t size)
 	return ret;
 }
 
-/* Reclaim of at most nr pages from g's subtree; returns pages reclaimed.
- * The engine of this version holds no reclaimable pages, so every round is
- * fruitless and the shrink loop ends in EBUSY, as a kernel does when
- * nothing can be freed. */
 static long mcg_reclaim(struct mcg_group *g, long nr, bool may_swap)
 {
-	(void)g; (void)nr; (void)may_swap;
-	return 0;
+	return reclaim_subtree(g, nr, may_swap, RECLAIM_LIMIT);
 }
 
 static int mcg_shrink_to(struct mcg_group *g, enum mcg_counter c, long pages,
@@ -408,9 +436,11 @@ static int mcg_shrink_to(struct mcg_group *g, enum mcg_counter c, long pages,
 			return -EINVAL;
 		if (pc_set_max(&g->cnt[c], pages) == 0)
 			return 0;
-		/* The first failure only drains the per-CPU stocks (none are
-		 * held yet); later ones must reclaim or give up. */
-		if (round > 0 && mcg_reclaim(g, pc_usage(&g->cnt[c]) - pages, c == MCG_MEM) == 0)
+		/* The first failure only drains the per-CPU stocks; later ones
+		 * must reclaim or give up. */
+		if (round == 0)
+			charge_drain(g->eng, g);
+		else if (mcg_reclaim(g, pc_usage(&g->cnt[c]) - pages, c == MCG_MEM) == 0)
 			return -EBUSY;
 	}
 }
@@ -457,6 +487,7 @@ int mcg_force_empty(struct mcg_group *g, mcg_stop_fn stop, void *stop_arg)
 
 	if (mcg_is_root(g))
 		return -EINVAL;
+	charge_drain(g->eng, g);
 	while (pc_usage(&g->cnt[MCG_MEM]) > 0 && retries > 0) {
 		if (stop && stop(stop_arg))
 			return -EINTR;

@@ -11,9 +11,13 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "engine/charge.h"
+#include "engine/lru.h"
+#include "engine/page.h"
 #include "engine/page_counter.h"
 #include "engine/profile.h"
 #include "engine/stat.h"
+#include "engine/swap.h"
 
 #define MCG_ID_MAX 65535   /* groups alive at once, dying ones and the root included */
 
@@ -44,6 +48,14 @@ struct mcg_config {
 	unsigned nodes;
 	unsigned cpus;
 	unsigned vm_swappiness;  /* the simulated vm.swappiness */
+	bool no_stock;           /* charge without the per-CPU stock */
+	bool no_accounting;      /* charge nothing (benchmark baseline) */
+	/* Reclaim asks a page's owner to let it go (NULL: pages have no
+	 * owner to ask). slot is the swap slot for anon/shmem pages, or
+	 * SWAP_NONE for dropped page cache. false: keep the page. */
+	bool (*evict)(uint32_t owner, uint32_t page, uint32_t slot, void *arg);
+	/* Memcg OOM for the group over its limit: true if memory was freed. */
+	bool (*oom)(struct mcg_group *over, void *arg);
 	mcg_release_fn on_release;
 	mcg_free_fn on_free;
 	void *hook_arg;
@@ -60,6 +72,7 @@ struct mcg_group {
 	unsigned depth;
 	atomic_int refs;
 	bool removed;                 /* rmdir'ed: hidden, dying while charged */
+	bool linked;                  /* in its parent's children list */
 	unsigned nr_live_children;
 	atomic_bool ever_populated;       /* had tasks or children: release rule */
 
@@ -76,9 +89,12 @@ struct mcg_group {
 	atomic_bool clone_children;
 	atomic_bool tcp_active;
 	atomic_long ntasks;
+	/* reclaim activity, split by who reclaimed: [0] direct, [1] background */
+	atomic_long pg_scanned[2];
+	atomic_long pg_reclaimed[2];
 
-	atomic_long stat[STAT__COUNT];
-	atomic_long *lru;             /* [nodes][LRU__COUNT] */
+	struct stat_shard *stat;      /* [STAT_SHARDS], summed on read */
+	struct lru_vec *lruvec;       /* [nodes], with the LRU sizes */
 
 	void *owner_data;             /* for the layer above (src/fs) */
 };
@@ -89,11 +105,14 @@ struct mcg_engine {
 	struct mcg_group *root;
 	unsigned nr_groups;           /* alive, dying and root included */
 	pthread_mutex_t id_lock;      /* by_id, id_gen, next_id */
-	struct mcg_group **by_id;     /* [MCG_ID_MAX + 1] */
+	struct mcg_group *_Atomic *by_id;  /* [MCG_ID_MAX + 1] */
 	unsigned *id_gen;
 	unsigned next_id;
 	atomic_uint vm_swappiness;
 	struct task_table *tasks;
+	struct page_pool pages;       /* the simulated machine's memory */
+	struct charge_stock *stock;   /* [cpus] */
+	struct swap_dev swap;
 };
 
 struct mcg_engine *mcg_engine_new(const struct mcg_config *cfg);
@@ -116,6 +135,12 @@ int mcg_rename(struct mcg_engine *e, struct mcg_group *g, const char *name);
 
 /* The group holding id, referenced, or NULL (free id, or being freed). */
 struct mcg_group *mcg_by_id(struct mcg_engine *e, unsigned id);
+/* The group holding id, unreferenced and without a lock: only for a caller
+ * that holds something pinning the group (a charged page of it). */
+static inline struct mcg_group *mcg_by_id_pinned(struct mcg_engine *e, unsigned id)
+{
+	return atomic_load_explicit(&e->by_id[id], memory_order_acquire);
+}
 
 void mcg_get(struct mcg_group *g);
 void mcg_put(struct mcg_group *g);
@@ -147,6 +172,11 @@ int mcg_set_move_charge(struct mcg_group *g, unsigned long long v);
 /* The root's usage_in_bytes: the global formula applied to the simulated
  * machine (file pages + anon pages), in pages. */
 long mcg_root_usage(struct mcg_engine *e);
+
+/* A removed group whose last page, slot or stocked charge is gone leaves
+ * the tree (and then its parent, if that was waiting for it). Cheap when g
+ * is alive. Call with no engine lock held. */
+void mcg_reap(struct mcg_group *g);
 
 /* Task count bookkeeping, for task.c only. */
 void mcg_note_tasks(struct mcg_group *g, long delta);

@@ -3,19 +3,29 @@
 #include "engine/memcg.h"
 #include "engine/stat.h"
 
+static atomic_uint stat_next_shard;
+static __thread int stat_my_shard = -1;
+
+static int stat_shard_of_thread(void)
+{
+	if (stat_my_shard < 0)
+		stat_my_shard = (int)(atomic_fetch_add(&stat_next_shard, 1) % STAT_SHARDS);
+	return stat_my_shard;
+}
+
 long stat_local(const struct mcg_group *g, enum stat_item it)
 {
-	return atomic_load_explicit(&g->stat[it], memory_order_relaxed);
+	long sum = 0;
+
+	for (int s = 0; s < STAT_SHARDS; s++)
+		sum += atomic_load_explicit(&g->stat[s].v[it], memory_order_relaxed);
+	return sum;
 }
 
 void stat_add(struct mcg_group *g, enum stat_item it, long delta)
 {
-	atomic_fetch_add_explicit(&g->stat[it], delta, memory_order_relaxed);
-}
-
-static atomic_long *stat_lru_slot(const struct mcg_group *g, enum stat_lru l, int node)
-{
-	return &g->lru[(size_t)node * LRU__COUNT + l];
+	atomic_fetch_add_explicit(&g->stat[stat_shard_of_thread()].v[it], delta,
+				  memory_order_relaxed);
 }
 
 long stat_lru_local(const struct mcg_group *g, enum stat_lru l, int node)
@@ -23,15 +33,15 @@ long stat_lru_local(const struct mcg_group *g, enum stat_lru l, int node)
 	long sum = 0;
 
 	if (node >= 0)
-		return atomic_load_explicit(stat_lru_slot(g, l, node), memory_order_relaxed);
+		return atomic_load_explicit(&g->lruvec[node].size[l], memory_order_relaxed);
 	for (unsigned n = 0; n < g->eng->cfg.nodes; n++)
-		sum += atomic_load_explicit(stat_lru_slot(g, l, (int)n), memory_order_relaxed);
+		sum += atomic_load_explicit(&g->lruvec[n].size[l], memory_order_relaxed);
 	return sum;
 }
 
 void stat_lru_add(struct mcg_group *g, enum stat_lru l, int node, long delta)
 {
-	atomic_fetch_add_explicit(stat_lru_slot(g, l, node), delta, memory_order_relaxed);
+	atomic_fetch_add_explicit(&g->lruvec[node].size[l], delta, memory_order_relaxed);
 }
 
 /* Subtree sums walk groups (dying ones included, §3.9), never pages. Caller

@@ -35,6 +35,15 @@ enum stat_lru {
 	LRU__COUNT
 };
 
+/* Statistics are kept in shards, one per updating thread modulo
+ * STAT_SHARDS (the kernel keeps them per CPU), so that threads charging one
+ * group do not fight over a cache line; a read sums the shards. */
+#define STAT_SHARDS 8
+
+struct stat_shard {
+	atomic_long v[STAT__COUNT];
+} __attribute__((aligned(64)));
+
 struct mcg_group;
 
 long stat_local(const struct mcg_group *g, enum stat_item it);

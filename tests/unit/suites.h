@@ -11,5 +11,6 @@ Suite *profile_suite(void);
 Suite *memcg_suite(void);
 Suite *task_suite(void);
 Suite *cgfiles_suite(void);
+Suite *charge_suite(void);
 
 #endif

@@ -1,0 +1,319 @@
+/* charge.c: the charge path. A per-CPU stock of pre-charged pages (one
+ * cached group per CPU, at most batch-1 pages, so the over-charge is
+ * bounded by ncpus * (batch - 1)), batched uncharge per thread, and the
+ * try-charge loop of §5.4 with direct reclaim, a stock drain, bounded
+ * retries and the OOM hook. Never picks pages to reclaim itself.
+ * Lock order: a stock lock, then id_lock (mcg_put may free a group). */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "engine/charge.h"
+#include "engine/lru.h"
+#include "engine/memcg.h"
+#include "engine/reclaim.h"
+
+#define CHARGE_COSTLY_PAGES     8     /* PAGE_ALLOC_COSTLY_ORDER */
+#define CHARGE_PROGRESS_RETRIES 256   /* bound on "reclaimed something, retry" */
+
+int charge_init(struct mcg_engine *e)
+{
+	e->stock = calloc(e->cfg.cpus, sizeof(*e->stock));
+	if (!e->stock)
+		return -ENOMEM;
+	for (unsigned c = 0; c < e->cfg.cpus; c++)
+		pthread_mutex_init(&e->stock[c].lock, NULL);
+	return 0;
+}
+
+void charge_destroy(struct mcg_engine *e)
+{
+	if (!e->stock)
+		return;
+	charge_drain(e, NULL);
+	for (unsigned c = 0; c < e->cfg.cpus; c++)
+		pthread_mutex_destroy(&e->stock[c].lock);
+	free(e->stock);
+	e->stock = NULL;
+}
+
+static void charge_counters_uncharge(struct mcg_group *g, long n, bool keep_memsw)
+{
+	pc_uncharge(&g->cnt[MCG_MEM], n);
+	if (!keep_memsw)
+		pc_uncharge(&g->cnt[MCG_MEMSW], n);
+}
+
+/* Caller holds s->lock. */
+static void charge_stock_drain_locked(struct charge_stock *s)
+{
+	if (!s->g)
+		return;
+	if (s->nr)
+		charge_counters_uncharge(s->g, s->nr, false);
+	mcg_put(s->g);
+	s->g = NULL;
+	s->nr = 0;
+}
+
+static bool charge_stock_consume(struct mcg_engine *e, unsigned cpu, struct mcg_group *g, long n)
+{
+	struct charge_stock *s = &e->stock[cpu];
+	bool hit = false;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->g == g && s->nr >= n) {
+		s->nr -= n;
+		hit = true;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return hit;
+}
+
+static void charge_stock_refill(struct mcg_engine *e, unsigned cpu, struct mcg_group *g, long n)
+{
+	struct charge_stock *s = &e->stock[cpu];
+
+	pthread_mutex_lock(&s->lock);
+	if (s->g != g) {
+		charge_stock_drain_locked(s);
+		mcg_get(g);
+		s->g = g;
+	}
+	s->nr += n;
+	if (s->nr > (long)prof_charge_batch(&e->cfg.prof))
+		charge_stock_drain_locked(s);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static bool charge_in_subtree(struct mcg_group *g, struct mcg_group *top)
+{
+	for (; g; g = g->parent)
+		if (g == top)
+			return true;
+	return false;
+}
+
+void charge_drain(struct mcg_engine *e, struct mcg_group *g)
+{
+	for (unsigned c = 0; c < e->cfg.cpus; c++) {
+		struct charge_stock *s = &e->stock[c];
+
+		pthread_mutex_lock(&s->lock);
+		if (s->g && (!g || charge_in_subtree(s->g, g)))
+			charge_stock_drain_locked(s);
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
+long charge_stocked(struct mcg_engine *e, struct mcg_group *g)
+{
+	long n = 0;
+
+	for (unsigned c = 0; c < e->cfg.cpus; c++) {
+		struct charge_stock *s = &e->stock[c];
+
+		pthread_mutex_lock(&s->lock);
+		if (s->g && (!g || charge_in_subtree(s->g, g)))
+			n += s->nr;
+		pthread_mutex_unlock(&s->lock);
+	}
+	return n;
+}
+
+/* The group whose counter of kind k refused. */
+static struct mcg_group *charge_counter_owner(struct pc_counter *c, enum mcg_counter k)
+{
+	return (struct mcg_group *)((char *)c - offsetof(struct mcg_group, cnt) -
+				    (size_t)k * sizeof(struct pc_counter));
+}
+
+int charge_try(struct mcg_group *g, unsigned cpu, long n)
+{
+	struct mcg_engine *e = g->eng;
+	unsigned retries = prof_reclaim_retries(&e->cfg.prof);
+	unsigned progress_retries = CHARGE_PROGRESS_RETRIES;
+	bool drained = false;
+	long batch;
+
+	if (mcg_is_root(g) || e->cfg.no_accounting)
+		return 0;
+	cpu %= e->cfg.cpus;
+	if (!e->cfg.no_stock && charge_stock_consume(e, cpu, g, n))
+		return 0;
+	batch = e->cfg.no_stock ? n : (long)prof_charge_batch(&e->cfg.prof);
+	if (batch < n)
+		batch = n;
+	for (;;) {
+		struct pc_counter *fail = NULL;
+		enum mcg_counter kind = MCG_MEMSW;
+		struct mcg_group *over;
+		long reclaimed;
+
+		if (pc_try_charge(&g->cnt[MCG_MEMSW], batch, &fail)) {
+			kind = MCG_MEM;
+			if (pc_try_charge(&g->cnt[MCG_MEM], batch, &fail)) {
+				if (batch > n)
+					charge_stock_refill(e, cpu, g, batch - n);
+				return 0;
+			}
+			pc_uncharge(&g->cnt[MCG_MEMSW], batch);
+		}
+		/* The speculative batch failed: try just what is needed. */
+		if (batch > n) {
+			batch = n;
+			continue;
+		}
+		over = charge_counter_owner(fail, kind);
+		/* Only page cache can go when the memsw limit is the one hit. */
+		reclaimed = reclaim_subtree(over, n, kind == MCG_MEM, RECLAIM_DIRECT);
+		if (pc_max(&over->cnt[kind]) - pc_usage(&over->cnt[kind]) >= n)
+			continue;
+		if (!drained) {
+			drained = true;
+			charge_drain(e, over);
+			continue;
+		}
+		if (reclaimed && n <= CHARGE_COSTLY_PAGES && progress_retries-- > 0)
+			continue;
+		if (retries-- > 0)
+			continue;
+		if (n <= CHARGE_COSTLY_PAGES && e->cfg.oom && e->cfg.oom(over, e->cfg.hook_arg)) {
+			retries = prof_reclaim_retries(&e->cfg.prof);
+			continue;
+		}
+		return -ENOMEM;
+	}
+}
+
+static __thread struct {
+	int depth;
+	struct mcg_group *g;     /* referenced while pages are pending */
+	long pages;
+	long memsw;
+} charge_batch;
+
+static void charge_batch_flush(void)
+{
+	struct mcg_group *g = charge_batch.g;
+
+	if (!g)
+		return;
+	pc_uncharge(&g->cnt[MCG_MEM], charge_batch.pages);
+	pc_uncharge(&g->cnt[MCG_MEMSW], charge_batch.memsw);
+	charge_batch.g = NULL;
+	if (g->removed)
+		mcg_reap(g);
+	mcg_put(g);
+	charge_batch.g = NULL;
+	charge_batch.pages = charge_batch.memsw = 0;
+}
+
+void charge_batch_begin(void)
+{
+	charge_batch.depth++;
+}
+
+void charge_batch_end(void)
+{
+	if (--charge_batch.depth == 0)
+		charge_batch_flush();
+}
+
+void charge_uncharge(struct mcg_group *g, long n, bool keep_memsw)
+{
+	if (mcg_is_root(g) || g->eng->cfg.no_accounting)
+		return;
+	if (charge_batch.depth > 0) {
+		if (charge_batch.g != g) {
+			charge_batch_flush();
+			mcg_get(g);
+			charge_batch.g = g;
+		}
+		charge_batch.pages += n;
+		if (!keep_memsw)
+			charge_batch.memsw += n;
+		return;
+	}
+	charge_counters_uncharge(g, n, keep_memsw);
+}
+
+void charge_page_stats(struct mcg_group *g, const struct page *p, long sign)
+{
+	unsigned kind = p->kind & PK_MASK;
+	bool cache = kind == PK_FILE || kind == PK_SHMEM;
+
+	stat_add(g, kind == PK_ANON ? STAT_RSS : STAT_CACHE, sign);
+	if (kind == PK_SHMEM)
+		stat_add(g, STAT_SHMEM, sign);
+	if (cache && (p->flags & PG_MAPPED))
+		stat_add(g, STAT_MAPPED_FILE, sign);
+	if (cache && (p->flags & PG_DIRTY))
+		stat_add(g, STAT_DIRTY, sign);
+	if (p->flags & PG_WRITEBACK)
+		stat_add(g, STAT_WRITEBACK, sign);
+}
+
+long charge_new_page(struct mcg_group *g, unsigned cpu, unsigned node, enum page_kind kind,
+		     uint32_t owner, uint8_t flags)
+{
+	struct mcg_engine *e = g->eng;
+	uint32_t idx;
+	struct page *p;
+	int err;
+
+	if ((err = charge_try(g, cpu, 1)))
+		return err;
+	idx = page_alloc(&e->pages, node % e->pages.nr_nodes);
+	if (idx == PAGE_NONE) {
+		/* The machine itself is full: reclaim globally, once. */
+		reclaim_subtree(e->root, 32, true, RECLAIM_GLOBAL);
+		idx = page_alloc(&e->pages, node % e->pages.nr_nodes);
+	}
+	if (idx == PAGE_NONE) {
+		charge_uncharge(g, 1, false);
+		return -ENOMEM;
+	}
+	p = &e->pages.pages[idx];
+	p->memcg = (uint16_t)g->id;
+	p->kind = (uint8_t)kind;
+	p->flags = flags & (PG_DIRTY | PG_MAPPED | PG_MLOCKED);
+	p->owner = owner;
+	charge_page_stats(g, p, 1);
+	stat_add(g, STAT_PGPGIN, 1);
+	lru_add(e, g, idx);
+	return idx;
+}
+
+/* Off the LRU and uncharged; the page goes back to the pool. keep_memsw:
+ * its content went to swap, which keeps the memsw charge. */
+void charge_release_page(struct mcg_engine *e, struct mcg_group *g, uint32_t idx, bool keep_memsw)
+{
+	struct page *p = &e->pages.pages[idx];
+
+	charge_page_stats(g, p, -1);
+	stat_add(g, STAT_PGPGOUT, 1);
+	charge_uncharge(g, 1, keep_memsw);
+	page_free(&e->pages, idx);
+	if (g->removed)
+		mcg_reap(g);
+}
+
+void charge_free_page(struct mcg_engine *e, uint32_t idx)
+{
+	struct page *p = &e->pages.pages[idx];
+	/* A charged page pins its group: no reference or lock needed. */
+	struct mcg_group *g = mcg_by_id_pinned(e, p->memcg);
+	struct lru_vec *v = lru_vec_of(e, g, idx);
+	bool isolated;
+
+	pthread_mutex_lock(&v->lock);
+	isolated = p->kind & PS_ISOLATED;
+	if (isolated)
+		p->kind |= PS_DOOMED;     /* reclaim holds it and will finish */
+	else
+		lru_unlink(e, g, idx);
+	pthread_mutex_unlock(&v->lock);
+	if (!isolated)
+		charge_release_page(e, g, idx, false);
+}

@@ -1,0 +1,59 @@
+/* charge.h: charging and uncharging groups and pages (§5.4, §5.6, seed
+ * topic 3): the per-CPU stock of pre-charged pages, batched uncharge, and
+ * the try-charge loop with direct reclaim and retries. Owns the stock and
+ * the batch record; never picks pages to reclaim (reclaim.c) or victims
+ * (oom.c). */
+#ifndef MEMCGFS_CHARGE_H
+#define MEMCGFS_CHARGE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/page.h"
+
+struct mcg_engine;
+struct mcg_group;
+
+/* One per simulated CPU; padded so CPUs do not share a cache line. */
+struct charge_stock {
+	pthread_mutex_t lock;
+	struct mcg_group *g;       /* referenced while it holds pages */
+	long nr;
+	char pad[64 - sizeof(pthread_mutex_t) % 64];
+};
+
+int charge_init(struct mcg_engine *e);
+void charge_destroy(struct mcg_engine *e);
+
+/* Charge n pages to g from simulated CPU cpu: stock, batch, then direct
+ * reclaim and retries. 0 or -ENOMEM. The root is never charged. */
+int charge_try(struct mcg_group *g, unsigned cpu, long n);
+/* Return n pages of memory (and memsw unless keep_memsw, as on swap-out). */
+void charge_uncharge(struct mcg_group *g, long n, bool keep_memsw);
+/* Give back stocked pages of g's subtree (all groups for g == NULL). */
+void charge_drain(struct mcg_engine *e, struct mcg_group *g);
+/* Pages currently parked in stocks, for the invariant checker. */
+long charge_stocked(struct mcg_engine *e, struct mcg_group *g);
+
+/* Batched uncharge: between begin and end, uncharges of one group on this
+ * thread are summed and applied once at end (or when the group changes). */
+void charge_batch_begin(void);
+void charge_batch_end(void);
+
+/* A new page of kind for g, charged, on g's LRU. flags may carry
+ * PG_DIRTY, PG_MAPPED, PG_MLOCKED. Returns the page or -ENOMEM. */
+long charge_new_page(struct mcg_group *g, unsigned cpu, unsigned node, enum page_kind kind,
+		     uint32_t owner, uint8_t flags);
+/* Free a page: off the LRU, statistics, uncharge (batched if a batch is
+ * open). */
+void charge_free_page(struct mcg_engine *e, uint32_t idx);
+
+/* The end of a page's life once it is off its LRU: statistics, uncharge
+ * (keeping memsw when its content went to swap), back to the pool. */
+void charge_release_page(struct mcg_engine *e, struct mcg_group *g, uint32_t idx, bool keep_memsw);
+
+/* Statistics a page of this kind and these flags contributes (±1 each). */
+void charge_page_stats(struct mcg_group *g, const struct page *p, long sign);
+
+#endif

@@ -1,0 +1,131 @@
+/* check.c: recount everything from the pages up and compare with the
+ * counters, statistics and LRU lists. Slow by design (it walks every page
+ * and list); never used on a hot path. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "engine/check.h"
+#include "engine/memcg.h"
+
+struct check_count {
+	long anon, file, shmem, mapped, dirty, lru[LRU__COUNT], swap, stocked;
+};
+
+static int check_fail(char *msg, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Walk g's lists: every linked page must be g's, on the list its flags
+ * imply, not isolated, and the lengths must match the LRU statistics. */
+static int check_lists(struct mcg_engine *e, struct mcg_group *g, char *msg, size_t len)
+{
+	struct page *pg = e->pages.pages;
+
+	for (unsigned n = 0; n < e->pages.nr_nodes; n++)
+		for (int l = 0; l < LRU__COUNT; l++) {
+			long count = 0;
+			uint32_t prev = PAGE_NONE;
+
+			for (uint32_t i = g->lruvec[n].list[l].head; i != PAGE_NONE; i = pg[i].next) {
+				if (pg[i].memcg != g->id || (int)lru_of(&pg[i]) != l ||
+				    pg[i].prev != prev || page_node_of(&e->pages, i) != n ||
+				    (pg[i].kind & PS_ISOLATED))
+					return check_fail(msg, len, "group %u: page %u misplaced on list %d",
+							  g->id, i, l);
+				prev = i;
+				count++;
+			}
+			if (count != stat_lru_local(g, l, (int)n))
+				return check_fail(msg, len, "group %u node %u list %d: %ld linked, %ld counted",
+						  g->id, n, l, count, stat_lru_local(g, l, (int)n));
+		}
+	return 0;
+}
+
+/* Usage expected at g from its own pages, slots and stock plus those of its
+ * linked children; checks every group on the way. Returns -1 on mismatch. */
+static int check_group(struct mcg_engine *e, struct mcg_group *g, struct check_count *counts,
+		       long *mem_out, long *memsw_out, char *msg, size_t len)
+{
+	struct check_count *c = &counts[g->id];
+	long own = c->anon + c->file + c->shmem + c->stocked;
+	long kids = 0, kids_sw = 0, want, want_sw;
+
+	if (stat_local(g, STAT_RSS) != c->anon ||
+	    stat_local(g, STAT_CACHE) != c->file + c->shmem ||
+	    stat_local(g, STAT_SHMEM) != c->shmem ||
+	    stat_local(g, STAT_MAPPED_FILE) != c->mapped ||
+	    stat_local(g, STAT_DIRTY) != c->dirty ||
+	    stat_local(g, STAT_SWAP) != c->swap)
+		return check_fail(msg, len, "group %u: statistics disagree with its pages "
+				  "(rss %ld/%ld cache %ld/%ld swap %ld/%ld)", g->id,
+				  stat_local(g, STAT_RSS), c->anon, stat_local(g, STAT_CACHE),
+				  c->file + c->shmem, stat_local(g, STAT_SWAP), c->swap);
+	if (check_lists(e, g, msg, len))
+		return -1;
+	for (struct mcg_group *k = g->children; k; k = k->sibling) {
+		long km, ks;
+
+		if (check_group(e, k, counts, &km, &ks, msg, len))
+			return -1;
+		if (k->cnt[MCG_MEM].parent == &g->cnt[MCG_MEM]) {
+			kids += km;
+			kids_sw += ks;
+		}
+	}
+	*mem_out = own + kids;
+	*memsw_out = own + c->swap + kids_sw;
+	/* The root is never charged directly: its counters see its children. */
+	want = mcg_is_root(g) ? kids : *mem_out;
+	want_sw = mcg_is_root(g) ? kids_sw : *memsw_out;
+	if (!e->cfg.no_accounting &&
+	    (pc_usage(&g->cnt[MCG_MEM]) != want || pc_usage(&g->cnt[MCG_MEMSW]) != want_sw))
+		return check_fail(msg, len, "group %u: usage %ld/%ld, pages say %ld/%ld", g->id,
+				  pc_usage(&g->cnt[MCG_MEM]), pc_usage(&g->cnt[MCG_MEMSW]), want, want_sw);
+	return 0;
+}
+
+int check_invariants(struct mcg_engine *e, char *msg, size_t len)
+{
+	struct check_count *counts = calloc(MCG_ID_MAX + 1, sizeof(*counts));
+	struct page *pg = e->pages.pages;
+	long mem, memsw;
+	int err;
+
+	if (!counts)
+		return check_fail(msg, len, "out of memory");
+	for (uint32_t i = 0; i < e->pages.nr_pages; i++) {
+		struct check_count *c;
+
+		if (!pg[i].memcg)
+			continue;
+		c = &counts[pg[i].memcg];
+		switch (pg[i].kind & PK_MASK) {
+		case PK_ANON: c->anon++; break;
+		case PK_FILE: c->file++; break;
+		case PK_SHMEM: c->shmem++; break;
+		}
+		if ((pg[i].kind & PK_MASK) != PK_ANON) {
+			c->mapped += !!(pg[i].flags & PG_MAPPED);
+			c->dirty += !!(pg[i].flags & PG_DIRTY);
+		}
+	}
+	for (uint32_t s = 0; s < e->swap.nr_slots; s++)
+		if (e->swap.memcg[s])
+			counts[e->swap.memcg[s]].swap++;
+	for (unsigned cpu = 0; cpu < e->cfg.cpus; cpu++)
+		if (e->stock[cpu].g)
+			counts[e->stock[cpu].g->id].stocked += e->stock[cpu].nr;
+	pthread_rwlock_rdlock(&e->tree_lock);
+	err = check_group(e, e->root, counts, &mem, &memsw, msg, len);
+	pthread_rwlock_unlock(&e->tree_lock);
+	free(counts);
+	return err;
+}

@@ -1,0 +1,117 @@
+/* lru.c: LRU list membership. Each (group, node) pair has five lists under
+ * one mutex; the sizes are the group's LRU statistics. Never scans and
+ * never frees a page. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/lru.h"
+#include "engine/memcg.h"
+
+int lru_vecs_init(struct mcg_group *g, unsigned nodes)
+{
+	g->lruvec = aligned_alloc(64, nodes * sizeof(*g->lruvec));
+	if (!g->lruvec)
+		return -ENOMEM;
+	memset(g->lruvec, 0, nodes * sizeof(*g->lruvec));
+	for (unsigned n = 0; n < nodes; n++) {
+		pthread_mutex_init(&g->lruvec[n].lock, NULL);
+		for (int l = 0; l < LRU__COUNT; l++)
+			g->lruvec[n].list[l].head = g->lruvec[n].list[l].tail = PAGE_NONE;
+	}
+	return 0;
+}
+
+void lru_vecs_destroy(struct mcg_group *g, unsigned nodes)
+{
+	if (!g->lruvec)
+		return;
+	for (unsigned n = 0; n < nodes; n++)
+		pthread_mutex_destroy(&g->lruvec[n].lock);
+	free(g->lruvec);
+	g->lruvec = NULL;
+}
+
+enum stat_lru lru_of(const struct page *p)
+{
+	bool active = p->flags & PG_ACTIVE;
+
+	if (p->flags & (PG_UNEVICTABLE | PG_MLOCKED))
+		return LRU_UNEVICTABLE;
+	if ((p->kind & PK_MASK) == PK_FILE)
+		return active ? LRU_ACTIVE_FILE : LRU_INACTIVE_FILE;
+	/* anon and shmem are swap-backed: the anon lists */
+	return active ? LRU_ACTIVE_ANON : LRU_INACTIVE_ANON;
+}
+
+struct lru_vec *lru_vec_of(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
+{
+	return &g->lruvec[page_node_of(&e->pages, idx)];
+}
+
+void lru_link(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
+{
+	struct page *pg = e->pages.pages, *p = &pg[idx];
+	unsigned node = page_node_of(&e->pages, idx);
+	enum stat_lru l = lru_of(p);
+	struct lru_list *list = &g->lruvec[node].list[l];
+
+	p->prev = PAGE_NONE;
+	p->next = list->head;
+	if (list->head != PAGE_NONE)
+		pg[list->head].prev = idx;
+	else
+		list->tail = idx;
+	list->head = idx;
+	stat_lru_add(g, l, (int)node, 1);
+}
+
+void lru_unlink(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
+{
+	struct page *pg = e->pages.pages, *p = &pg[idx];
+	unsigned node = page_node_of(&e->pages, idx);
+	enum stat_lru l = lru_of(p);
+	struct lru_list *list = &g->lruvec[node].list[l];
+
+	if (p->prev != PAGE_NONE)
+		pg[p->prev].next = p->next;
+	else
+		list->head = p->next;
+	if (p->next != PAGE_NONE)
+		pg[p->next].prev = p->prev;
+	else
+		list->tail = p->prev;
+	p->prev = p->next = PAGE_NONE;
+	stat_lru_add(g, l, (int)node, -1);
+}
+
+void lru_add(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
+{
+	struct lru_vec *v = lru_vec_of(e, g, idx);
+
+	pthread_mutex_lock(&v->lock);
+	lru_link(e, g, idx);
+	pthread_mutex_unlock(&v->lock);
+}
+
+void lru_del(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
+{
+	struct lru_vec *v = lru_vec_of(e, g, idx);
+
+	pthread_mutex_lock(&v->lock);
+	lru_unlink(e, g, idx);
+	pthread_mutex_unlock(&v->lock);
+}
+
+void lru_set_flags(struct mcg_engine *e, struct mcg_group *g, uint32_t idx,
+		   uint8_t set, uint8_t clear)
+{
+	struct lru_vec *v = lru_vec_of(e, g, idx);
+	struct page *p = &e->pages.pages[idx];
+
+	pthread_mutex_lock(&v->lock);
+	lru_unlink(e, g, idx);
+	p->flags = (uint8_t)((p->flags | set) & ~clear);
+	lru_link(e, g, idx);
+	pthread_mutex_unlock(&v->lock);
+}

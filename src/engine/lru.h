@@ -1,0 +1,49 @@
+/* lru.h: per-group, per-node LRU lists (inactive/active anon and file,
+ * unevictable), doubly linked through the page descriptors. Owns list
+ * membership and the LRU sizes behind memory.stat; never decides what to
+ * reclaim (reclaim.c does) and never charges. */
+#ifndef MEMCGFS_LRU_H
+#define MEMCGFS_LRU_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/page.h"
+#include "engine/stat.h"
+
+struct mcg_engine;
+struct mcg_group;
+
+struct lru_list {
+	uint32_t head, tail;   /* head: most recently added */
+};
+
+/* One per (group, node), on its own cache lines. The sizes change only
+ * under lock but are read without it. */
+struct lru_vec {
+	pthread_mutex_t lock;
+	struct lru_list list[LRU__COUNT];
+	atomic_long size[LRU__COUNT];
+} __attribute__((aligned(64)));
+
+int lru_vecs_init(struct mcg_group *g, unsigned nodes);
+void lru_vecs_destroy(struct mcg_group *g, unsigned nodes);
+
+/* The list a page belongs on, from its kind and flags. */
+enum stat_lru lru_of(const struct page *p);
+
+/* Caller holds the lruvec lock of (g, node of idx). */
+void lru_link(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
+void lru_unlink(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
+struct lru_vec *lru_vec_of(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
+
+/* Locked wrappers. */
+void lru_add(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
+void lru_del(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
+/* Set or clear flags and move the page to the list they imply. */
+void lru_set_flags(struct mcg_engine *e, struct mcg_group *g, uint32_t idx,
+		   uint8_t set, uint8_t clear);
+
+#endif

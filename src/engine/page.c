@@ -1,0 +1,112 @@
+/* page.c: the page descriptor array and its per-node free lists. The array
+ * is mapped, not written, at start: a descriptor costs memory only once its
+ * page has been used. Never knows about groups beyond the id it stores. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "engine/page.h"
+
+int page_pool_init(struct page_pool *pp, long nr_pages, unsigned nr_nodes)
+{
+	memset(pp, 0, sizeof(*pp));
+	if (nr_pages <= 0 || nr_pages >= (long)PAGE_NONE || nr_nodes == 0 ||
+	    (long)nr_nodes > nr_pages)
+		return -EINVAL;
+	/* Anonymous mappings come zeroed and lazily backed. */
+	pp->pages = mmap(NULL, (size_t)nr_pages * sizeof(struct page), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (pp->pages == MAP_FAILED) {
+		pp->pages = NULL;
+		return -ENOMEM;
+	}
+	pp->node = calloc(nr_nodes, sizeof(*pp->node));
+	if (!pp->node) {
+		munmap(pp->pages, (size_t)nr_pages * sizeof(struct page));
+		return -ENOMEM;
+	}
+	pp->nr_pages = (uint32_t)nr_pages;
+	pp->nr_nodes = nr_nodes;
+	for (unsigned n = 0; n < nr_nodes; n++) {
+		struct page_node *pn = &pp->node[n];
+
+		pthread_mutex_init(&pn->lock, NULL);
+		pn->first = (uint32_t)((uint64_t)nr_pages * n / nr_nodes);
+		pn->end = (uint32_t)((uint64_t)nr_pages * (n + 1) / nr_nodes);
+		/* Freed pages are reused first; never-used ones come from a
+		 * bump pointer, so the untouched tail costs nothing. */
+		pn->bump = pn->first;
+		pn->free_head = PAGE_NONE;
+		pn->nr_free = pn->end - pn->first;
+	}
+	return 0;
+}
+
+void page_pool_destroy(struct page_pool *pp)
+{
+	if (!pp->pages)
+		return;
+	for (unsigned n = 0; n < pp->nr_nodes; n++)
+		pthread_mutex_destroy(&pp->node[n].lock);
+	munmap(pp->pages, (size_t)pp->nr_pages * sizeof(struct page));
+	free(pp->node);
+	memset(pp, 0, sizeof(*pp));
+}
+
+static uint32_t page_take(struct page_pool *pp, struct page_node *pn)
+{
+	uint32_t idx = PAGE_NONE;
+
+	pthread_mutex_lock(&pn->lock);
+	if (pn->free_head != PAGE_NONE) {
+		idx = pn->free_head;
+		pn->free_head = pp->pages[idx].next;
+	} else if (pn->bump < pn->end) {
+		idx = pn->bump++;
+	}
+	if (idx != PAGE_NONE) {
+		pn->nr_free--;
+		memset(&pp->pages[idx], 0, sizeof(pp->pages[idx]));
+		pp->pages[idx].prev = pp->pages[idx].next = PAGE_NONE;
+	}
+	pthread_mutex_unlock(&pn->lock);
+	return idx;
+}
+
+uint32_t page_alloc(struct page_pool *pp, unsigned node)
+{
+	for (unsigned i = 0; i < pp->nr_nodes; i++) {
+		uint32_t idx = page_take(pp, &pp->node[(node + i) % pp->nr_nodes]);
+
+		if (idx != PAGE_NONE)
+			return idx;
+	}
+	return PAGE_NONE;
+}
+
+void page_free(struct page_pool *pp, uint32_t idx)
+{
+	struct page_node *pn = &pp->node[page_node_of(pp, idx)];
+
+	pthread_mutex_lock(&pn->lock);
+	pp->pages[idx].kind = PK_FREE;
+	pp->pages[idx].memcg = 0;
+	pp->pages[idx].flags = 0;
+	pp->pages[idx].next = pn->free_head;
+	pn->free_head = idx;
+	pn->nr_free++;
+	pthread_mutex_unlock(&pn->lock);
+}
+
+long page_nr_free(struct page_pool *pp)
+{
+	long n = 0;
+
+	for (unsigned i = 0; i < pp->nr_nodes; i++) {
+		pthread_mutex_lock(&pp->node[i].lock);
+		n += pp->node[i].nr_free;
+		pthread_mutex_unlock(&pp->node[i].lock);
+	}
+	return n;
+}

@@ -1,0 +1,81 @@
+/* page.h: the simulated machine's pages: one 16-byte descriptor per page,
+ * preallocated, with per-node free lists. Owns allocation, freeing and the
+ * descriptor layout; never charges, never touches an LRU list's order. */
+#ifndef MEMCGFS_PAGE_H
+#define MEMCGFS_PAGE_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#define PAGE_NONE UINT32_MAX
+
+enum page_kind {
+	PK_FREE,
+	PK_ANON,
+	PK_FILE,
+	PK_SHMEM,
+};
+#define PK_MASK      0x0f
+/* States kept in the upper bits of the kind byte, under the lruvec lock. */
+#define PS_ISOLATED  0x10   /* taken off its LRU by reclaim */
+#define PS_DOOMED    0x20   /* freed by its owner while isolated */
+
+enum page_flag {
+	PG_ACTIVE      = 1 << 0,
+	PG_REFERENCED  = 1 << 1,
+	PG_DIRTY       = 1 << 2,
+	PG_WRITEBACK   = 1 << 3,
+	PG_RECLAIM     = 1 << 4,
+	PG_MAPPED      = 1 << 5,
+	PG_MLOCKED     = 1 << 6,
+	PG_UNEVICTABLE = 1 << 7,
+};
+
+/* 16 bytes. The node is implied by the index (each node owns a range), the
+ * LRU list by kind and flags. */
+struct page {
+	uint32_t prev, next;   /* LRU (or free-list) links, page indexes */
+	uint16_t memcg;        /* owning group's id; 0 while free */
+	uint8_t flags;         /* enum page_flag */
+	uint8_t kind;          /* enum page_kind | PS_* states */
+	uint32_t owner;        /* who maps it: a task's or a file's number */
+};
+
+struct page_node {
+	pthread_mutex_t lock;
+	uint32_t first, end;   /* [first, end) are this node's pages */
+	uint32_t bump;         /* [bump, end) were never used */
+	uint32_t free_head;    /* freed pages, linked through next */
+	long nr_free;          /* both kinds */
+};
+
+struct page_pool {
+	struct page *pages;
+	uint32_t nr_pages;
+	unsigned nr_nodes;
+	struct page_node *node;
+};
+
+/* -ENOMEM, -EINVAL (no pages, or more than 2^32 - 1). Memory is reserved,
+ * not touched: descriptors become resident as pages are first used. */
+int page_pool_init(struct page_pool *pp, long nr_pages, unsigned nr_nodes);
+void page_pool_destroy(struct page_pool *pp);
+
+/* A free page of node (or of any node, trying node first), or PAGE_NONE. */
+uint32_t page_alloc(struct page_pool *pp, unsigned node);
+void page_free(struct page_pool *pp, uint32_t idx);
+
+static inline unsigned page_node_of(const struct page_pool *pp, uint32_t idx)
+{
+	unsigned n = (unsigned)((uint64_t)idx * pp->nr_nodes / pp->nr_pages);
+
+	while (idx < pp->node[n].first)
+		n--;
+	while (idx >= pp->node[n].end)
+		n++;
+	return n;
+}
+
+long page_nr_free(struct page_pool *pp);
+
+#endif

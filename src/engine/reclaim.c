@@ -1,0 +1,244 @@
+/* reclaim.c: page reclaim from a group's subtree. Priorities from 12 down to
+ * 0 scan (list size >> priority) pages; active lists are aged into the
+ * inactive ones, inactive pages get a second chance when referenced, and the
+ * anon/file split follows the swappiness of the group reclaimed from. Pages
+ * are isolated under the lruvec lock and decided with no lock held, so an
+ * owner may free a page concurrently (it is then finished here). Never
+ * charges and never sleeps on a device. */
+#include <stdlib.h>
+
+#include "engine/charge.h"
+#include "engine/lru.h"
+#include "engine/memcg.h"
+#include "engine/reclaim.h"
+#include "engine/swap.h"
+
+#define RECLAIM_PRIO_DEF 12
+#define RECLAIM_CLUSTER  32     /* SWAP_CLUSTER_MAX: pages isolated at a time */
+
+struct reclaim_ctl {
+	struct mcg_engine *e;
+	long want;
+	long reclaimed;
+	long scanned;
+	bool may_swap;
+	unsigned swappiness;
+	int who;                    /* 0 direct/limit/global, 1 background */
+};
+
+/* Groups of the subtree, referenced, dying ones included (their pages are
+ * reclaimable too). */
+static struct mcg_group **reclaim_groups(struct mcg_group *top, size_t *n)
+{
+	struct mcg_engine *e = top->eng;
+	struct mcg_group **v = NULL, **stack = NULL;
+	size_t cap = 0, sp = 0, scap = 0;
+
+	*n = 0;
+	pthread_rwlock_rdlock(&e->tree_lock);
+	if (!(stack = malloc(sizeof(*stack) * (scap = 64))))
+		goto out;
+	stack[sp++] = top;
+	while (sp) {
+		struct mcg_group *g = stack[--sp];
+
+		if (*n == cap) {
+			struct mcg_group **nv = realloc(v, sizeof(*v) * (cap = cap ? cap * 2 : 16));
+
+			if (!nv)
+				break;
+			v = nv;
+		}
+		mcg_get(g);
+		v[(*n)++] = g;
+		for (struct mcg_group *c = g->children; c; c = c->sibling) {
+			if (sp == scap) {
+				struct mcg_group **ns = realloc(stack, sizeof(*stack) * (scap *= 2));
+
+				if (!ns)
+					break;
+				stack = ns;
+			}
+			stack[sp++] = c;
+		}
+	}
+out:
+	pthread_rwlock_unlock(&e->tree_lock);
+	free(stack);
+	return v;
+}
+
+/* Move up to nr pages from the tail of the active list to the inactive
+ * list, clearing their referenced bit (they must earn it again). */
+static void reclaim_age_active(struct reclaim_ctl *rc, struct mcg_group *g, unsigned node,
+			       enum stat_lru active, long nr)
+{
+	struct lru_vec *v = &g->lruvec[node];
+	struct page *pg = rc->e->pages.pages;
+
+	pthread_mutex_lock(&v->lock);
+	while (nr-- > 0 && v->list[active].tail != PAGE_NONE) {
+		uint32_t idx = v->list[active].tail;
+
+		lru_unlink(rc->e, g, idx);
+		pg[idx].flags &= (uint8_t)~(PG_ACTIVE | PG_REFERENCED);
+		lru_link(rc->e, g, idx);
+	}
+	pthread_mutex_unlock(&v->lock);
+}
+
+/* Put an isolated page back (or finish it if its owner freed it). */
+static void reclaim_putback(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t idx,
+			    uint8_t set, uint8_t clear)
+{
+	struct page *p = &rc->e->pages.pages[idx];
+	struct lru_vec *v = lru_vec_of(rc->e, g, idx);
+	bool doomed;
+
+	pthread_mutex_lock(&v->lock);
+	doomed = p->kind & PS_DOOMED;
+	p->kind &= (uint8_t)~(PS_ISOLATED | PS_DOOMED);
+	if (!doomed) {
+		p->flags = (uint8_t)((p->flags | set) & ~clear);
+		lru_link(rc->e, g, idx);
+	}
+	pthread_mutex_unlock(&v->lock);
+	if (doomed)
+		charge_release_page(rc->e, g, idx, false);
+}
+
+/* Decide one isolated inactive page. Returns true when it was reclaimed. */
+static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t idx, bool anon)
+{
+	struct mcg_engine *e = rc->e;
+	struct page *p = &e->pages.pages[idx];
+	uint32_t slot = SWAP_NONE;
+	struct lru_vec *v;
+	bool doomed;
+
+	if (p->flags & PG_REFERENCED) {
+		/* second chance: used since it was last looked at */
+		reclaim_putback(rc, g, idx, PG_ACTIVE, PG_REFERENCED);
+		return false;
+	}
+	if (!anon && (p->flags & (PG_DIRTY | PG_WRITEBACK))) {
+		/* Direct reclaim does not write pages: it queues them, and the
+		 * page comes back to the inactive list clean, to be found on a
+		 * later pass. */
+		charge_page_stats(g, p, -1);
+		p->flags = (uint8_t)((p->flags & ~(PG_DIRTY | PG_WRITEBACK)) | PG_RECLAIM);
+		charge_page_stats(g, p, 1);
+		reclaim_putback(rc, g, idx, 0, 0);
+		return false;
+	}
+	if (anon) {
+		if (!rc->may_swap || (slot = swap_out(g)) == SWAP_NONE) {
+			reclaim_putback(rc, g, idx, PG_ACTIVE, 0);
+			return false;
+		}
+	}
+	if (e->cfg.evict && !e->cfg.evict(p->owner, idx, slot, e->cfg.hook_arg)) {
+		if (slot != SWAP_NONE)
+			swap_cancel(e, slot);
+		reclaim_putback(rc, g, idx, PG_ACTIVE, 0);
+		return false;
+	}
+	v = lru_vec_of(e, g, idx);
+	pthread_mutex_lock(&v->lock);
+	doomed = p->kind & PS_DOOMED;
+	p->kind &= (uint8_t)~(PS_ISOLATED | PS_DOOMED);
+	pthread_mutex_unlock(&v->lock);
+	if (doomed && slot != SWAP_NONE) {
+		/* freed by its owner meanwhile: nothing left to keep in swap */
+		swap_cancel(e, slot);
+		slot = SWAP_NONE;
+	}
+	charge_release_page(e, g, idx, slot != SWAP_NONE);
+	return true;
+}
+
+static void reclaim_inactive(struct reclaim_ctl *rc, struct mcg_group *g, unsigned node,
+			     enum stat_lru inactive, long nr)
+{
+	struct lru_vec *v = &g->lruvec[node];
+	struct page *pg = rc->e->pages.pages;
+	bool anon = inactive == LRU_INACTIVE_ANON;
+
+	while (nr > 0 && rc->reclaimed < rc->want) {
+		uint32_t batch[RECLAIM_CLUSTER];
+		int n = 0;
+
+		/* isolate no more than is still wanted, so reclaim stops on target */
+		long room = rc->want - rc->reclaimed;
+
+		pthread_mutex_lock(&v->lock);
+		while (n < RECLAIM_CLUSTER && n < nr && n < room &&
+		       v->list[inactive].tail != PAGE_NONE) {
+			uint32_t idx = v->list[inactive].tail;
+
+			lru_unlink(rc->e, g, idx);
+			pg[idx].kind |= PS_ISOLATED;
+			batch[n++] = idx;
+		}
+		pthread_mutex_unlock(&v->lock);
+		if (n == 0)
+			break;
+		nr -= n;
+		rc->scanned += n;
+		atomic_fetch_add(&g->pg_scanned[rc->who], n);
+		for (int i = 0; i < n; i++)
+			if (reclaim_page(rc, g, batch[i], anon)) {
+				rc->reclaimed++;
+				atomic_fetch_add(&g->pg_reclaimed[rc->who], 1);
+			}
+	}
+}
+
+static void reclaim_lruvec(struct reclaim_ctl *rc, struct mcg_group *g, unsigned node, int prio)
+{
+	long ia = stat_lru_local(g, LRU_INACTIVE_ANON, (int)node);
+	long aa = stat_lru_local(g, LRU_ACTIVE_ANON, (int)node);
+	long ifl = stat_lru_local(g, LRU_INACTIVE_FILE, (int)node);
+	long af = stat_lru_local(g, LRU_ACTIVE_FILE, (int)node);
+	bool swap = rc->may_swap && rc->swappiness > 0 && swap_nr_free(rc->e) > 0;
+	/* swappiness 100 scans both types alike; 0 no anon; 200 no file */
+	long anon_scan = swap ? ((ia + aa) >> prio) * rc->swappiness / 100 : 0;
+	long file_scan = ((ifl + af) >> prio) * (200 - (swap ? rc->swappiness : 0)) / 100;
+
+	if (prio == 0) {        /* the last pass looks at everything it may */
+		anon_scan = swap ? ia + aa : 0;
+		file_scan = ifl + af;
+	}
+	/* keep the inactive lists at least as long as the active ones, aging
+	 * (active size >> priority) pages a pass */
+	if (file_scan && af > ifl)
+		reclaim_age_active(rc, g, node, LRU_ACTIVE_FILE, prio ? af >> prio : af);
+	if (anon_scan && aa > ia)
+		reclaim_age_active(rc, g, node, LRU_ACTIVE_ANON, prio ? aa >> prio : aa);
+	if (file_scan)
+		reclaim_inactive(rc, g, node, LRU_INACTIVE_FILE, file_scan);
+	if (anon_scan && rc->reclaimed < rc->want)
+		reclaim_inactive(rc, g, node, LRU_INACTIVE_ANON, anon_scan);
+}
+
+long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim_ctx ctx)
+{
+	struct reclaim_ctl rc = {
+		.e = top->eng, .want = nr, .may_swap = may_swap,
+		.swappiness = mcg_swappiness(top), .who = ctx == RECLAIM_BACKGROUND,
+	};
+	struct mcg_group **groups;
+	size_t ng;
+
+	if (nr <= 0 || !(groups = reclaim_groups(top, &ng)))
+		return 0;
+	/* Limit reclaim with swappiness 0 may still not swap (§3.13). */
+	for (int prio = RECLAIM_PRIO_DEF; prio >= 0 && rc.reclaimed < nr; prio--)
+		for (size_t i = 0; i < ng && rc.reclaimed < nr; i++)
+			for (unsigned n = 0; n < rc.e->pages.nr_nodes && rc.reclaimed < nr; n++)
+				reclaim_lruvec(&rc, groups[i], n, prio);
+	for (size_t i = 0; i < ng; i++)
+		mcg_put(groups[i]);
+	free(groups);
+	return rc.reclaimed;
+}

@@ -1,0 +1,22 @@
+/* reclaim.h: taking pages back from a group's subtree (direct reclaim on a
+ * failed charge, limit shrinking, force_empty, global shortage). Owns
+ * the scan: second-chance aging, active/inactive balance, the anon/file
+ * ratio from swappiness. Never charges. */
+#ifndef MEMCGFS_RECLAIM_H
+#define MEMCGFS_RECLAIM_H
+
+#include <stdbool.h>
+
+struct mcg_group;
+
+enum reclaim_ctx {
+	RECLAIM_DIRECT,      /* a charge failed */
+	RECLAIM_LIMIT,       /* limit write, force_empty */
+	RECLAIM_GLOBAL,      /* the simulated machine ran out of pages */
+	RECLAIM_BACKGROUND,  /* watermark workers */
+};
+
+/* Reclaim up to nr pages from g's subtree. Returns pages reclaimed. */
+long reclaim_subtree(struct mcg_group *g, long nr, bool may_swap, enum reclaim_ctx ctx);
+
+#endif

@@ -1,0 +1,114 @@
+/* swap.c: swap slots with their owning group id. A swapped-out page keeps
+ * its memsw charge (it now stands for the slot) and counts in the group's
+ * swap statistic until the slot is released. Never touches an LRU. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "engine/charge.h"
+#include "engine/memcg.h"
+#include "engine/swap.h"
+
+int swap_init(struct mcg_engine *e, long nr_slots)
+{
+	struct swap_dev *s = &e->swap;
+
+	pthread_mutex_init(&s->lock, NULL);
+	s->free_head = SWAP_NONE;
+	if (nr_slots <= 0)
+		return 0;
+	if (nr_slots >= (long)SWAP_NONE)
+		return -EINVAL;
+	s->memcg = calloc((size_t)nr_slots, sizeof(*s->memcg));
+	s->next = calloc((size_t)nr_slots, sizeof(*s->next));
+	if (!s->memcg || !s->next)
+		return -ENOMEM;
+	s->nr_slots = (uint32_t)nr_slots;
+	s->nr_free = nr_slots;
+	return 0;
+}
+
+void swap_destroy(struct mcg_engine *e)
+{
+	pthread_mutex_destroy(&e->swap.lock);
+	free(e->swap.memcg);
+	free(e->swap.next);
+}
+
+uint32_t swap_out(struct mcg_group *g)
+{
+	struct swap_dev *s = &g->eng->swap;
+	uint32_t slot = SWAP_NONE;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->free_head != SWAP_NONE) {
+		slot = s->free_head;
+		s->free_head = s->next[slot];
+	} else if (s->bump < s->nr_slots) {
+		slot = s->bump++;
+	}
+	if (slot != SWAP_NONE) {
+		s->nr_free--;
+		s->memcg[slot] = (uint16_t)g->id;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (slot != SWAP_NONE) {
+		mcg_get(g);               /* a slot pins its group, as a page does */
+		stat_add(g, STAT_SWAP, 1);
+	}
+	return slot;
+}
+
+static void swap_free_slot(struct mcg_engine *e, uint32_t slot, bool uncharge)
+{
+	struct swap_dev *s = &e->swap;
+	struct mcg_group *g;
+	unsigned id;
+
+	pthread_mutex_lock(&s->lock);
+	id = s->memcg[slot];
+	s->memcg[slot] = 0;
+	s->next[slot] = s->free_head;
+	s->free_head = slot;
+	s->nr_free++;
+	pthread_mutex_unlock(&s->lock);
+	if ((g = mcg_by_id(e, id))) {
+		stat_add(g, STAT_SWAP, -1);
+		if (uncharge && !mcg_is_root(g) && !e->cfg.no_accounting)
+			pc_uncharge(&g->cnt[MCG_MEMSW], 1);
+		mcg_put(g);               /* the slot's */
+		if (g->removed)
+			mcg_reap(g);
+		mcg_put(g);               /* ours */
+	}
+}
+
+void swap_release(struct mcg_engine *e, uint32_t slot)
+{
+	swap_free_slot(e, slot, true);
+}
+
+void swap_cancel(struct mcg_engine *e, uint32_t slot)
+{
+	swap_free_slot(e, slot, false);
+}
+
+long swap_nr_free(struct mcg_engine *e)
+{
+	long n;
+
+	pthread_mutex_lock(&e->swap.lock);
+	n = e->swap.nr_free;
+	pthread_mutex_unlock(&e->swap.lock);
+	return n;
+}
+
+unsigned swap_owner(struct mcg_engine *e, uint32_t slot)
+{
+	unsigned id;
+
+	pthread_mutex_lock(&e->swap.lock);
+	id = e->swap.memcg[slot];
+	pthread_mutex_unlock(&e->swap.lock);
+	return id;
+}

@@ -1,0 +1,39 @@
+/* swap.h: the simulated swap device: slots that remember which group owns
+ * them (like swap_cgroup). Owns slot allocation and the memsw/swap
+ * accounting of swapped pages; never moves page contents (there are none). */
+#ifndef MEMCGFS_SWAP_H
+#define MEMCGFS_SWAP_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#define SWAP_NONE UINT32_MAX
+
+struct mcg_engine;
+struct mcg_group;
+
+struct swap_dev {
+	pthread_mutex_t lock;
+	uint32_t nr_slots;
+	uint32_t bump;            /* [bump, nr_slots) never used */
+	uint32_t free_head;       /* freed slots, linked through next[] */
+	long nr_free;
+	uint16_t *memcg;          /* owner id per slot, 0 when free */
+	uint32_t *next;
+};
+
+int swap_init(struct mcg_engine *e, long nr_slots);
+void swap_destroy(struct mcg_engine *e);
+/* A slot for a page of g being swapped out (its memsw charge stays and now
+ * stands for the slot), or SWAP_NONE when swap is full or absent. */
+uint32_t swap_out(struct mcg_group *g);
+/* The slot is gone (freed, or its page came back in): memsw uncharged. */
+void swap_release(struct mcg_engine *e, uint32_t slot);
+/* A swap-out that did not happen: the slot goes, the page keeps its memsw
+ * charge. */
+void swap_cancel(struct mcg_engine *e, uint32_t slot);
+long swap_nr_free(struct mcg_engine *e);
+/* Owner group id of a slot, for move-charge and checks. */
+unsigned swap_owner(struct mcg_engine *e, uint32_t slot);
+
+#endif

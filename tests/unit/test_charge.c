@@ -1,0 +1,353 @@
+/* test_charge.c: the charge path (stock, batch, failcnt, reclaim, swap,
+ * batched uncharge) against the invariant checker. */
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "engine/charge.h"
+#include "engine/check.h"
+#include "engine/memcg.h"
+#include "engine/reclaim.h"
+#include "engine/swap.h"
+#include "suites.h"
+
+static struct mcg_engine *mk_engine(long pages, long swap, unsigned cpus, bool no_stock)
+{
+	struct mcg_config cfg = {
+		.mem_pages = pages, .swap_pages = swap, .nodes = 2, .cpus = cpus,
+		.vm_swappiness = 60, .no_stock = no_stock,
+	};
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	return mcg_engine_new(&cfg);
+}
+
+static struct mcg_group *mk(struct mcg_engine *e, struct mcg_group *parent, const char *name)
+{
+	struct mcg_group *g = NULL;
+
+	ck_assert_int_eq(mcg_create(e, parent, name, NULL, NULL, &g), 0);
+	return g;
+}
+
+#define CHECK_OK(e) do {                                                    \
+	char m_[256];                                                       \
+	ck_assert_msg(check_invariants((e), m_, sizeof(m_)) == 0, "%s", m_); \
+} while (0)
+
+START_TEST(test_stock_batches_usage)
+{
+	struct mcg_engine *e = mk_engine(4096, 0, 2, false);
+	struct mcg_group *a = mk(e, e->root, "a");
+	long idx = charge_new_page(a, 0, 0, PK_ANON, 1, 0);
+
+	ck_assert_int_ge(idx, 0);
+	/* usage moves in 64-page steps per CPU while stocks fill (§5.4) */
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 64);
+	ck_assert_int_eq(pc_usage(&e->root->cnt[MCG_MEM]), 64);
+	ck_assert_int_eq(stat_local(a, STAT_RSS), 1);
+	ck_assert_int_eq(stat_local(a, STAT_PGPGIN), 1);
+	ck_assert_int_eq(stat_lru_local(a, LRU_INACTIVE_ANON, -1), 1);
+	CHECK_OK(e);
+	ck_assert_int_ge(charge_new_page(a, 1, 1, PK_FILE, 2, PG_DIRTY | PG_MAPPED), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 128);        /* second CPU's stock */
+	ck_assert_int_eq(stat_local(a, STAT_DIRTY), 1);
+	ck_assert_int_eq(stat_local(a, STAT_MAPPED_FILE), 1);
+	CHECK_OK(e);
+	charge_free_page(e, (uint32_t)idx);
+	ck_assert_int_eq(stat_local(a, STAT_PGPGOUT), 1);
+	CHECK_OK(e);
+	charge_drain(e, NULL);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 1);          /* drained stocks */
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_overcharge_bound)
+{
+	struct mcg_engine *e = mk_engine(8192, 0, 4, false);
+	struct mcg_group *a = mk(e, e->root, "a");
+
+	/* one page from each CPU: at most cpus * (batch - 1) hidden pages */
+	for (unsigned cpu = 0; cpu < 4; cpu++)
+		ck_assert_int_ge(charge_new_page(a, cpu, 0, PK_ANON, 1, 0), 0);
+	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]) - 4, 4 * (64 - 1));
+	ck_assert_int_eq(charge_stocked(e, a), 4 * 63);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_limit_reclaims_page_cache)
+{
+	struct mcg_engine *e = mk_engine(4096, 0, 2, false);
+	struct mcg_group *a = mk(e, e->root, "a");
+
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 100, NULL, NULL), 0);
+	/* 300 clean file pages through a 100-page limit: reclaim makes room */
+	for (int i = 0; i < 300; i++)
+		ck_assert_int_ge(charge_new_page(a, (unsigned)i % 2, 0, PK_FILE, (uint32_t)i, 0), 0);
+	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 100);
+	ck_assert_uint_gt(pc_failcnt(&a->cnt[MCG_MEM]), 0);       /* attempts failed */
+	ck_assert_int_gt(atomic_load(&a->pg_reclaimed[0]), 0);
+	ck_assert_int_eq(stat_local(a, STAT_PGPGIN), 300);
+	ck_assert_int_eq(stat_local(a, STAT_PGPGIN) - stat_local(a, STAT_PGPGOUT),
+			 stat_local(a, STAT_CACHE));
+	CHECK_OK(e);
+	/* shrinking the limit reclaims; force_empty empties */
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 10, NULL, NULL), 0);
+	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 10);
+	CHECK_OK(e);
+	ck_assert_int_eq(mcg_force_empty(a, NULL, NULL), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_anon_without_swap_fails)
+{
+	struct mcg_engine *e = mk_engine(4096, 0, 1, false);
+	struct mcg_group *a = mk(e, e->root, "a");
+	int ok = 0;
+
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 100, NULL, NULL), 0);
+	while (charge_new_page(a, 0, 0, PK_ANON, 1, 0) >= 0)
+		ok++;
+	ck_assert_int_eq(ok, 100);
+	ck_assert_int_eq(charge_new_page(a, 0, 0, PK_ANON, 1, 0), -ENOMEM);
+	/* anon cannot go: a lower limit fails and the old one stays */
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 50, NULL, NULL), -EBUSY);
+	ck_assert_int_eq(pc_max(&a->cnt[MCG_MEM]), 100);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_anon_swaps_out)
+{
+	struct mcg_engine *e = mk_engine(4096, 1024, 1, false);
+	struct mcg_group *a = mk(e, e->root, "a");
+
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 100, NULL, NULL), 0);
+	for (int i = 0; i < 300; i++)
+		ck_assert_int_ge(charge_new_page(a, 0, 0, PK_ANON, 1, 0), 0);
+	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 100);
+	ck_assert_int_gt(stat_local(a, STAT_SWAP), 0);
+	/* memsw = memory + swap */
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEMSW]),
+			 pc_usage(&a->cnt[MCG_MEM]) + stat_local(a, STAT_SWAP));
+	ck_assert_int_eq(swap_nr_free(e), 1024 - stat_local(a, STAT_SWAP));
+	CHECK_OK(e);
+	/* a memsw limit can only drop page cache: no anon goes there */
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEMSW, pc_usage(&a->cnt[MCG_MEMSW]) - 10, NULL, NULL),
+			 -EBUSY);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_swappiness_zero_keeps_anon)
+{
+	struct mcg_engine *e = mk_engine(4096, 1024, 1, false);
+	struct mcg_group *a = mk(e, e->root, "a");
+
+	ck_assert_int_eq(mcg_set_swappiness(a, 0), 0);
+	for (int i = 0; i < 50; i++)
+		ck_assert_int_ge(charge_new_page(a, 0, 0, PK_ANON, 1, 0), 0);
+	charge_drain(e, a);
+	ck_assert_int_eq(reclaim_subtree(a, 20, true, RECLAIM_LIMIT), 0);
+	ck_assert_int_eq(stat_local(a, STAT_SWAP), 0);
+	ck_assert_int_eq(mcg_set_swappiness(a, 60), 0);
+	ck_assert_int_eq(reclaim_subtree(a, 20, true, RECLAIM_LIMIT), 20);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_second_chance)
+{
+	struct mcg_engine *e = mk_engine(4096, 0, 1, false);
+	struct mcg_group *a = mk(e, e->root, "a");
+	long hot[10];
+
+	for (int i = 0; i < 10; i++) {
+		hot[i] = charge_new_page(a, 0, 0, PK_FILE, 1, 0);
+		lru_set_flags(e, a, (uint32_t)hot[i], PG_REFERENCED, 0);
+	}
+	for (int i = 0; i < 10; i++)
+		ck_assert_int_ge(charge_new_page(a, 0, 0, PK_FILE, 2, 0), 0);
+	/* the referenced pages are older, yet the cold ones go first */
+	ck_assert_int_eq(reclaim_subtree(a, 10, false, RECLAIM_LIMIT), 10);
+	for (int i = 0; i < 10; i++)
+		ck_assert_uint_eq(e->pages.pages[hot[i]].owner, 1);
+	ck_assert_int_eq(stat_local(a, STAT_CACHE), 10);
+	ck_assert_int_gt(stat_lru_local(a, LRU_ACTIVE_FILE, -1), 0);    /* promoted */
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_batched_uncharge)
+{
+	struct mcg_engine *e = mk_engine(4096, 0, 1, true);
+	struct mcg_group *a = mk(e, e->root, "a");
+	long p[20];
+
+	for (int i = 0; i < 20; i++)
+		p[i] = charge_new_page(a, 0, 0, PK_ANON, 1, 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 20);        /* no stock */
+	charge_batch_begin();
+	for (int i = 0; i < 20; i++)
+		charge_free_page(e, (uint32_t)p[i]);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 20);        /* not yet */
+	charge_batch_end();
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);         /* once, at the end */
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_hierarchy_and_dying)
+{
+	struct mcg_engine *e = mk_engine(4096, 0, 1, true);
+	struct mcg_group *a = mk(e, e->root, "a"), *b = mk(e, a, "b"), *c = mk(e, a, "c");
+
+	for (int i = 0; i < 30; i++)
+		charge_new_page(i % 2 ? b : c, 0, 0, PK_FILE, 1, 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 30);
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 20, NULL, NULL), 0);  /* reclaims children */
+	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 20);
+	ck_assert_int_eq(mcg_remove(e, b), 0);                  /* dies with page cache */
+	CHECK_OK(e);
+	ck_assert(b->linked);                                    /* still charged */
+	ck_assert_uint_eq(e->nr_groups, 4);
+	ck_assert_int_eq(mcg_force_empty(a, NULL, NULL), 0);    /* reaches the dying one */
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);
+	ck_assert_int_eq(pc_usage(&b->cnt[MCG_MEM]), 0);
+	ck_assert(!b->linked);                                   /* reaped with its last page */
+	ck_assert_uint_eq(e->nr_groups, 3);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_put(c);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* Who owns each page in the churn test: thread number + 1, or 0. A thread
+ * and reclaim's evict hook both claim a page with an exchange; whoever
+ * gets the non-zero value frees (or lets reclaim free) it. */
+static atomic_uint churn_owned[2048];
+
+struct churn {
+	struct mcg_engine *e;
+	struct mcg_group *g[3];
+	unsigned cpu;
+	unsigned seed;
+};
+
+static void churn_drop(struct churn *c, uint32_t idx)
+{
+	if (atomic_exchange(&churn_owned[idx], 0) == c->cpu + 1)
+		charge_free_page(c->e, idx);
+}
+
+static void *churn_main(void *arg)
+{
+	struct churn *c = arg;
+	uint32_t mine[256];
+	int n = 0;
+
+	for (int i = 0; i < 8000; i++) {
+		unsigned r = rand_r(&c->seed);
+
+		if (n < 256 && (r % 3 || n == 0)) {
+			long idx = charge_new_page(c->g[r % 3], c->cpu, r % 2,
+						   (enum page_kind)(1 + (r >> 4) % 3), c->cpu, 0);
+			if (idx >= 0) {
+				atomic_store(&churn_owned[idx], c->cpu + 1);
+				mine[n++] = (uint32_t)idx;
+			}
+		} else {
+			int k = (int)(r % (unsigned)n);
+			uint32_t idx = mine[k];
+
+			mine[k] = mine[--n];
+			churn_drop(c, idx);
+		}
+	}
+	charge_batch_begin();
+	while (n > 0)
+		churn_drop(c, mine[--n]);
+	charge_batch_end();
+	return NULL;
+}
+
+/* Reclaim asks before taking a page: only an owned page may go. */
+static bool churn_evict(uint32_t owner, uint32_t page, uint32_t slot, void *arg)
+{
+	return atomic_exchange(&churn_owned[page], 0) != 0;
+}
+
+START_TEST(test_random_two_threads)
+{
+	struct mcg_config cfg = {
+		.mem_pages = 2048, .swap_pages = 512, .nodes = 2, .cpus = 2,
+		.vm_swappiness = 60, .evict = churn_evict,
+	};
+	struct mcg_engine *e;
+	struct churn c[2];
+	pthread_t t[2];
+	struct mcg_group *a, *b, *d;
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	e = mcg_engine_new(&cfg);
+	a = mk(e, e->root, "a");
+	b = mk(e, a, "b");
+	d = mk(e, e->root, "d");
+	mcg_set_limit(a, MCG_MEM, 150, NULL, NULL);
+	mcg_set_limit(d, MCG_MEM, 80, NULL, NULL);
+	for (int i = 0; i < 2; i++) {
+		c[i] = (struct churn){ e, { a, b, d }, (unsigned)i, 1234u + (unsigned)i };
+		pthread_create(&t[i], NULL, churn_main, &c[i]);
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	CHECK_OK(e);
+	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 150);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_put(d);
+	mcg_engine_free(e);
+}
+END_TEST
+
+Suite *charge_suite(void)
+{
+	Suite *s = suite_create("charge");
+	TCase *tc = tcase_create("paths");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_stock_batches_usage);
+	tcase_add_test(tc, test_overcharge_bound);
+	tcase_add_test(tc, test_limit_reclaims_page_cache);
+	tcase_add_test(tc, test_anon_without_swap_fails);
+	tcase_add_test(tc, test_anon_swaps_out);
+	tcase_add_test(tc, test_swappiness_zero_keeps_anon);
+	tcase_add_test(tc, test_second_chance);
+	tcase_add_test(tc, test_batched_uncharge);
+	tcase_add_test(tc, test_hierarchy_and_dying);
+	tcase_add_test(tc, test_random_two_threads);
+	suite_add_tcase(s, tc);
+	return s;
+}
