@@ -93,12 +93,16 @@ fail:
 	return -1;
 }
 
-/* A new task starts in the group of the thread that forked it. */
+/* A new task starts in the group of the thread that created it. For a new
+ * thread the connector names the process's parent, not the creating
+ * thread, so the thread-group leader's group stands in for the creator's. */
 static void pidwatch_fork(struct pidwatch *w, pid_t parent, pid_t child, pid_t child_tgid)
 {
 	struct cgfs *fs = w->fs;
 	struct mcg_group *g;
 
+	if (child != child_tgid)
+		parent = child_tgid;
 	if (!task_in_child(fs->eng, parent))
 		return;
 	pthread_mutex_lock(&fs->attach_lock);

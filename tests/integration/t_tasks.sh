@@ -64,16 +64,19 @@ time.sleep(0.2)
 tids = sorted(int(x) for x in os.listdir("/proc/self/task"))
 with open(f"{a}/cgroup.procs", "w") as f: f.write(str(os.getpid()))
 in_a = sorted(int(x) for x in open(f"{a}/tasks").read().split())
+late = threading.Thread(target=ev.wait); late.start()
+in_a_late = late.native_id in [int(x) for x in open(f"{a}/tasks").read().split()]
 with open(f"{b}/tasks", "w") as f: f.write(str(tids[-1]))
 in_b = open(f"{b}/tasks").read().split()
 procs_b = open(f"{b}/cgroup.procs").read().split()
 print(len(tids), tids == in_a, in_b == [str(tids[-1])], procs_b == [str(os.getpid())],
-      str(os.getpid()) in open(f"{a}/cgroup.procs").read().split())
+      str(os.getpid()) in open(f"{a}/cgroup.procs").read().split(), in_a_late)
 ev.set()
-for t in ts: t.join()
+for t in ts + [late]: t.join()
 PY
 wait $!
-expect "threads" "$(cat /tmp/memcgfs-threads.$$)" "4 True True True True"
+# (the last field: a thread created after the move joins its process's group)
+expect "threads" "$(cat /tmp/memcgfs-threads.$$)" "4 True True True True True"
 rm -f /tmp/memcgfs-threads.$$
 
 # §6.1: the uid rule, as a non-root user
