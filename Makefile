@@ -84,11 +84,11 @@ install: $(BUILD)/memcgfs
 clean:
 	rm -rf build build-asan build-tsan
 
-# Debian packages the project needs (run as root).
+# Debian packages the project needs to build and test (run as root).
+DEPS = libfuse3-dev fuse3 check pkg-config acl attr gcc make python3 perl procps util-linux
 deps:
-	@if ! dpkg -s libfuse3-dev fuse3 check pkg-config acl attr gcc make >/dev/null 2>&1; then \
-	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y \
-	    libfuse3-dev fuse3 check pkg-config acl attr gcc make; fi
+	@if ! dpkg -s $(DEPS) >/dev/null 2>&1; then \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEPS); fi
 
 demo: all
 	mount-helper/memcgfs-demo $(abspath $(BUILD))/memcgfs

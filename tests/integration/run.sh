@@ -29,5 +29,6 @@ if [ -n "${MEMCGFS_SANLOG:-}" ] && ls "$MEMCGFS_SANLOG"/* >/dev/null 2>&1; then
 	cat "$MEMCGFS_SANLOG"/*
 	fail=$((fail + 1))
 fi
-echo "integration ($scripts scripts): $pass passed, $fail failed"
+echo "($scripts integration scripts)"
+echo "integration: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
