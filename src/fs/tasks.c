@@ -99,6 +99,14 @@ int cgfs_tasks_read(struct cgfs_req *r, int procs, struct cgfs_out *o)
 	return 0;
 }
 
+bool cgfs_tasks_may_move(const struct prof *p, uid_t opener_uid, uid_t writer_uid,
+			 uid_t target_ruid, uid_t target_suid)
+{
+	uid_t uid = prof_has(p, PF_OPEN_CREDS) ? opener_uid : writer_uid;
+
+	return uid == 0 || uid == target_ruid || uid == target_suid;
+}
+
 int cgfs_tasks_attach_thread(struct cgfs *fs, pid_t tid, pid_t tgid, struct mcg_group *g)
 {
 	int fd = -1, drop, err;
@@ -132,7 +140,6 @@ int cgfs_tasks_write(struct cgfs_req *r, int procs, const struct gram_value *v)
 	struct proc_task t;
 	pid_t host, *threads = NULL;
 	long n = 1;
-	uid_t uid;
 	int err;
 
 	/* (1) removed group and (2) parse errors were handled by the caller. */
@@ -148,8 +155,7 @@ int cgfs_tasks_write(struct cgfs_req *r, int procs, const struct gram_value *v)
 		return err;                                    /* (4) the leader */
 	if (proc_unmovable(&t))
 		return -EINVAL;                                /* (5) */
-	uid = prof_has(fs->prof, PF_OPEN_CREDS) ? r->fh->uid : r->uid;
-	if (uid != 0 && uid != t.ruid && uid != t.suid)
+	if (!cgfs_tasks_may_move(fs->prof, r->fh->uid, r->uid, t.ruid, t.suid))
 		return -EACCES;                                /* (6) */
 	if (procs && (n = proc_threads_of(t.tgid, &threads)) < 0)
 		return n == -ENOENT ? 0 : (int)n;

@@ -4,7 +4,10 @@
 #ifndef MEMCGFS_TASKS_H
 #define MEMCGFS_TASKS_H
 
+#include <stdbool.h>
 #include <sys/types.h>
+
+#include "engine/profile.h"
 
 #include "fs/cgfs.h"
 #include "fs/grammar.h"
@@ -13,6 +16,13 @@ enum { TASKS_THREADS, TASKS_PROCS };
 
 int cgfs_tasks_read(struct cgfs_req *r, int procs, struct cgfs_out *o);
 int cgfs_tasks_write(struct cgfs_req *r, int procs, const struct gram_value *v);
+
+/* The credential rule of §6.1: may a writer move target? The uid that
+ * counts is the opener's (recorded at open) from the 5.16 profile on, the
+ * writer's current one before. Global root, the target's real uid or its
+ * saved set-user-ID pass. */
+bool cgfs_tasks_may_move(const struct prof *p, uid_t opener_uid, uid_t writer_uid,
+			 uid_t target_ruid, uid_t target_suid);
 
 /* Put one thread into g and keep its pidfd watched (or released).
  * Exiting threads are skipped silently. Caller holds fs->attach_lock. */

@@ -8,6 +8,7 @@
 #include "engine/memcg.h"
 #include "engine_fixture.h"
 #include "fs/cgfiles.h"
+#include "fs/tasks.h"
 #include "suites.h"
 
 /* §1.1 (6.18), name and mode; R/C columns. */
@@ -260,6 +261,27 @@ START_TEST(test_release_agent_needs_cap)
 }
 END_TEST
 
+START_TEST(test_permission_rule)
+{
+	struct prof p618, p510;
+
+	prof_init(&p618, PROF_KV(6, 18));
+	prof_init(&p510, PROF_KV(5, 10));
+	/* root, the real uid and the saved set-user-ID pass; the effective
+	 * uid of the target does not count */
+	ck_assert(cgfs_tasks_may_move(&p618, 0, 0, 1000, 1000));
+	ck_assert(cgfs_tasks_may_move(&p618, 1000, 1000, 1000, 0));
+	ck_assert(cgfs_tasks_may_move(&p618, 1000, 1000, 0, 1000));
+	ck_assert(!cgfs_tasks_may_move(&p618, 1000, 1000, 1001, 1001));
+	/* 5.16+: the opener's uid counts, not the writer's current one */
+	ck_assert(cgfs_tasks_may_move(&p618, 0, 1000, 1, 1));
+	ck_assert(!cgfs_tasks_may_move(&p618, 1000, 0, 1, 1));
+	/* before: the writer's current uid */
+	ck_assert(!cgfs_tasks_may_move(&p510, 0, 1000, 1, 1));
+	ck_assert(cgfs_tasks_may_move(&p510, 1000, 0, 1, 1));
+}
+END_TEST
+
 Suite *cgfiles_suite(void)
 {
 	Suite *s = suite_create("cgfiles");
@@ -271,6 +293,7 @@ Suite *cgfiles_suite(void)
 	tcase_add_test(tc, test_stat_keys_510);
 	tcase_add_test(tc, test_generic_write_rules);
 	tcase_add_test(tc, test_release_agent_needs_cap);
+	tcase_add_test(tc, test_permission_rule);
 	suite_add_tcase(s, tc);
 	return s;
 }
