@@ -92,21 +92,6 @@ static void cgfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	fuse_reply_entry(req, &e);
 }
 
-static void cgfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-	struct cgfs *fs = cgfs_of(req);
-	struct mcg_group *g;
-	struct stat st;
-	int row, err;
-
-	if ((err = node_from_ino(fs, ino, &g, &row)))
-		return cgfs_reply_err(req, err);
-	node_getattr(fs, g, row, &st);
-	st.st_ino = ino;
-	mcg_put(g);
-	fuse_reply_attr(req, &st, 0);
-}
-
 static void cgfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 			    struct fuse_file_info *fi)
 {
@@ -134,6 +119,12 @@ static void cgfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, i
 	if (err)
 		return cgfs_reply_err(req, err);
 	fuse_reply_attr(req, &st, 0);
+}
+
+/* getattr is setattr with nothing to set. */
+static void cgfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	cgfs_op_setattr(req, ino, NULL, 0, fi);
 }
 
 /* The group directory named by (parent, name), referenced. */
