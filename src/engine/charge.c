@@ -317,3 +317,22 @@ void charge_free_page(struct mcg_engine *e, uint32_t idx)
 	if (!isolated)
 		charge_release_page(e, g, idx, false);
 }
+
+void charge_page_flags(struct mcg_engine *e, uint32_t idx, uint8_t set, uint8_t clear)
+{
+	struct page *p = &e->pages.pages[idx];
+	struct mcg_group *g = mcg_by_id_pinned(e, p->memcg);
+	struct lru_vec *v = lru_vec_of(e, g, idx);
+	bool listed;
+
+	pthread_mutex_lock(&v->lock);
+	listed = !(p->kind & PS_ISOLATED);
+	charge_page_stats(g, p, -1);
+	if (listed)
+		lru_unlink(e, g, idx);
+	p->flags = (uint8_t)((p->flags | set) & ~clear);
+	if (listed)
+		lru_link(e, g, idx);
+	charge_page_stats(g, p, 1);
+	pthread_mutex_unlock(&v->lock);
+}

@@ -53,6 +53,10 @@ void charge_free_page(struct mcg_engine *e, uint32_t idx);
  * (keeping memsw when its content went to swap), back to the pool. */
 void charge_release_page(struct mcg_engine *e, struct mcg_group *g, uint32_t idx, bool keep_memsw);
 
+/* Change a charged page's flags, keeping its statistics and LRU list
+ * right (a page isolated by reclaim keeps its place with reclaim). */
+void charge_page_flags(struct mcg_engine *e, uint32_t idx, uint8_t set, uint8_t clear);
+
 /* Statistics a page of this kind and these flags contributes (±1 each). */
 void charge_page_stats(struct mcg_group *g, const struct page *p, long sign);
 

@@ -8,6 +8,7 @@
 #include "engine/memcg.h"
 #include "engine/reclaim.h"
 #include "engine/task.h"
+#include "engine/vm.h"
 
 #define MCG_ENOTSUPP 524    /* the kernel-internal errno of kmem limits 5.16..6.5 */
 
@@ -128,8 +129,14 @@ struct mcg_engine *mcg_engine_new(const struct mcg_config *cfg)
 	e->by_id = calloc(MCG_ID_MAX + 1, sizeof(*e->by_id));   /* NULL pointers */
 	e->id_gen = calloc(MCG_ID_MAX + 1, sizeof(*e->id_gen));
 	e->tasks = task_table_new();
-	if (page_pool_init(&e->pages, e->cfg.mem_pages, e->cfg.nodes) || charge_init(e) ||
-	    swap_init(e, e->cfg.swap_pages)) {
+	if (!e->cfg.evict) {
+		/* the engine's own objects own the pages */
+		e->cfg.evict = vm_evict;
+		e->cfg.hook_arg_evict = e;
+	}
+	if (e->cfg.mem_pages >= (long)VM_MAX_PAGES || e->cfg.swap_pages >= (long)VM_MAX_PAGES ||
+	    page_pool_init(&e->pages, e->cfg.mem_pages, e->cfg.nodes) || charge_init(e) ||
+	    swap_init(e, e->cfg.swap_pages) || vm_init(e)) {
 		mcg_engine_free(e);
 		return NULL;
 	}
@@ -158,6 +165,7 @@ void mcg_engine_free(struct mcg_engine *e)
 {
 	if (!e)
 		return;
+	vm_destroy(e);                 /* tasks' and files' pages first */
 	task_table_free(e->tasks);     /* it holds references on groups */
 	charge_destroy(e);             /* so do the stocks */
 	if (e->root)

@@ -31,6 +31,7 @@ enum mcg_counter {
 
 struct mcg_engine;
 struct mcg_group;
+struct vm_space;
 
 /* Called (with no engine lock held) when a group with notify_on_release set
  * becomes empty after having had tasks or children. path is relative to the
@@ -54,6 +55,7 @@ struct mcg_config {
 	 * owner to ask). slot is the swap slot for anon/shmem pages, or
 	 * SWAP_NONE for dropped page cache. false: keep the page. */
 	bool (*evict)(uint32_t owner, uint32_t page, uint32_t slot, void *arg);
+	void *hook_arg_evict;    /* evict's argument */
 	/* Memcg OOM for the group over its limit: true if memory was freed. */
 	bool (*oom)(struct mcg_group *over, void *arg);
 	mcg_release_fn on_release;
@@ -113,6 +115,7 @@ struct mcg_engine {
 	struct page_pool pages;       /* the simulated machine's memory */
 	struct charge_stock *stock;   /* [cpus] */
 	struct swap_dev swap;
+	struct vm_space *vm;          /* simulated tasks' and files' pages */
 };
 
 struct mcg_engine *mcg_engine_new(const struct mcg_config *cfg);

@@ -137,7 +137,7 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 			return false;
 		}
 	}
-	if (e->cfg.evict && !e->cfg.evict(p->owner, idx, slot, e->cfg.hook_arg)) {
+	if (e->cfg.evict && !e->cfg.evict(p->owner, idx, slot, e->cfg.hook_arg_evict)) {
 		if (slot != SWAP_NONE)
 			swap_cancel(e, slot);
 		reclaim_putback(rc, g, idx, PG_ACTIVE, 0);

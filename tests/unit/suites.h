@@ -12,5 +12,6 @@ Suite *memcg_suite(void);
 Suite *task_suite(void);
 Suite *cgfiles_suite(void);
 Suite *charge_suite(void);
+Suite *vm_suite(void);
 
 #endif

@@ -1,0 +1,442 @@
+/* vm.c: virtual pages of simulated tasks and files. Lock order: an object's
+ * lock, then (inside charge/uncharge) lruvec, swap and tree locks. No object
+ * lock is held while charging a new page, since charging may reclaim and
+ * reclaim calls vm_evict, which takes object locks. Never scans LRUs. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "engine/charge.h"
+#include "engine/memcg.h"
+#include "engine/swap.h"
+#include "engine/vm.h"
+
+#define VM_CHUNKS (VM_MAX_PAGES >> VM_CHUNK_SHIFT)
+
+struct vm_run {
+	uint32_t start, len;          /* in chunks */
+};
+
+struct vm_space {
+	pthread_mutex_t lock;         /* runs, objects list */
+	struct vm_region *_Atomic *chunk;   /* [VM_CHUNKS]: region of each chunk */
+	struct vm_run *free;          /* free chunk runs, sorted by start */
+	size_t nfree, capfree;
+	struct vm_object *objects;
+	atomic_uint evictions;        /* file evictions: the shadow clock */
+};
+
+int vm_init(struct mcg_engine *e)
+{
+	struct vm_space *vs = calloc(1, sizeof(*vs));
+
+	if (!vs)
+		return -ENOMEM;
+	vs->chunk = mmap(NULL, VM_CHUNKS * sizeof(*vs->chunk), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	vs->free = malloc(16 * sizeof(*vs->free));
+	if (vs->chunk == MAP_FAILED || !vs->free) {
+		if (vs->chunk != MAP_FAILED)
+			munmap(vs->chunk, VM_CHUNKS * sizeof(*vs->chunk));
+		free(vs->free);
+		free(vs);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&vs->lock, NULL);
+	vs->capfree = 16;
+	vs->nfree = 1;
+	vs->free[0] = (struct vm_run){ 0, VM_CHUNKS };
+	e->vm = vs;
+	return 0;
+}
+
+void vm_destroy(struct mcg_engine *e)
+{
+	struct vm_space *vs = e->vm;
+
+	if (!vs)
+		return;
+	while (vs->objects)
+		vm_object_free(vs->objects);
+	munmap(vs->chunk, VM_CHUNKS * sizeof(*vs->chunk));
+	pthread_mutex_destroy(&vs->lock);
+	free(vs->free);
+	free(vs);
+	e->vm = NULL;
+}
+
+/* First fit in the free runs. Caller holds vs->lock. */
+static int vm_runs_take(struct vm_space *vs, uint32_t n, uint32_t *start)
+{
+	for (size_t i = 0; i < vs->nfree; i++)
+		if (vs->free[i].len >= n) {
+			*start = vs->free[i].start;
+			vs->free[i].start += n;
+			vs->free[i].len -= n;
+			if (!vs->free[i].len) {
+				memmove(&vs->free[i], &vs->free[i + 1], (vs->nfree - i - 1) * sizeof(*vs->free));
+				vs->nfree--;
+			}
+			return 0;
+		}
+	return -ENOMEM;
+}
+
+/* Give back a run, merging with its neighbours. Caller holds vs->lock. */
+static void vm_runs_give(struct vm_space *vs, uint32_t start, uint32_t n)
+{
+	size_t i = 0;
+
+	while (i < vs->nfree && vs->free[i].start < start)
+		i++;
+	if (i > 0 && vs->free[i - 1].start + vs->free[i - 1].len == start) {
+		vs->free[i - 1].len += n;
+		if (i < vs->nfree && start + n == vs->free[i].start) {
+			vs->free[i - 1].len += vs->free[i].len;
+			memmove(&vs->free[i], &vs->free[i + 1], (vs->nfree - i - 1) * sizeof(*vs->free));
+			vs->nfree--;
+		}
+		return;
+	}
+	if (i < vs->nfree && start + n == vs->free[i].start) {
+		vs->free[i].start = start;
+		vs->free[i].len += n;
+		return;
+	}
+	if (vs->nfree == vs->capfree) {
+		struct vm_run *nf = realloc(vs->free, 2 * vs->capfree * sizeof(*nf));
+
+		if (!nf)
+			return;           /* the run is lost to reuse, nothing worse */
+		vs->free = nf;
+		vs->capfree *= 2;
+	}
+	memmove(&vs->free[i + 1], &vs->free[i], (vs->nfree - i) * sizeof(*vs->free));
+	vs->free[i] = (struct vm_run){ start, n };
+	vs->nfree++;
+}
+
+struct vm_object *vm_object_new(struct mcg_engine *e, struct mcg_group *g, bool is_task, uint32_t id)
+{
+	struct vm_object *o = calloc(1, sizeof(*o));
+	struct vm_space *vs = e->vm;
+
+	if (!o)
+		return NULL;
+	o->eng = e;
+	pthread_mutex_init(&o->lock, NULL);
+	mcg_get(g);
+	o->g = g;
+	o->is_task = is_task;
+	o->id = id;
+	pthread_mutex_lock(&vs->lock);
+	o->next = vs->objects;
+	if (o->next)
+		o->next->prev = o;
+	vs->objects = o;
+	pthread_mutex_unlock(&vs->lock);
+	return o;
+}
+
+void vm_object_set_group(struct vm_object *o, struct mcg_group *g)
+{
+	struct mcg_group *old;
+
+	mcg_get(g);
+	pthread_mutex_lock(&o->lock);
+	old = o->g;
+	o->g = g;
+	pthread_mutex_unlock(&o->lock);
+	mcg_put(old);
+}
+
+static int vm_region_add(struct vm_object *o, enum page_kind kind, uint32_t npages, bool slots,
+			 struct vm_region **out)
+{
+	struct vm_space *vs = o->eng->vm;
+	struct vm_region *r;
+
+	if (npages == 0 || npages > VM_MAX_PAGES / 2)
+		return -EINVAL;
+	if (!(r = calloc(1, sizeof(*r))))
+		return -ENOMEM;
+	r->obj = o;
+	r->kind = kind;
+	r->npages = npages;
+	r->nchunks = (npages + VM_CHUNK - 1) >> VM_CHUNK_SHIFT;
+	if (slots) {
+		if (!(r->slot = malloc(npages * sizeof(*r->slot)))) {
+			free(r);
+			return -ENOMEM;
+		}
+		memset(r->slot, 0xff, npages * sizeof(*r->slot));     /* VM_EMPTY */
+	}
+	pthread_mutex_lock(&vs->lock);
+	if (vm_runs_take(vs, r->nchunks, &r->vbase)) {
+		pthread_mutex_unlock(&vs->lock);
+		free(r->slot);
+		free(r);
+		return -ENOMEM;
+	}
+	for (uint32_t c = 0; c < r->nchunks; c++)
+		atomic_store_explicit(&vs->chunk[r->vbase + c], r, memory_order_release);
+	pthread_mutex_unlock(&vs->lock);
+	r->vbase <<= VM_CHUNK_SHIFT;
+	pthread_mutex_lock(&o->lock);
+	r->next = o->regions;
+	o->regions = r;
+	pthread_mutex_unlock(&o->lock);
+	*out = r;
+	return 0;
+}
+
+int vm_region_new(struct vm_object *o, enum page_kind kind, uint32_t npages, struct vm_region **out)
+{
+	if (kind != PK_ANON && kind != PK_FILE && kind != PK_SHMEM)
+		return -EINVAL;
+	return vm_region_add(o, kind, npages, true, out);
+}
+
+int vm_map_file(struct vm_object *task, struct vm_region *file, uint32_t off, uint32_t npages,
+		struct vm_region **out)
+{
+	int err;
+
+	if (off > file->npages || npages > file->npages - off)
+		return -EINVAL;
+	/* A mapping has no slots of its own: its pages are the file's. It
+	 * still takes virtual pages, so that it has an address. */
+	if ((err = vm_region_add(task, file->kind, npages, false, out)))
+		return err;
+	(*out)->file = file;
+	(*out)->file_off = off;
+	return 0;
+}
+
+/* Drop whatever slot i of r holds. Caller holds r->obj->lock. */
+static void vm_slot_drop(struct vm_region *r, uint32_t i)
+{
+	struct mcg_engine *e = r->obj->eng;
+	uint32_t v = atomic_exchange(&r->slot[i], VM_EMPTY);
+
+	if (v == VM_EMPTY)
+		return;
+	switch (v & VM_TAG_MASK) {
+	case VM_TAG_PAGE:
+		charge_free_page(e, v);
+		atomic_fetch_sub(&r->obj->resident, 1);
+		break;
+	case VM_TAG_SWAP:
+		swap_release(e, v & ~VM_TAG_MASK);
+		atomic_fetch_sub(&r->obj->swapped, 1);
+		break;
+	}
+}
+
+void vm_region_free(struct vm_region *r)
+{
+	struct vm_object *o = r->obj;
+	struct vm_space *vs = o->eng->vm;
+	struct vm_region **pp;
+
+	pthread_mutex_lock(&o->lock);
+	for (pp = &o->regions; *pp != r; pp = &(*pp)->next)
+		;
+	*pp = r->next;
+	if (r->slot) {
+		charge_batch_begin();
+		for (uint32_t i = 0; i < r->npages; i++)
+			vm_slot_drop(r, i);
+		charge_batch_end();
+	}
+	pthread_mutex_unlock(&o->lock);
+	pthread_mutex_lock(&vs->lock);
+	for (uint32_t c = 0; c < r->nchunks; c++)
+		atomic_store(&vs->chunk[(r->vbase >> VM_CHUNK_SHIFT) + c], NULL);
+	vm_runs_give(vs, r->vbase >> VM_CHUNK_SHIFT, r->nchunks);
+	pthread_mutex_unlock(&vs->lock);
+	free(r->slot);
+	free(r);
+}
+
+void vm_object_free(struct vm_object *o)
+{
+	struct vm_space *vs = o->eng->vm;
+
+	pthread_mutex_lock(&o->lock);
+	o->dead = true;
+	pthread_mutex_unlock(&o->lock);
+	/* mappings first: they point into files' regions, not their own */
+	while (o->regions)
+		vm_region_free(o->regions);
+	pthread_mutex_lock(&vs->lock);
+	if (o->prev)
+		o->prev->next = o->next;
+	else
+		vs->objects = o->next;
+	if (o->next)
+		o->next->prev = o->prev;
+	pthread_mutex_unlock(&vs->lock);
+	mcg_put(o->g);
+	pthread_mutex_destroy(&o->lock);
+	free(o);
+}
+
+/* mark_page_accessed: a referenced inactive page is promoted, otherwise it
+ * gets its referenced bit. */
+static void vm_accessed(struct mcg_engine *e, uint32_t idx, bool write, bool mapped)
+{
+	struct page *p = &e->pages.pages[idx];
+	uint8_t set = 0, clear = 0;
+
+	if ((p->flags & PG_REFERENCED) && !(p->flags & PG_ACTIVE)) {
+		set |= PG_ACTIVE;
+		clear |= PG_REFERENCED;
+	} else {
+		set |= PG_REFERENCED;
+	}
+	if (write && (p->kind & PK_MASK) != PK_ANON)
+		set |= PG_DIRTY;
+	if (mapped && (p->kind & PK_MASK) != PK_ANON)
+		set |= PG_MAPPED;
+	charge_page_flags(e, idx, set, clear);
+}
+
+int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_fault *fault)
+{
+	struct vm_region *t = r->file ? r->file : r;     /* where the slot lives */
+	uint32_t off = r->file ? r->file_off + i : i;
+	struct vm_object *o = t->obj;
+	struct mcg_engine *e = o->eng;
+	struct mcg_group *charge_to, *faulter;
+	uint32_t v, distance = 0;
+	long idx;
+
+	if (i >= r->npages)
+		return -EINVAL;
+	for (;;) {
+		pthread_mutex_lock(&o->lock);
+		v = atomic_load(&t->slot[off]);
+		if (v != VM_EMPTY && (v & VM_TAG_MASK) == VM_TAG_PAGE) {
+			vm_accessed(e, v, write, r->file != NULL);
+			pthread_mutex_unlock(&o->lock);
+			*fault = VM_HIT;
+			return 0;
+		}
+		/* A file page is charged to the group of the task that brings
+		 * it in; anon and shmem pages to their owner's. */
+		charge_to = r->obj->g;
+		faulter = r->obj->g;
+		mcg_get(charge_to);
+		pthread_mutex_unlock(&o->lock);
+
+		idx = charge_new_page(charge_to, cpu, cpu, t->kind, t->vbase + off,
+				      write && t->kind != PK_ANON ? PG_DIRTY : 0);
+		if (idx < 0) {
+			mcg_put(charge_to);
+			return (int)idx;
+		}
+		pthread_mutex_lock(&o->lock);
+		if (atomic_load(&t->slot[off]) != v || o->dead) {
+			/* someone else faulted it (or it went) meanwhile */
+			pthread_mutex_unlock(&o->lock);
+			charge_free_page(e, (uint32_t)idx);
+			mcg_put(charge_to);
+			if (o->dead)
+				return -EINVAL;
+			continue;
+		}
+		atomic_store(&t->slot[off], (uint32_t)idx);
+		atomic_fetch_add(&o->resident, 1);
+		if (v == VM_EMPTY) {
+			*fault = t->kind == PK_FILE ? VM_MAJOR : VM_MINOR;
+		} else if ((v & VM_TAG_MASK) == VM_TAG_SWAP) {
+			/* swap-in: the page's new charge replaces the slot's */
+			swap_release(e, v & ~VM_TAG_MASK);
+			atomic_fetch_sub(&o->swapped, 1);
+			stat_add(charge_to, STAT_REFAULT_ANON, 1);
+			*fault = VM_REFAULT;
+		} else {
+			distance = (atomic_load(&e->vm->evictions) - (v & ~VM_TAG_MASK)) & ~VM_TAG_MASK;
+			stat_add(charge_to, STAT_REFAULT_FILE, 1);
+			*fault = VM_REFAULT;
+		}
+		if (r->file || *fault == VM_REFAULT)
+			vm_accessed(e, (uint32_t)idx, write, r->file != NULL);
+		/* a refault within the file LRU's reach was a working-set page */
+		if (distance && distance <= (uint32_t)(stat_lru_local(charge_to, LRU_ACTIVE_FILE, -1) +
+							 stat_lru_local(charge_to, LRU_INACTIVE_FILE, -1)))
+			charge_page_flags(e, (uint32_t)idx, PG_ACTIVE, 0);
+		pthread_mutex_unlock(&o->lock);
+		stat_add(faulter, STAT_PGFAULT, 1);
+		if (*fault != VM_MINOR)
+			stat_add(faulter, STAT_PGMAJFAULT, 1);
+		mcg_put(charge_to);
+		return 0;
+	}
+}
+
+void vm_discard(struct vm_region *r, uint32_t i)
+{
+	struct vm_region *t = r->file ? r->file : r;
+
+	if (i >= r->npages)
+		return;
+	pthread_mutex_lock(&t->obj->lock);
+	vm_slot_drop(t, r->file ? r->file_off + i : i);
+	pthread_mutex_unlock(&t->obj->lock);
+}
+
+void vm_mlock(struct vm_region *r, uint32_t i, bool lock)
+{
+	struct vm_region *t = r->file ? r->file : r;
+	uint32_t v;
+
+	if (i >= r->npages)
+		return;
+	pthread_mutex_lock(&t->obj->lock);
+	v = atomic_load(&t->slot[r->file ? r->file_off + i : i]);
+	if (v != VM_EMPTY && (v & VM_TAG_MASK) == VM_TAG_PAGE)
+		charge_page_flags(t->obj->eng, v, lock ? PG_MLOCKED : 0, lock ? 0 : PG_MLOCKED);
+	pthread_mutex_unlock(&t->obj->lock);
+}
+
+bool vm_evict(uint32_t vpage, uint32_t page, uint32_t slot, void *engine)
+{
+	struct mcg_engine *e = engine;
+	struct vm_region *r;
+	struct vm_object *o;
+	bool done = false;
+
+	if ((vpage >> VM_CHUNK_SHIFT) >= VM_CHUNKS)
+		return false;
+	/* The region cannot go away while its page is charged: freeing a
+	 * region frees its pages first, under the object lock taken here. */
+	r = atomic_load_explicit(&e->vm->chunk[vpage >> VM_CHUNK_SHIFT], memory_order_acquire);
+	if (!r || !r->slot)
+		return false;
+	o = r->obj;
+	pthread_mutex_lock(&o->lock);
+	if (!o->dead && vpage >= r->vbase && vpage - r->vbase < r->npages &&
+	    atomic_load(&r->slot[vpage - r->vbase]) == page) {
+		uint32_t nv;
+
+		if (slot != SWAP_NONE) {
+			nv = VM_TAG_SWAP | slot;
+			atomic_fetch_add(&o->swapped, 1);
+		} else {
+			nv = VM_TAG_SHADOW | (atomic_fetch_add(&e->vm->evictions, 1) & ~VM_TAG_MASK);
+		}
+		atomic_store(&r->slot[vpage - r->vbase], nv);
+		atomic_fetch_sub(&o->resident, 1);
+		done = true;
+	}
+	pthread_mutex_unlock(&o->lock);
+	return done;
+}
+
+long vm_object_footprint(struct vm_object *o)
+{
+	return atomic_load(&o->resident) + atomic_load(&o->swapped);
+}

@@ -1,0 +1,98 @@
+/* vm.h: virtual memory of simulated tasks and files. An object (a task's
+ * address space or a file's page cache) owns regions of virtual pages; each
+ * virtual page slot is empty, resident (a page), swapped (a swap slot) or a
+ * shadow (an evicted file page, for refault detection). A page's owner
+ * field is its virtual page number, so reclaim finds the slot in O(1).
+ * Owns faults, swap-in, refaults and freeing; never picks pages to reclaim
+ * and never decides OOM victims. */
+#ifndef MEMCGFS_VM_H
+#define MEMCGFS_VM_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/page.h"
+
+#define VM_CHUNK_SHIFT 8                     /* 256 virtual pages per chunk */
+#define VM_CHUNK       (1u << VM_CHUNK_SHIFT)
+#define VM_MAX_PAGES   (1u << 30)            /* page indexes and slots fit 30 bits */
+
+/* Slot tags in the top two bits. */
+#define VM_TAG_MASK    0xC0000000u
+#define VM_TAG_PAGE    0x00000000u
+#define VM_TAG_SWAP    0x40000000u
+#define VM_TAG_SHADOW  0x80000000u
+#define VM_EMPTY       0xFFFFFFFFu
+
+struct mcg_engine;
+struct mcg_group;
+struct vm_region;
+
+/* A task's address space or a file. Its lock guards its regions' slots. */
+struct vm_object {
+	struct mcg_engine *eng;
+	pthread_mutex_t lock;
+	struct mcg_group *g;          /* the group it charges (referenced) */
+	bool is_task;
+	bool dead;                    /* being torn down: reclaim keeps off */
+	uint32_t id;                  /* caller's number (a task id) */
+	struct vm_region *regions;
+	struct vm_object *next, *prev; /* the engine's list of objects */
+	atomic_long resident;         /* pages mapped by its regions */
+	atomic_long swapped;
+};
+
+struct vm_region {
+	struct vm_object *obj;
+	enum page_kind kind;
+	uint32_t vbase;               /* first virtual page number */
+	uint32_t npages;
+	uint32_t nchunks;
+	_Atomic uint32_t *slot;       /* [npages] */
+	struct vm_region *next;       /* in obj->regions */
+	struct vm_region *file;       /* a task's file mapping: the file's region */
+	uint32_t file_off;
+};
+
+/* What a touch did, for statistics and tests. */
+enum vm_fault {
+	VM_HIT,        /* already resident */
+	VM_MINOR,      /* new page (anon zero page, or file page in cache) */
+	VM_MAJOR,      /* read in: swap-in, or a file page not in cache */
+	VM_REFAULT,    /* a major fault that hit a shadow: it was evicted recently */
+};
+
+int vm_init(struct mcg_engine *e);
+void vm_destroy(struct mcg_engine *e);
+
+struct vm_object *vm_object_new(struct mcg_engine *e, struct mcg_group *g, bool is_task, uint32_t id);
+/* Frees every region (pages, slots, shadows) and the object. */
+void vm_object_free(struct vm_object *o);
+/* Charge future faults to g (a task moved groups). */
+void vm_object_set_group(struct vm_object *o, struct mcg_group *g);
+
+/* A region of npages of kind in o. -ENOMEM, -EINVAL. */
+int vm_region_new(struct vm_object *o, enum page_kind kind, uint32_t npages, struct vm_region **out);
+/* A task's mapping of [off, off + npages) of a file's region. */
+int vm_map_file(struct vm_object *task, struct vm_region *file, uint32_t off, uint32_t npages,
+		struct vm_region **out);
+void vm_region_free(struct vm_region *r);
+
+/* Access virtual page i of r from simulated CPU cpu: fault it in if needed
+ * (charging r's object's group, or for file pages the toucher's), mark it
+ * referenced, dirty on write. 0 with *fault set, or -ENOMEM. */
+int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_fault *fault);
+/* Drop virtual page i (munmap of one page, or truncate for a file). */
+void vm_discard(struct vm_region *r, uint32_t i);
+/* mlock/munlock a resident page. */
+void vm_mlock(struct vm_region *r, uint32_t i, bool lock);
+
+/* The engine's evict hook for its own objects (mcg_config.evict). */
+bool vm_evict(uint32_t vpage, uint32_t page, uint32_t slot, void *engine);
+
+/* Pages and swap slots of o: the OOM killer's badness. */
+long vm_object_footprint(struct vm_object *o);
+
+#endif

@@ -1,0 +1,236 @@
+/* test_vm.c: simulated tasks' and files' virtual pages: faults, swap-in,
+ * file sharing and first-touch charging, shadows and refaults, mlock,
+ * freeing, all against the invariant checker. */
+#include <check.h>
+#include <errno.h>
+
+#include "engine/check.h"
+#include "engine/memcg.h"
+#include "engine/vm.h"
+#include "suites.h"
+
+#define CHECK_OK(e) do {                                                    \
+	char m_[256];                                                       \
+	ck_assert_msg(check_invariants((e), m_, sizeof(m_)) == 0, "%s", m_); \
+} while (0)
+
+static struct mcg_engine *vm_engine(long swap)
+{
+	struct mcg_config cfg = {
+		.mem_pages = 4096, .swap_pages = swap, .nodes = 1, .cpus = 1, .vm_swappiness = 60,
+		.no_stock = true,
+	};
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	return mcg_engine_new(&cfg);
+}
+
+static struct mcg_group *mk(struct mcg_engine *e, const char *name, long limit)
+{
+	struct mcg_group *g = NULL;
+
+	ck_assert_int_eq(mcg_create(e, e->root, name, NULL, NULL, &g), 0);
+	if (limit)
+		ck_assert_int_eq(mcg_set_limit(g, MCG_MEM, limit, NULL, NULL), 0);
+	return g;
+}
+
+START_TEST(test_anon_faults)
+{
+	struct mcg_engine *e = vm_engine(0);
+	struct mcg_group *a = mk(e, "a", 0);
+	struct vm_object *t = vm_object_new(e, a, true, 1);
+	struct vm_region *r;
+	enum vm_fault f;
+
+	ck_assert_int_eq(vm_region_new(t, PK_ANON, 10, &r), 0);
+	for (uint32_t i = 0; i < 10; i++) {
+		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
+		ck_assert_int_eq(f, VM_MINOR);
+	}
+	ck_assert_int_eq(vm_touch(r, 3, 0, false, &f), 0);
+	ck_assert_int_eq(f, VM_HIT);
+	ck_assert_int_eq(stat_local(a, STAT_RSS), 10);
+	ck_assert_int_eq(stat_local(a, STAT_PGFAULT), 10);
+	ck_assert_int_eq(stat_local(a, STAT_PGMAJFAULT), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 10);
+	ck_assert_int_eq(vm_object_footprint(t), 10);
+	ck_assert_int_eq(vm_touch(r, 10, 0, false, &f), -EINVAL);
+	/* accessed twice: promoted to the active list */
+	ck_assert_int_eq(vm_touch(r, 3, 0, false, &f), 0);
+	ck_assert_int_eq(stat_lru_local(a, LRU_ACTIVE_ANON, -1), 1);
+	CHECK_OK(e);
+	vm_discard(r, 0);
+	ck_assert_int_eq(stat_local(a, STAT_RSS), 9);
+	vm_object_free(t);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_swap_in)
+{
+	struct mcg_engine *e = vm_engine(1024);
+	struct mcg_group *a = mk(e, "a", 50);
+	struct vm_object *t = vm_object_new(e, a, true, 1);
+	struct vm_region *r;
+	enum vm_fault f;
+
+	ck_assert_int_eq(vm_region_new(t, PK_ANON, 200, &r), 0);
+	for (uint32_t i = 0; i < 200; i++)
+		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
+	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 50);
+	ck_assert_int_eq(vm_object_footprint(t), 200);        /* resident + swapped */
+	ck_assert_int_eq(stat_local(a, STAT_SWAP) + stat_local(a, STAT_RSS), 200);
+	CHECK_OK(e);
+	/* the first pages went to swap: touching them is a major fault */
+	ck_assert_int_eq(vm_touch(r, 0, 0, false, &f), 0);
+	ck_assert_int_eq(f, VM_REFAULT);
+	ck_assert_int_eq(stat_local(a, STAT_PGMAJFAULT), 1);
+	ck_assert_int_eq(stat_local(a, STAT_REFAULT_ANON), 1);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEMSW]), 200);  /* memory + swap */
+	CHECK_OK(e);
+	vm_region_free(r);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEMSW]), 0);
+	ck_assert_int_eq(stat_local(a, STAT_SWAP), 0);
+	CHECK_OK(e);
+	vm_object_free(t);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_shared_file_first_touch)
+{
+	struct mcg_engine *e = vm_engine(0);
+	struct mcg_group *a = mk(e, "a", 0), *b = mk(e, "b", 0);
+	struct vm_object *file = vm_object_new(e, e->root, false, 100);
+	struct vm_object *ta = vm_object_new(e, a, true, 1), *tb = vm_object_new(e, b, true, 2);
+	struct vm_region *fr, *ma, *mb;
+	enum vm_fault f;
+
+	ck_assert_int_eq(vm_region_new(file, PK_FILE, 64, &fr), 0);
+	ck_assert_int_eq(vm_map_file(ta, fr, 0, 64, &ma), 0);
+	ck_assert_int_eq(vm_map_file(tb, fr, 32, 32, &mb), 0);
+	ck_assert_int_eq(vm_map_file(tb, fr, 60, 10, &mb), -EINVAL);
+	ck_assert_int_eq(vm_map_file(tb, fr, 32, 32, &mb), 0);
+	for (uint32_t i = 0; i < 64; i++) {
+		ck_assert_int_eq(vm_touch(ma, i, 0, false, &f), 0);
+		ck_assert_int_eq(f, VM_MAJOR);                  /* read from the file */
+	}
+	ck_assert_int_eq(vm_touch(mb, 0, 0, false, &f), 0);     /* file page 32 */
+	ck_assert_int_eq(f, VM_HIT);
+	/* charged once, to the group that touched it first */
+	ck_assert_int_eq(stat_local(a, STAT_CACHE), 64);
+	ck_assert_int_eq(stat_local(a, STAT_MAPPED_FILE), 64);
+	ck_assert_int_eq(stat_local(b, STAT_CACHE), 0);
+	ck_assert_int_eq(pc_usage(&b->cnt[MCG_MEM]), 0);
+	CHECK_OK(e);
+	/* the tasks go; the page cache stays charged until the file goes */
+	vm_object_free(ta);
+	vm_object_free(tb);
+	ck_assert_int_eq(stat_local(a, STAT_CACHE), 64);
+	vm_object_free(file);
+	ck_assert_int_eq(stat_local(a, STAT_CACHE), 0);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_file_refault)
+{
+	struct mcg_engine *e = vm_engine(0);
+	struct mcg_group *a = mk(e, "a", 100);
+	struct vm_object *file = vm_object_new(e, a, false, 100);
+	struct vm_object *t = vm_object_new(e, a, true, 1);
+	struct vm_region *fr, *m;
+	enum vm_fault f;
+
+	ck_assert_int_eq(vm_region_new(file, PK_FILE, 300, &fr), 0);
+	ck_assert_int_eq(vm_map_file(t, fr, 0, 300, &m), 0);
+	for (uint32_t i = 0; i < 300; i++)
+		ck_assert_int_eq(vm_touch(m, i, 0, false, &f), 0);
+	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 100);
+	ck_assert_int_eq(stat_local(a, STAT_REFAULT_FILE), 0);
+	/* page 0 was evicted and left a shadow: coming back is a refault */
+	ck_assert_int_eq(vm_touch(m, 0, 0, false, &f), 0);
+	ck_assert_int_eq(f, VM_REFAULT);
+	ck_assert_int_eq(stat_local(a, STAT_REFAULT_FILE), 1);
+	ck_assert_int_eq(stat_local(a, STAT_PGMAJFAULT), 301);
+	CHECK_OK(e);
+	vm_object_free(t);
+	vm_object_free(file);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_dirty_pages_written_back_first)
+{
+	struct mcg_engine *e = vm_engine(0);
+	struct mcg_group *a = mk(e, "a", 0);
+	struct vm_object *file = vm_object_new(e, a, false, 100);
+	struct vm_region *fr;
+	enum vm_fault f;
+
+	ck_assert_int_eq(vm_region_new(file, PK_FILE, 40, &fr), 0);
+	for (uint32_t i = 0; i < 40; i++)
+		ck_assert_int_eq(vm_touch(fr, i, 0, true, &f), 0);
+	ck_assert_int_eq(stat_local(a, STAT_DIRTY), 40);
+	/* a limit below usage: dirty pages are cleaned, then reclaimed */
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 10, NULL, NULL), 0);
+	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 10);
+	ck_assert_int_le(stat_local(a, STAT_DIRTY), 10);
+	CHECK_OK(e);
+	vm_object_free(file);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_mlock_is_unevictable)
+{
+	struct mcg_engine *e = vm_engine(1024);
+	struct mcg_group *a = mk(e, "a", 20);
+	struct vm_object *t = vm_object_new(e, a, true, 1);
+	struct vm_region *r;
+	enum vm_fault f;
+
+	ck_assert_int_eq(vm_region_new(t, PK_ANON, 30, &r), 0);
+	for (uint32_t i = 0; i < 20; i++) {
+		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
+		vm_mlock(r, i, true);
+	}
+	ck_assert_int_eq(stat_lru_local(a, LRU_UNEVICTABLE, -1), 20);
+	/* nothing can be reclaimed, even with swap: the charge fails */
+	ck_assert_int_eq(vm_touch(r, 20, 0, true, &f), -ENOMEM);
+	ck_assert_uint_gt(pc_failcnt(&a->cnt[MCG_MEM]), 0);
+	vm_mlock(r, 0, false);
+	ck_assert_int_eq(vm_touch(r, 20, 0, true, &f), 0);        /* page 0 can go now */
+	ck_assert_int_eq(stat_local(a, STAT_SWAP), 1);
+	CHECK_OK(e);
+	vm_object_free(t);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+Suite *vm_suite(void)
+{
+	Suite *s = suite_create("vm");
+	TCase *tc = tcase_create("pages");
+
+	tcase_add_test(tc, test_anon_faults);
+	tcase_add_test(tc, test_swap_in);
+	tcase_add_test(tc, test_shared_file_first_touch);
+	tcase_add_test(tc, test_file_refault);
+	tcase_add_test(tc, test_dirty_pages_written_back_first);
+	tcase_add_test(tc, test_mlock_is_unevictable);
+	suite_add_tcase(s, tc);
+	return s;
+}
