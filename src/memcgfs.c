@@ -150,6 +150,7 @@ int main(int argc, char *argv[])
 		goto out_args;
 	}
 	cfg.on_release = release_notify;
+	cfg.oom_event = event_oom;
 	cfg.on_free = node_free_group;
 	cfg.hook_arg = &fs;
 

@@ -11,6 +11,7 @@
 #include "engine/charge.h"
 #include "engine/lru.h"
 #include "engine/memcg.h"
+#include "engine/oom.h"
 #include "engine/reclaim.h"
 
 #define CHARGE_COSTLY_PAGES     8     /* PAGE_ALLOC_COSTLY_ORDER */
@@ -178,7 +179,7 @@ int charge_try(struct mcg_group *g, unsigned cpu, long n)
 			continue;
 		if (retries-- > 0)
 			continue;
-		if (n <= CHARGE_COSTLY_PAGES && e->cfg.oom && e->cfg.oom(over, e->cfg.hook_arg)) {
+		if (n <= CHARGE_COSTLY_PAGES && oom_handle(over)) {
 			retries = prof_reclaim_retries(&e->cfg.prof);
 			continue;
 		}
@@ -201,6 +202,7 @@ static void charge_batch_flush(void)
 		return;
 	pc_uncharge(&g->cnt[MCG_MEM], charge_batch.pages);
 	pc_uncharge(&g->cnt[MCG_MEMSW], charge_batch.memsw);
+	oom_wake(g->eng);
 	charge_batch.g = NULL;
 	if (g->removed)
 		mcg_reap(g);
@@ -236,6 +238,7 @@ void charge_uncharge(struct mcg_group *g, long n, bool keep_memsw)
 		return;
 	}
 	charge_counters_uncharge(g, n, keep_memsw);
+	oom_wake(g->eng);
 }
 
 void charge_page_stats(struct mcg_group *g, const struct page *p, long sign)

@@ -7,6 +7,7 @@
 
 #include "engine/memcg.h"
 #include "engine/reclaim.h"
+#include "engine/oom.h"
 #include "engine/task.h"
 #include "engine/vm.h"
 
@@ -136,7 +137,7 @@ struct mcg_engine *mcg_engine_new(const struct mcg_config *cfg)
 	}
 	if (e->cfg.mem_pages >= (long)VM_MAX_PAGES || e->cfg.swap_pages >= (long)VM_MAX_PAGES ||
 	    page_pool_init(&e->pages, e->cfg.mem_pages, e->cfg.nodes) || charge_init(e) ||
-	    swap_init(e, e->cfg.swap_pages) || vm_init(e)) {
+	    swap_init(e, e->cfg.swap_pages) || vm_init(e) || oom_init(e)) {
 		mcg_engine_free(e);
 		return NULL;
 	}
@@ -166,6 +167,7 @@ void mcg_engine_free(struct mcg_engine *e)
 	if (!e)
 		return;
 	vm_destroy(e);                 /* tasks' and files' pages first */
+	oom_destroy(e);
 	task_table_free(e->tasks);     /* it holds references on groups */
 	charge_destroy(e);             /* so do the stocks */
 	if (e->root)
@@ -468,6 +470,8 @@ int mcg_set_limit(struct mcg_group *g, enum mcg_counter c, long pages,
 	case MCG_MEM:
 	case MCG_MEMSW:
 		err = mcg_shrink_to(g, c, pages, stop, stop_arg);
+		if (!err)
+			oom_wake(g->eng);     /* a raised limit ends OOM waits */
 		break;
 	case MCG_KMEM:
 		if (prof_has(p, PF_KMEM_LIMIT_IGNORED))
@@ -556,6 +560,8 @@ int mcg_set_oom_control(struct mcg_group *g, unsigned long long v)
 	if (mcg_is_root(g) || v > 1)
 		return -EINVAL;
 	atomic_store(&g->oom_kill_disable, v == 1);
+	if (v == 0)
+		oom_wake(g->eng);
 	return 0;
 }
 

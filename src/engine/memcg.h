@@ -32,6 +32,7 @@ enum mcg_counter {
 struct mcg_engine;
 struct mcg_group;
 struct vm_space;
+struct oom_state;
 
 /* Called (with no engine lock held) when a group with notify_on_release set
  * becomes empty after having had tasks or children. path is relative to the
@@ -56,8 +57,10 @@ struct mcg_config {
 	 * SWAP_NONE for dropped page cache. false: keep the page. */
 	bool (*evict)(uint32_t owner, uint32_t page, uint32_t slot, void *arg);
 	void *hook_arg_evict;    /* evict's argument */
-	/* Memcg OOM for the group over its limit: true if memory was freed. */
-	bool (*oom)(struct mcg_group *over, void *arg);
+	/* The OOM killer chose task id (a vm object's id): tell its owner. */
+	void (*kill)(uint32_t id, void *arg);
+	/* An OOM starts in over: OOM notifications of its subtree fire. */
+	void (*oom_event)(struct mcg_group *over, void *arg);
 	mcg_release_fn on_release;
 	mcg_free_fn on_free;
 	void *hook_arg;
@@ -116,6 +119,7 @@ struct mcg_engine {
 	struct charge_stock *stock;   /* [cpus] */
 	struct swap_dev swap;
 	struct vm_space *vm;          /* simulated tasks' and files' pages */
+	struct oom_state *oom;
 };
 
 struct mcg_engine *mcg_engine_new(const struct mcg_config *cfg);

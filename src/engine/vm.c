@@ -125,6 +125,7 @@ struct vm_object *vm_object_new(struct mcg_engine *e, struct mcg_group *g, bool 
 	if (!o)
 		return NULL;
 	o->eng = e;
+	atomic_init(&o->refs, 1);
 	pthread_mutex_init(&o->lock, NULL);
 	mcg_get(g);
 	o->g = g;
@@ -260,14 +261,59 @@ void vm_region_free(struct vm_region *r)
 	free(r);
 }
 
+pthread_mutex_t *vm_space_lock(struct vm_space *vs)
+{
+	return &vs->lock;
+}
+
+struct vm_object *vm_space_objects(struct vm_space *vs)
+{
+	return vs->objects;
+}
+
+void vm_object_pin(struct vm_object *o)
+{
+	atomic_fetch_add(&o->refs, 1);
+}
+
+void vm_object_unpin(struct vm_object *o)
+{
+	if (atomic_fetch_sub(&o->refs, 1) != 1)
+		return;
+	mcg_put(o->g);
+	pthread_mutex_destroy(&o->lock);
+	free(o);
+}
+
+struct mcg_group *vm_object_group(struct vm_object *o)
+{
+	struct mcg_group *g;
+
+	pthread_mutex_lock(&o->lock);
+	g = o->g;
+	mcg_get(g);
+	pthread_mutex_unlock(&o->lock);
+	return g;
+}
+
+void vm_object_reap(struct vm_object *o)
+{
+	pthread_mutex_lock(&o->lock);
+	atomic_store(&o->dead, true);
+	charge_batch_begin();
+	for (struct vm_region *r = o->regions; r; r = r->next)
+		if (r->slot)
+			for (uint32_t i = 0; i < r->npages; i++)
+				vm_slot_drop(r, i);
+	charge_batch_end();
+	pthread_mutex_unlock(&o->lock);
+}
+
 void vm_object_free(struct vm_object *o)
 {
 	struct vm_space *vs = o->eng->vm;
 
-	pthread_mutex_lock(&o->lock);
-	o->dead = true;
-	pthread_mutex_unlock(&o->lock);
-	/* mappings first: they point into files' regions, not their own */
+	vm_object_reap(o);
 	while (o->regions)
 		vm_region_free(o->regions);
 	pthread_mutex_lock(&vs->lock);
@@ -277,10 +323,9 @@ void vm_object_free(struct vm_object *o)
 		vs->objects = o->next;
 	if (o->next)
 		o->next->prev = o->prev;
+	o->next = o->prev = NULL;
 	pthread_mutex_unlock(&vs->lock);
-	mcg_put(o->g);
-	pthread_mutex_destroy(&o->lock);
-	free(o);
+	vm_object_unpin(o);
 }
 
 /* mark_page_accessed: a referenced inactive page is promoted, otherwise it
@@ -315,6 +360,8 @@ int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_
 
 	if (i >= r->npages)
 		return -EINVAL;
+	if (atomic_load(&r->obj->dead))
+		return -EFAULT;
 	for (;;) {
 		pthread_mutex_lock(&o->lock);
 		v = atomic_load(&t->slot[off]);
@@ -338,13 +385,16 @@ int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_
 			return (int)idx;
 		}
 		pthread_mutex_lock(&o->lock);
-		if (atomic_load(&t->slot[off]) != v || o->dead) {
-			/* someone else faulted it (or it went) meanwhile */
+		if (atomic_load(&t->slot[off]) != v || atomic_load(&o->dead) ||
+		    atomic_load(&r->obj->dead)) {
+			/* someone else faulted it, or the task was killed */
+			bool dead = atomic_load(&o->dead) || atomic_load(&r->obj->dead);
+
 			pthread_mutex_unlock(&o->lock);
 			charge_free_page(e, (uint32_t)idx);
 			mcg_put(charge_to);
-			if (o->dead)
-				return -EINVAL;
+			if (dead)
+				return -EFAULT;
 			continue;
 		}
 		atomic_store(&t->slot[off], (uint32_t)idx);
@@ -418,7 +468,7 @@ bool vm_evict(uint32_t vpage, uint32_t page, uint32_t slot, void *engine)
 		return false;
 	o = r->obj;
 	pthread_mutex_lock(&o->lock);
-	if (!o->dead && vpage >= r->vbase && vpage - r->vbase < r->npages &&
+	if (!atomic_load(&o->dead) && vpage >= r->vbase && vpage - r->vbase < r->npages &&
 	    atomic_load(&r->slot[vpage - r->vbase]) == page) {
 		uint32_t nv;
 

@@ -29,6 +29,7 @@
 struct mcg_engine;
 struct mcg_group;
 struct vm_region;
+struct vm_space;
 
 /* A task's address space or a file. Its lock guards its regions' slots. */
 struct vm_object {
@@ -36,7 +37,8 @@ struct vm_object {
 	pthread_mutex_t lock;
 	struct mcg_group *g;          /* the group it charges (referenced) */
 	bool is_task;
-	bool dead;                    /* being torn down: reclaim keeps off */
+	atomic_bool dead;             /* killed or being torn down: no faults */
+	atomic_int refs;              /* the owner's, plus OOM's while it looks */
 	uint32_t id;                  /* caller's number (a task id) */
 	struct vm_region *regions;
 	struct vm_object *next, *prev; /* the engine's list of objects */
@@ -68,8 +70,20 @@ int vm_init(struct mcg_engine *e);
 void vm_destroy(struct mcg_engine *e);
 
 struct vm_object *vm_object_new(struct mcg_engine *e, struct mcg_group *g, bool is_task, uint32_t id);
-/* Frees every region (pages, slots, shadows) and the object. */
+/* The owner is done with o: frees every region (pages, slots, shadows)
+ * and drops the owner's reference. No fault of o may be in flight, and no
+ * mapping of o's file regions may remain. */
 void vm_object_free(struct vm_object *o);
+/* OOM kill: o is dead from now on; its pages and slots are freed at once,
+ * its regions stay (a fault may be in flight) until vm_object_free. */
+void vm_object_reap(struct vm_object *o);
+void vm_object_pin(struct vm_object *o);
+void vm_object_unpin(struct vm_object *o);
+/* o's group, referenced. */
+struct mcg_group *vm_object_group(struct vm_object *o);
+/* For the OOM killer's walk over all objects. */
+pthread_mutex_t *vm_space_lock(struct vm_space *vs);
+struct vm_object *vm_space_objects(struct vm_space *vs);
 /* Charge future faults to g (a task moved groups). */
 void vm_object_set_group(struct vm_object *o, struct mcg_group *g);
 

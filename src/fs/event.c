@@ -269,3 +269,20 @@ unsigned event_count(struct cgfs *fs, struct mcg_group *g)
 	pthread_mutex_unlock(&fs->events->lock);
 	return n;
 }
+
+void event_oom(struct mcg_group *over, void *arg)
+{
+	struct cgfs *fs = arg;
+
+	pthread_mutex_lock(&fs->events->lock);
+	for (struct event_reg *ev = fs->events->head; ev; ev = ev->next) {
+		if (ev->kind != EV_OOM)
+			continue;
+		for (struct mcg_group *i = ev->g; i; i = i->parent)
+			if (i == over) {
+				event_signal(ev->efd);
+				break;
+			}
+	}
+	pthread_mutex_unlock(&fs->events->lock);
+}

@@ -3,6 +3,8 @@
  * freeing, all against the invariant checker. */
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include "engine/check.h"
 #include "engine/memcg.h"
@@ -196,23 +198,123 @@ END_TEST
 START_TEST(test_mlock_is_unevictable)
 {
 	struct mcg_engine *e = vm_engine(1024);
-	struct mcg_group *a = mk(e, "a", 20);
+	struct mcg_group *a = mk(e, "a", 25);
 	struct vm_object *t = vm_object_new(e, a, true, 1);
 	struct vm_region *r;
 	enum vm_fault f;
 
-	ck_assert_int_eq(vm_region_new(t, PK_ANON, 30, &r), 0);
+	ck_assert_int_eq(vm_region_new(t, PK_ANON, 40, &r), 0);
 	for (uint32_t i = 0; i < 20; i++) {
 		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
 		vm_mlock(r, i, true);
 	}
 	ck_assert_int_eq(stat_lru_local(a, LRU_UNEVICTABLE, -1), 20);
-	/* nothing can be reclaimed, even with swap: the charge fails */
-	ck_assert_int_eq(vm_touch(r, 20, 0, true, &f), -ENOMEM);
-	ck_assert_uint_gt(pc_failcnt(&a->cnt[MCG_MEM]), 0);
-	vm_mlock(r, 0, false);
-	ck_assert_int_eq(vm_touch(r, 20, 0, true, &f), 0);        /* page 0 can go now */
-	ck_assert_int_eq(stat_local(a, STAT_SWAP), 1);
+	/* 20 more: only the unlocked ones can go to swap */
+	for (uint32_t i = 20; i < 40; i++)
+		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
+	ck_assert_int_eq(stat_lru_local(a, LRU_UNEVICTABLE, -1), 20);
+	ck_assert_int_eq(stat_local(a, STAT_SWAP), 15);
+	CHECK_OK(e);
+	vm_object_free(t);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+static uint32_t killed_id;
+
+static void note_kill(uint32_t id, void *arg)
+{
+	killed_id = id;
+}
+
+START_TEST(test_oom_kills_largest)
+{
+	struct mcg_config cfg = {
+		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
+		.kill = note_kill,
+	};
+	struct mcg_engine *e;
+	struct mcg_group *p, *a, *b = NULL;
+	struct vm_object *big, *small;
+	struct vm_region *rb, *rs;
+	enum vm_fault f;
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	e = mcg_engine_new(&cfg);
+	p = mk(e, "p", 30);
+	ck_assert_int_eq(mcg_create(e, p, "a", NULL, NULL, &a), 0);
+	ck_assert_int_eq(mcg_create(e, p, "b", NULL, NULL, &b), 0);
+	big = vm_object_new(e, a, true, 7);
+	small = vm_object_new(e, b, true, 8);
+	ck_assert_int_eq(vm_region_new(big, PK_ANON, 25, &rb), 0);
+	ck_assert_int_eq(vm_region_new(small, PK_ANON, 10, &rs), 0);
+	for (uint32_t i = 0; i < 25; i++)
+		ck_assert_int_eq(vm_touch(rb, i, 0, true, &f), 0);
+	for (uint32_t i = 0; i < 5; i++)
+		ck_assert_int_eq(vm_touch(rs, i, 0, true, &f), 0);
+	/* p is full of anon and there is no swap: the next fault kills the
+	 * largest task of p's subtree, in a sibling group */
+	ck_assert_int_eq(vm_touch(rs, 5, 0, true, &f), 0);
+	ck_assert_uint_eq(killed_id, 7);
+	ck_assert_uint_eq(atomic_load(&a->oom_kill), 1);
+	ck_assert_uint_eq(atomic_load(&b->oom_kill), 0);
+	ck_assert_uint_eq(atomic_load(&p->oom_kill), 0);
+	ck_assert_int_eq(vm_object_footprint(big), 0);
+	ck_assert_int_eq(vm_touch(rb, 0, 0, true, &f), -EFAULT);   /* dead */
+	ck_assert_int_eq(atomic_load(&p->under_oom), 0);           /* only while killing */
+	CHECK_OK(e);
+	vm_object_free(big);
+	vm_object_free(small);
+	CHECK_OK(e);
+	mcg_put(p);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_engine_free(e);
+}
+END_TEST
+
+struct waiter {
+	struct vm_region *r;
+	int err;
+	atomic_bool done;
+};
+
+static void *waiter_main(void *arg)
+{
+	struct waiter *w = arg;
+	enum vm_fault f;
+
+	w->err = vm_touch(w->r, 10, 0, true, &f);
+	atomic_store(&w->done, true);
+	return NULL;
+}
+
+START_TEST(test_oom_kill_disable_waits)
+{
+	struct mcg_engine *e = vm_engine(0);
+	struct mcg_group *a = mk(e, "a", 10);
+	struct vm_object *t = vm_object_new(e, a, true, 1);
+	struct waiter w = { 0 };
+	pthread_t th;
+	enum vm_fault f;
+
+	ck_assert_int_eq(mcg_set_oom_control(a, 1), 0);
+	ck_assert_int_eq(vm_region_new(t, PK_ANON, 20, &w.r), 0);
+	for (uint32_t i = 0; i < 10; i++)
+		ck_assert_int_eq(vm_touch(w.r, i, 0, true, &f), 0);
+	pthread_create(&th, NULL, waiter_main, &w);
+	/* the charging task waits, marked under OOM, and nobody is killed */
+	while (atomic_load(&a->under_oom) == 0)
+		sched_yield();
+	ck_assert(!atomic_load(&w.done));
+	ck_assert_uint_eq(atomic_load(&a->oom_kill), 0);
+	/* raising the limit lets it go on */
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 11, NULL, NULL), 0);
+	pthread_join(th, NULL);
+	ck_assert_int_eq(w.err, 0);
+	ck_assert_int_eq(atomic_load(&a->under_oom), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 11);
 	CHECK_OK(e);
 	vm_object_free(t);
 	mcg_put(a);
@@ -231,6 +333,8 @@ Suite *vm_suite(void)
 	tcase_add_test(tc, test_file_refault);
 	tcase_add_test(tc, test_dirty_pages_written_back_first);
 	tcase_add_test(tc, test_mlock_is_unevictable);
+	tcase_add_test(tc, test_oom_kills_largest);
+	tcase_add_test(tc, test_oom_kill_disable_waits);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,152 @@
+/* oom.c: memcg OOM. The victim is the task (vm object) with the largest
+ * resident + swapped footprint whose group is in the subtree of the group
+ * that hit its limit. Killing reaps its memory at once and tells its owner
+ * (cfg.kill). With oom_kill_disable the charging thread waits on a
+ * condition until an uncharge, a limit raise or oom_kill_disable=0.
+ * Never holds oom_lock while reaping or calling hooks. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "engine/memcg.h"
+#include "engine/oom.h"
+#include "engine/vm.h"
+
+struct oom_state {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	atomic_int waiters;
+	unsigned long wakeups;        /* generation: bumped by every wake */
+};
+
+int oom_init(struct mcg_engine *e)
+{
+	struct oom_state *os = calloc(1, sizeof(*os));
+
+	if (!os)
+		return -ENOMEM;
+	pthread_mutex_init(&os->lock, NULL);
+	pthread_cond_init(&os->cond, NULL);
+	e->oom = os;
+	return 0;
+}
+
+void oom_destroy(struct mcg_engine *e)
+{
+	if (!e->oom)
+		return;
+	pthread_mutex_destroy(&e->oom->lock);
+	pthread_cond_destroy(&e->oom->cond);
+	free(e->oom);
+	e->oom = NULL;
+}
+
+void oom_wake(struct mcg_engine *e)
+{
+	struct oom_state *os = e->oom;
+
+	if (!os || atomic_load(&os->waiters) == 0)
+		return;
+	pthread_mutex_lock(&os->lock);
+	os->wakeups++;
+	pthread_cond_broadcast(&os->cond);
+	pthread_mutex_unlock(&os->lock);
+}
+
+static bool oom_in_subtree(struct mcg_group *g, struct mcg_group *top)
+{
+	for (; g; g = g->parent)
+		if (g == top)
+			return true;
+	return false;
+}
+
+/* The largest task of the subtree, referenced through its group; NULL if
+ * there is none with memory. */
+static struct vm_object *oom_select(struct mcg_group *over)
+{
+	struct vm_space *vs = over->eng->vm;
+	struct vm_object *best = NULL;
+	long best_size = 0;
+
+	pthread_mutex_lock(vm_space_lock(vs));
+	for (struct vm_object *o = vm_space_objects(vs); o; o = o->next) {
+		long size;
+
+		bool in;
+
+		if (!o->is_task || atomic_load(&o->dead))
+			continue;
+		pthread_mutex_lock(&o->lock);
+		in = oom_in_subtree(o->g, over);
+		pthread_mutex_unlock(&o->lock);
+		if (!in)
+			continue;
+		size = vm_object_footprint(o);
+		if (size > best_size) {
+			best = o;
+			best_size = size;
+		}
+	}
+	if (best)
+		vm_object_pin(best);
+	pthread_mutex_unlock(vm_space_lock(vs));
+	return best;
+}
+
+static bool oom_kill(struct mcg_group *over)
+{
+	struct mcg_engine *e = over->eng;
+	struct vm_object *victim = oom_select(over);
+	struct mcg_group *vg;
+
+	if (!victim)
+		return false;
+	vg = vm_object_group(victim);
+	atomic_fetch_add(&vg->oom_kill, 1);
+	if (e->cfg.kill)
+		e->cfg.kill(victim->id, e->cfg.hook_arg);
+	vm_object_reap(victim);
+	vm_object_unpin(victim);
+	mcg_put(vg);
+	return true;
+}
+
+/* oom_kill_disable: wait, marked under OOM, until something may have
+ * changed. Always returns true (retry): the retry decides. */
+static bool oom_wait(struct mcg_group *over)
+{
+	struct oom_state *os = over->eng->oom;
+	unsigned long gen;
+
+	atomic_fetch_add(&over->under_oom, 1);
+	if (over->eng->cfg.oom_event)
+		over->eng->cfg.oom_event(over, over->eng->cfg.hook_arg);
+	pthread_mutex_lock(&os->lock);
+	atomic_fetch_add(&os->waiters, 1);
+	gen = os->wakeups;
+	/* re-check under the lock: a limit raised or the killer enabled
+	 * before we slept must not be missed */
+	while (gen == os->wakeups && atomic_load(&over->oom_kill_disable) &&
+	       pc_usage(&over->cnt[MCG_MEM]) >= pc_max(&over->cnt[MCG_MEM]))
+		pthread_cond_wait(&os->cond, &os->lock);
+	atomic_fetch_sub(&os->waiters, 1);
+	pthread_mutex_unlock(&os->lock);
+	atomic_fetch_sub(&over->under_oom, 1);
+	return true;
+}
+
+bool oom_handle(struct mcg_group *over)
+{
+	bool freed;
+
+	if (atomic_load(&over->oom_kill_disable))
+		return oom_wait(over);
+	/* the marker is set only while the killer runs (§3.15) */
+	atomic_fetch_add(&over->under_oom, 1);
+	if (over->eng->cfg.oom_event)
+		over->eng->cfg.oom_event(over, over->eng->cfg.hook_arg);
+	freed = oom_kill(over);
+	atomic_fetch_sub(&over->under_oom, 1);
+	return freed;
+}
