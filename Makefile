@@ -25,7 +25,7 @@ UNIT_SRC   := $(wildcard tests/unit/*.c)
 TOOLS_SRC  := $(wildcard tests/tools/*.c)
 TOOLS      := $(TOOLS_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
-all: $(BUILD)/memcgfs $(TOOLS)
+all: $(BUILD)/memcgfs $(BUILD)/memcgctl $(TOOLS)
 
 $(BUILD)/%.o: %.c $(wildcard src/*/*.h src/*.h)
 	@mkdir -p $(dir $@)
@@ -37,6 +37,9 @@ $(BUILD)/libmemcg.a: $(ENGINE_OBJ) $(FSLIB_OBJ)
 
 $(BUILD)/memcgfs: $(BUILD)/src/memcgfs.o $(BUILD)/src/fs/ops.o $(BUILD)/libmemcg.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(FUSE_LIBS) -lpthread
+
+$(BUILD)/memcgctl: $(BUILD)/src/memcgctl.o $(BUILD)/libmemcg.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
 
 $(BUILD)/unit_tests: $(UNIT_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libmemcg.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) -lpthread
@@ -60,7 +63,7 @@ check: unit integration
 unit: $(BUILD)/unit_tests
 	CK_FORK=yes $(if $(SANFLAGS),CK_TIMEOUT_MULTIPLIER=10) $(BUILD)/unit_tests
 
-integration: $(BUILD)/memcgfs $(TOOLS)
+integration: $(BUILD)/memcgfs $(BUILD)/memcgctl $(TOOLS)
 	MEMCGFS_BUILD=$(abspath $(BUILD)) $(if $(SANFLAGS),MEMCGFS_SANLOG=$(abspath $(BUILD))/sanlog) \
 	  tests/integration/run.sh
 
@@ -76,8 +79,9 @@ tsan:
 bench: $(BUILD)/bench_engine
 	$(BUILD)/bench_engine
 
-install: $(BUILD)/memcgfs
+install: $(BUILD)/memcgfs $(BUILD)/memcgctl
 	install -D -m 0755 $(BUILD)/memcgfs $(DESTDIR)$(PREFIX)/bin/memcgfs
+	install -D -m 0755 $(BUILD)/memcgctl $(DESTDIR)$(PREFIX)/bin/memcgctl
 	install -D -m 0755 mount-helper/mount.memcgfs $(DESTDIR)/sbin/mount.memcgfs
 	install -D -m 0644 docs/memcgfs.8 $(DESTDIR)$(PREFIX)/share/man/man8/memcgfs.8
 

@@ -52,6 +52,8 @@ struct mcg_config {
 	unsigned vm_swappiness;  /* the simulated vm.swappiness */
 	bool no_stock;           /* charge without the per-CPU stock */
 	bool no_accounting;      /* charge nothing (benchmark baseline) */
+	bool oom_nowait;         /* oom_kill_disable fails the charge instead of
+				  * waiting (single-threaded replay) */
 	/* Reclaim asks a page's owner to let it go (NULL: pages have no
 	 * owner to ask). slot is the swap slot for anon/shmem pages, or
 	 * SWAP_NONE for dropped page cache. false: keep the page. */

@@ -140,8 +140,14 @@ bool oom_handle(struct mcg_group *over)
 {
 	bool freed;
 
-	if (atomic_load(&over->oom_kill_disable))
+	if (atomic_load(&over->oom_kill_disable)) {
+		if (over->eng->cfg.oom_nowait) {
+			if (over->eng->cfg.oom_event)
+				over->eng->cfg.oom_event(over, over->eng->cfg.hook_arg);
+			return false;     /* the caller retries later */
+		}
 		return oom_wait(over);
+	}
 	/* the marker is set only while the killer runs (§3.15) */
 	atomic_fetch_add(&over->under_oom, 1);
 	if (over->eng->cfg.oom_event)

@@ -13,5 +13,6 @@ Suite *task_suite(void);
 Suite *cgfiles_suite(void);
 Suite *charge_suite(void);
 Suite *vm_suite(void);
+Suite *replay_suite(void);
 
 #endif

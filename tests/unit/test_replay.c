@@ -1,0 +1,184 @@
+/* test_replay.c: scenarios run deterministically; kills, OOM waits, timed
+ * limit changes and errors with line numbers. */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/replay.h"
+#include "suites.h"
+
+/* Run text; the timeline (or the errors) in a malloc'ed string. */
+static char *run(const char *text, int *ret)
+{
+	char *buf = NULL, *ebuf = NULL;
+	size_t len = 0, elen = 0;
+	FILE *out = open_memstream(&buf, &len), *err = open_memstream(&ebuf, &elen);
+
+	*ret = replay_run(text, out, err);
+	fclose(out);
+	fclose(err);
+	if (*ret) {
+		free(buf);
+		return ebuf;
+	}
+	free(ebuf);
+	return buf;
+}
+
+/* The value of key on the last line that mentions group path. */
+static long value(const char *out, const char *path, const char *key)
+{
+	char pat[300], kpat[64];
+	const char *p = out, *line = NULL, *k;
+
+	snprintf(pat, sizeof(pat), " %s usage=", path);
+	while ((p = strstr(p, pat)))
+		line = p++;
+	ck_assert_ptr_nonnull(line);
+	snprintf(kpat, sizeof(kpat), " %s=", key);
+	k = strstr(line, kpat);
+	ck_assert_ptr_nonnull(k);
+	return strtol(k + strlen(kpat), NULL, 10);
+}
+
+static const char *scenario =
+	"seed 7\n"
+	"machine memory=64M swap=16M cpus=2\n"
+	"group /a limit=4M\n"
+	"file f 8M\n"
+	"task t1 group=/a cpu=0\n"
+	"task t2 group=/a cpu=1 start=1ms\n"
+	"print every=1ms\n"
+	"t1 alloc anon heap 3M\n"
+	"t1 map f m\n"
+	"t1 repeat 2\n"
+	"t1 touch m hot=70/30 count=1500\n"
+	"t1 touch heap random count=800 write\n"
+	"t1 end\n"
+	"t2 alloc anon heap 2M\n"
+	"t2 touch heap seq write\n"
+	"t2 touch heap random count=500\n";
+
+START_TEST(test_identical_reruns)
+{
+	int r1, r2;
+	char *a = run(scenario, &r1), *b = run(scenario, &r2);
+
+	ck_assert_int_eq(r1, 0);
+	ck_assert_int_eq(r2, 0);
+	ck_assert_str_eq(a, b);
+	ck_assert_ptr_nonnull(strstr(a, "t=1ms / usage="));
+	ck_assert_ptr_nonnull(strstr(a, "task t1 exited"));
+	ck_assert_ptr_nonnull(strstr(a, "task t2 exited"));
+	/* 5M of anon + 8M of file through a 4M limit with swap */
+	ck_assert_int_le(value(a, "/a", "max_usage"), 4 << 20);
+	ck_assert_int_gt(value(a, "/a", "failcnt"), 0);
+	ck_assert_int_gt(value(a, "/a", "steal_direct"), 0);
+	ck_assert_int_gt(value(a, "/a", "pgmajfault"), 0);
+	/* the tasks' anon memory went with them; the page cache stays */
+	ck_assert_int_eq(value(a, "/a", "rss"), 0);
+	ck_assert_int_eq(value(a, "/a", "swap"), 0);
+	ck_assert_int_ge(value(a, "/a", "usage"), value(a, "/a", "cache"));
+	ck_assert_int_gt(value(a, "/a", "cache"), 0);
+	free(a);
+	free(b);
+}
+END_TEST
+
+START_TEST(test_seed_changes_randomness)
+{
+	int r;
+	char *a = run(scenario, &r), *text = strdup(scenario), *b;
+
+	memcpy(strstr(text, "seed 7"), "seed 8", 6);
+	b = run(text, &r);
+	ck_assert_int_eq(r, 0);
+	ck_assert_str_ne(a, b);
+	free(a);
+	free(b);
+	free(text);
+}
+END_TEST
+
+START_TEST(test_oom_kill_in_replay)
+{
+	int r;
+	char *out = run("machine memory=64M\n"
+			"group /g limit=8M\n"
+			"task small group=/g\n"
+			"task hog group=/g\n"
+			"small alloc anon a 1M\n"
+			"small touch a seq write\n"
+			"small sleep 10ms\n"
+			"small touch a seq\n"
+			"hog alloc anon a 16M\n"
+			"hog touch a seq write\n", &r);
+
+	ck_assert_int_eq(r, 0);
+	ck_assert_ptr_nonnull(strstr(out, "task hog killed"));
+	ck_assert_ptr_nonnull(strstr(out, "task small exited"));
+	ck_assert_int_eq(value(out, "/g", "oom_kill"), 1);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_oom_wait_and_timed_limit)
+{
+	int r;
+	char *out = run("machine memory=64M\n"
+			"group /g limit=4M oom_kill_disable=1\n"
+			"task t group=/g\n"
+			"at 20ms group /g limit=16M\n"
+			"t alloc anon a 8M\n"
+			"t touch a seq write\n", &r);
+
+	ck_assert_int_eq(r, 0);
+	/* it waited (no kill) until the limit was raised, then finished */
+	ck_assert_ptr_nonnull(strstr(out, "task t exited"));
+	ck_assert_int_eq(value(out, "/g", "oom_kill"), 0);
+	ck_assert_ptr_null(strstr(out, "stalls=0"));
+	free(out);
+}
+END_TEST
+
+START_TEST(test_errors_name_the_line)
+{
+	int r;
+	char *e;
+
+	e = run("machine memory=64M\n\ngroup /g\ntask t group=/nope\n", &r);
+	ck_assert_int_eq(r, -EINVAL);
+	ck_assert_ptr_nonnull(strstr(e, "line 4"));
+	free(e);
+	e = run("group /g\ntask t group=/g\nt touch missing seq\n", &r);
+	ck_assert_int_eq(r, -EINVAL);
+	ck_assert_ptr_nonnull(strstr(e, "no region missing"));
+	free(e);
+	e = run("group /g\ntask t group=/g\nt end\n", &r);
+	ck_assert_ptr_nonnull(strstr(e, "end without repeat"));
+	free(e);
+	e = run("group /g\nmachine memory=1G\n", &r);
+	ck_assert_ptr_nonnull(strstr(e, "machine must come first"));
+	free(e);
+	e = run("group /a/b\n", &r);
+	ck_assert_ptr_nonnull(strstr(e, "parent of /a/b"));
+	free(e);
+}
+END_TEST
+
+Suite *replay_suite(void)
+{
+	Suite *s = suite_create("replay");
+	TCase *tc = tcase_create("scenarios");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_identical_reruns);
+	tcase_add_test(tc, test_seed_changes_randomness);
+	tcase_add_test(tc, test_oom_kill_in_replay);
+	tcase_add_test(tc, test_oom_wait_and_timed_limit);
+	tcase_add_test(tc, test_errors_name_the_line);
+	suite_add_tcase(s, tc);
+	return s;
+}
