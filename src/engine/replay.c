@@ -14,51 +14,25 @@
 #include "engine/memcg.h"
 #include "engine/replay.h"
 #include "engine/vm.h"
+#include "engine/workload.h"
 
-#define RP_NAME     32
-#define RP_MAX      64            /* groups, files, tasks, regions per task */
-#define RP_STEP     64            /* pages touched per scheduling step */
-#define RP_DEPTH    8             /* nested repeats */
-#define RP_NS_MS    1000000ull
+#define RP_MAX       64           /* groups, files, tasks */
+#define RP_STEP      64           /* pages touched per scheduling step */
+#define RP_DEPTH     8            /* nested repeats */
 #define RP_MAX_STEPS 50000000L
 
-enum rp_code { OP_ALLOC, OP_MAP, OP_TOUCH, OP_FREE, OP_MLOCK, OP_MUNLOCK, OP_SLEEP, OP_REPEAT,
-	       OP_END, OP_EXIT, OP_FORK };
-enum rp_pattern { PAT_SEQ, PAT_RANDOM, PAT_HOT };
-enum rp_state { T_WAITING, T_RUNNING, T_EXITED, T_KILLED };
-
-struct rp_op {
-	enum rp_code code;
-	char a[RP_NAME], b[RP_NAME];
-	enum page_kind kind;
-	long pages, off, count;
-	enum rp_pattern pattern;
-	unsigned hot_p, hot_q;
-	bool write;
-	uint64_t ns;
-	int line;
-	int match;                    /* repeat <-> end */
-};
-
-struct rp_region {
-	char name[RP_NAME];
-	struct vm_region *r;
-};
+enum rp_state { T_RUNNING, T_EXITED, T_KILLED };
 
 struct rp_task {
-	char name[RP_NAME];
+	char name[WL_NAME];
 	struct mcg_group *g;
-	unsigned cpu;
 	uint64_t ready;
 	enum rp_state state;
-	struct rp_op *ops;
+	struct wl_op *ops;
 	int nops, cap, pc;
-	long done;                    /* pages done of the current touch */
 	int rsp;
 	long rleft[RP_DEPTH];
-	struct vm_object *obj;
-	struct rp_region reg[RP_MAX];
-	int nreg;
+	struct wl_task wl;
 	long stalls;
 };
 
@@ -68,7 +42,7 @@ struct rp_group {
 };
 
 struct rp_file {
-	char name[RP_NAME];
+	char name[WL_NAME];
 	struct vm_object *obj;
 	struct vm_region *r;
 };
@@ -76,7 +50,7 @@ struct rp_file {
 struct rp_at {
 	uint64_t t;
 	int group;
-	char key[RP_NAME], val[64];
+	char key[WL_NAME], val[64];
 	int line;
 };
 
@@ -86,7 +60,7 @@ struct rp {
 	int line;
 	uint64_t rng;
 	uint64_t now;
-	uint64_t cost_touch, cost_fault, cost_major;
+	struct wl_costs cost;
 	uint64_t every, until;
 	struct rp_group grp[RP_MAX];
 	int ngrp;
@@ -112,76 +86,6 @@ static int rp_fail(struct rp *rp, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static uint64_t rp_rand(struct rp *rp)
-{
-	/* xorshift64*: fixed, portable, and all the randomness there is */
-	rp->rng ^= rp->rng >> 12;
-	rp->rng ^= rp->rng << 25;
-	rp->rng ^= rp->rng >> 27;
-	return rp->rng * 2685821657736338717ull;
-}
-
-/* "64M" -> bytes. -1 on garbage. */
-static long long rp_size(const char *s)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	int shift = 0;
-
-	if (end == s)
-		return -1;
-	switch (tolower((unsigned char)*end)) {
-	case 't': shift += 10; /* fall through */
-	case 'g': shift += 10; /* fall through */
-	case 'm': shift += 10; /* fall through */
-	case 'k': shift += 10; end++; break;
-	case '\0': break;
-	default: return -1;
-	}
-	return *end ? -1 : (long long)(v << shift);
-}
-
-static long rp_pages(const char *s)
-{
-	long long b = rp_size(s);
-
-	return b < 0 ? -1 : (long)((b + PC_PAGE_SIZE - 1) / PC_PAGE_SIZE);
-}
-
-/* "10ms" -> ns. */
-static int rp_time(const char *s, uint64_t *ns)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	uint64_t mul;
-
-	if (end == s)
-		return -1;
-	if (!strcmp(end, "ns"))
-		mul = 1;
-	else if (!strcmp(end, "us"))
-		mul = 1000;
-	else if (!strcmp(end, "ms"))
-		mul = RP_NS_MS;
-	else if (!strcmp(end, "s"))
-		mul = 1000 * RP_NS_MS;
-	else
-		return -1;
-	*ns = v * mul;
-	return 0;
-}
-
-/* key=value arguments: the value of key, or NULL. */
-static const char *rp_arg(char **argv, int argc, const char *key)
-{
-	size_t k = strlen(key);
-
-	for (int i = 0; i < argc; i++)
-		if (!strncmp(argv[i], key, k) && argv[i][k] == '=')
-			return argv[i] + k + 1;
-	return NULL;
-}
-
 static int rp_find_group(struct rp *rp, const char *path)
 {
 	for (int i = 0; i < rp->ngrp; i++)
@@ -195,6 +99,16 @@ static struct rp_task *rp_find_task(struct rp *rp, const char *name)
 	for (int i = 0; i < rp->ntask; i++)
 		if (!strcmp(rp->task[i].name, name))
 			return &rp->task[i];
+	return NULL;
+}
+
+static struct vm_region *rp_file_region(void *arg, const char *name)
+{
+	struct rp *rp = arg;
+
+	for (int i = 0; i < rp->nfile; i++)
+		if (!strcmp(rp->file[i].name, name))
+			return rp->file[i].r;
 	return NULL;
 }
 
@@ -218,7 +132,7 @@ static int rp_set(struct rp *rp, struct mcg_group *g, const char *key, const cha
 	long pages;
 
 	if (!strcmp(key, "limit") || !strcmp(key, "memsw")) {
-		if ((pages = rp_pages(val)) < 0 && strcmp(val, "-1"))
+		if ((pages = wl_pages(val)) < 0 && strcmp(val, "-1"))
 			return rp_fail(rp, "bad size %s", val);
 		return mcg_set_limit(g, key[0] == 'l' ? MCG_MEM : MCG_MEMSW,
 				     strcmp(val, "-1") ? pages : PC_MAX, NULL, NULL) ?
@@ -233,80 +147,27 @@ static int rp_set(struct rp *rp, struct mcg_group *g, const char *key, const cha
 
 static int rp_parse_op(struct rp *rp, struct rp_task *t, char **argv, int argc)
 {
-	struct rp_op op = { .line = rp->line, .match = -1 };
-	const char *v;
+	struct wl_op op;
+	char msg[128];
 
-	if (argc < 1)
-		return rp_fail(rp, "missing operation");
-	if (!strcmp(argv[0], "alloc") && argc == 4) {
-		op.code = OP_ALLOC;
-		if (!strcmp(argv[1], "anon"))
-			op.kind = PK_ANON;
-		else if (!strcmp(argv[1], "shmem"))
-			op.kind = PK_SHMEM;
-		else
-			return rp_fail(rp, "alloc anon|shmem NAME SIZE");
-		snprintf(op.a, RP_NAME, "%s", argv[2]);
-		if ((op.pages = rp_pages(argv[3])) <= 0)
-			return rp_fail(rp, "bad size %s", argv[3]);
-	} else if (!strcmp(argv[0], "map") && argc >= 3) {
-		op.code = OP_MAP;
-		snprintf(op.a, RP_NAME, "%s", argv[1]);
-		snprintf(op.b, RP_NAME, "%s", argv[2]);
-		op.off = (v = rp_arg(argv, argc, "offset")) ? rp_pages(v) : 0;
-		op.pages = (v = rp_arg(argv, argc, "size")) ? rp_pages(v) : 0;
-		if (op.off < 0 || op.pages < 0)
-			return rp_fail(rp, "bad offset or size");
-	} else if (!strcmp(argv[0], "touch") && argc >= 3) {
-		op.code = OP_TOUCH;
-		snprintf(op.a, RP_NAME, "%s", argv[1]);
-		if (!strcmp(argv[2], "seq"))
-			op.pattern = PAT_SEQ;
-		else if (!strcmp(argv[2], "random"))
-			op.pattern = PAT_RANDOM;
-		else if (sscanf(argv[2], "hot=%u/%u", &op.hot_p, &op.hot_q) == 2 &&
-			 op.hot_p <= 100 && op.hot_q > 0 && op.hot_q < 100)
-			op.pattern = PAT_HOT;
-		else
-			return rp_fail(rp, "touch NAME seq|random|hot=P/Q");
-		op.count = (v = rp_arg(argv, argc, "count")) ? strtol(v, NULL, 10) : 0;
-		for (int i = 3; i < argc; i++)
-			op.write |= !strcmp(argv[i], "write");
-	} else if ((!strcmp(argv[0], "free") || !strcmp(argv[0], "mlock") ||
-		    !strcmp(argv[0], "munlock")) && argc == 2) {
-		op.code = argv[0][0] == 'f' ? OP_FREE : argv[0][1] == 'l' ? OP_MLOCK : OP_MUNLOCK;
-		snprintf(op.a, RP_NAME, "%s", argv[1]);
-	} else if (!strcmp(argv[0], "sleep") && argc == 2) {
-		op.code = OP_SLEEP;
-		if (rp_time(argv[1], &op.ns))
-			return rp_fail(rp, "bad time %s", argv[1]);
-	} else if (!strcmp(argv[0], "repeat") && argc == 2) {
-		op.code = OP_REPEAT;
-		if ((op.count = strtol(argv[1], NULL, 10)) < 1)
-			return rp_fail(rp, "repeat needs a count of at least 1");
-	} else if (!strcmp(argv[0], "end") && argc == 1) {
+	if (wl_parse(argv, argc, &op, msg, sizeof(msg)))
+		return rp_fail(rp, "%s", msg);
+	op.line = rp->line;
+	if (op.code == WL_END) {
 		int depth = 0;
 
-		op.code = OP_END;
 		for (int i = t->nops - 1; i >= 0 && op.match < 0; i--) {
-			if (t->ops[i].code == OP_END)
+			if (t->ops[i].code == WL_END)
 				depth++;
-			else if (t->ops[i].code == OP_REPEAT && depth-- == 0)
+			else if (t->ops[i].code == WL_REPEAT && depth-- == 0)
 				op.match = i;
 		}
 		if (op.match < 0)
 			return rp_fail(rp, "end without repeat");
 		t->ops[op.match].match = t->nops;
-	} else if (!strcmp(argv[0], "exit") && argc == 1) {
-		op.code = OP_EXIT;
-	} else if (!strcmp(argv[0], "fork") && argc == 2) {
-		op.code = OP_FORK;
-		snprintf(op.a, RP_NAME, "%s", argv[1]);
-	} else {
-		return rp_fail(rp, "unknown operation %s", argv[0]);
 	}
 	if (t->nops == t->cap) {
-		struct rp_op *n = realloc(t->ops, (size_t)(t->cap = t->cap ? t->cap * 2 : 16) * sizeof(*n));
+		struct wl_op *n = realloc(t->ops, (size_t)(t->cap = t->cap ? t->cap * 2 : 16) * sizeof(*n));
 
 		if (!n)
 			return rp_fail(rp, "out of memory");
@@ -315,7 +176,6 @@ static int rp_parse_op(struct rp *rp, struct rp_task *t, char **argv, int argc)
 	t->ops[t->nops++] = op;
 	return 0;
 }
-
 static int rp_parse_line(struct rp *rp, char *line)
 {
 	char *argv[32], *save = NULL, *w;
@@ -337,33 +197,33 @@ static int rp_parse_line(struct rp *rp, char *line)
 
 		if (rp->machine_done)
 			return rp_fail(rp, "machine must come first");
-		if ((v = rp_arg(argv, argc, "memory")) && (p = rp_pages(v)) > 0)
+		if ((v = wl_arg(argv, argc, "memory")) && (p = wl_pages(v)) > 0)
 			rp->cfg.mem_pages = p;
-		if ((v = rp_arg(argv, argc, "swap")) && (p = rp_pages(v)) >= 0)
+		if ((v = wl_arg(argv, argc, "swap")) && (p = wl_pages(v)) >= 0)
 			rp->cfg.swap_pages = p;
-		if ((v = rp_arg(argv, argc, "cpus")))
+		if ((v = wl_arg(argv, argc, "cpus")))
 			rp->cfg.cpus = (unsigned)strtoul(v, NULL, 10);
-		if ((v = rp_arg(argv, argc, "nodes")))
+		if ((v = wl_arg(argv, argc, "nodes")))
 			rp->cfg.nodes = (unsigned)strtoul(v, NULL, 10);
-		if ((v = rp_arg(argv, argc, "kernel")) && prof_parse(v, &rp->cfg.prof))
+		if ((v = wl_arg(argv, argc, "kernel")) && prof_parse(v, &rp->cfg.prof))
 			return rp_fail(rp, "unsupported kernel=%s", v);
 		if (rp->cfg.cpus < 1 || rp->cfg.cpus > 256 || rp->cfg.nodes < 1 || rp->cfg.nodes > 64)
 			return rp_fail(rp, "cpus 1..256, nodes 1..64");
 		return rp_machine(rp);
 	}
 	if (!strcmp(argv[0], "cost")) {
-		if ((v = rp_arg(argv, argc, "touch")) && rp_time(v, &rp->cost_touch))
+		if ((v = wl_arg(argv, argc, "touch")) && wl_time(v, &rp->cost.touch))
 			return rp_fail(rp, "bad time %s", v);
-		if ((v = rp_arg(argv, argc, "fault")) && rp_time(v, &rp->cost_fault))
+		if ((v = wl_arg(argv, argc, "fault")) && wl_time(v, &rp->cost.fault))
 			return rp_fail(rp, "bad time %s", v);
-		if ((v = rp_arg(argv, argc, "major")) && rp_time(v, &rp->cost_major))
+		if ((v = wl_arg(argv, argc, "major")) && wl_time(v, &rp->cost.major))
 			return rp_fail(rp, "bad time %s", v);
 		return 0;
 	}
 	if (!strcmp(argv[0], "print")) {
-		if ((v = rp_arg(argv, argc, "every")) && (rp_time(v, &rp->every) || !rp->every))
+		if ((v = wl_arg(argv, argc, "every")) && (wl_time(v, &rp->every) || !rp->every))
 			return rp_fail(rp, "bad time %s", v);
-		if ((v = rp_arg(argv, argc, "until")) && rp_time(v, &rp->until))
+		if ((v = wl_arg(argv, argc, "until")) && wl_time(v, &rp->until))
 			return rp_fail(rp, "bad time %s", v);
 		return 0;
 	}
@@ -398,11 +258,11 @@ static int rp_parse_line(struct rp *rp, char *line)
 	}
 	if (!strcmp(argv[0], "file") && argc == 3) {
 		struct rp_file *f = &rp->file[rp->nfile];
-		long pages = rp_pages(argv[2]);
+		long pages = wl_pages(argv[2]);
 
 		if (rp->nfile == RP_MAX || pages <= 0)
 			return rp_fail(rp, "file NAME SIZE");
-		snprintf(f->name, RP_NAME, "%s", argv[1]);
+		snprintf(f->name, WL_NAME, "%s", argv[1]);
 		f->obj = vm_object_new(rp->e, rp->e->root, false, 0);
 		if (!f->obj || vm_region_new(f->obj, PK_FILE, (uint32_t)pages, &f->r))
 			return rp_fail(rp, "cannot make file %s", argv[1]);
@@ -411,14 +271,17 @@ static int rp_parse_line(struct rp *rp, char *line)
 	}
 	if (!strcmp(argv[0], "task") && argc >= 3) {
 		struct rp_task *t = &rp->task[rp->ntask];
-		int gi = (v = rp_arg(argv, argc, "group")) ? rp_find_group(rp, v) : -1;
+		int gi = (v = wl_arg(argv, argc, "group")) ? rp_find_group(rp, v) : -1;
 
 		if (rp->ntask == RP_MAX || gi < 0 || rp_find_task(rp, argv[1]))
 			return rp_fail(rp, "task NAME group=PATH (a declared group, a new name)");
-		snprintf(t->name, RP_NAME, "%s", argv[1]);
+		snprintf(t->name, WL_NAME, "%s", argv[1]);
 		t->g = rp->grp[gi].g;
-		t->cpu = (v = rp_arg(argv, argc, "cpu")) ? (unsigned)strtoul(v, NULL, 10) : 0;
-		if ((v = rp_arg(argv, argc, "start")) && rp_time(v, &t->ready))
+		t->wl.cpu = (v = wl_arg(argv, argc, "cpu")) ? (unsigned)strtoul(v, NULL, 10) : 0;
+		t->wl.rng = &rp->rng;
+		t->wl.file = rp_file_region;
+		t->wl.file_arg = rp;
+		if ((v = wl_arg(argv, argc, "start")) && wl_time(v, &t->ready))
 			return rp_fail(rp, "bad time %s", v);
 		t->state = T_RUNNING;
 		rp->ntask++;
@@ -428,13 +291,13 @@ static int rp_parse_line(struct rp *rp, char *line)
 		struct rp_at *a = &rp->at[rp->nat];
 		char *eq = strchr(argv[4], '=');
 
-		if (rp->nat == RP_MAX || rp_time(argv[1], &a->t) || !eq ||
+		if (rp->nat == RP_MAX || wl_time(argv[1], &a->t) || !eq ||
 		    (a->group = rp_find_group(rp, argv[3])) < 0)
 			return rp_fail(rp, "at TIME group PATH key=value");
 		if (rp->nat && a->t < rp->at[rp->nat - 1].t)
 			return rp_fail(rp, "at lines must come in time order");
 		*eq = '\0';
-		snprintf(a->key, RP_NAME, "%s", argv[4]);
+		snprintf(a->key, WL_NAME, "%s", argv[4]);
 		snprintf(a->val, sizeof(a->val), "%s", eq + 1);
 		a->line = rp->line;
 		rp->nat++;
@@ -449,60 +312,13 @@ static int rp_parse_line(struct rp *rp, char *line)
 	}
 }
 
-static struct rp_region *rp_region(struct rp_task *t, const char *name)
-{
-	for (int i = 0; i < t->nreg; i++)
-		if (!strcmp(t->reg[i].name, name))
-			return &t->reg[i];
-	return NULL;
-}
-
-static int rp_add_region(struct rp *rp, struct rp_task *t, const char *name, struct vm_region *r)
-{
-	if (t->nreg == RP_MAX || rp_region(t, name)) {
-		vm_region_free(r);
-		rp->line = t->ops[t->pc].line;
-		return rp_fail(rp, "task %s: region %s exists or too many regions", t->name, name);
-	}
-	snprintf(t->reg[t->nreg].name, RP_NAME, "%s", name);
-	t->reg[t->nreg++].r = r;
-	return 0;
-}
-
-static void rp_drop_region(struct rp_task *t, struct rp_region *reg)
-{
-	vm_region_free(reg->r);
-	*reg = t->reg[--t->nreg];
-}
-
-/* Which page the next touch of op hits. */
-static uint32_t rp_pick(struct rp *rp, const struct rp_op *op, struct vm_region *r, long done)
-{
-	uint32_t n = r->npages, hot;
-
-	switch (op->pattern) {
-	case PAT_SEQ:
-		return (uint32_t)(done % n);
-	case PAT_RANDOM:
-		return (uint32_t)(rp_rand(rp) % n);
-	case PAT_HOT:
-	default:
-		hot = n * op->hot_q / 100;
-		if (hot == 0)
-			hot = 1;
-		if (rp_rand(rp) % 100 < op->hot_p || hot == n)
-			return (uint32_t)(rp_rand(rp) % hot);
-		return hot + (uint32_t)(rp_rand(rp) % (n - hot));
-	}
-}
-
 static void rp_exit(struct rp_task *t, enum rp_state how)
 {
-	if (t->obj) {
-		vm_object_free(t->obj);
-		t->obj = NULL;
+	if (t->wl.obj) {
+		wl_release(&t->wl);
+		vm_object_free(t->wl.obj);
+		t->wl.obj = NULL;
 	}
-	t->nreg = 0;
 	t->state = how;
 }
 
@@ -510,117 +326,62 @@ static void rp_exit(struct rp_task *t, enum rp_state how)
  * task's clock advances by what the step cost. */
 static int rp_step(struct rp *rp, struct rp_task *t)
 {
-	struct rp_op *op;
-	struct rp_region *reg;
+	struct wl_op *op;
+	char msg[128];
+	int ret;
 
 	if (t->pc >= t->nops) {
 		rp_exit(t, T_EXITED);
 		return 0;
 	}
 	op = &t->ops[t->pc];
-	if (!t->obj && !(t->obj = vm_object_new(rp->e, t->g, true, (uint32_t)(t - rp->task))))
+	rp->line = op->line;
+	if (!t->wl.obj && !(t->wl.obj = vm_object_new(rp->e, t->g, true, (uint32_t)(t - rp->task))))
 		return rp_fail(rp, "out of memory");
 	switch (op->code) {
-	case OP_ALLOC: {
-		struct vm_region *r;
-
-		if (vm_region_new(t->obj, op->kind, (uint32_t)op->pages, &r))
-			return rp_fail(rp, "task %s: cannot allocate %s", t->name, op->a);
-		if (rp_add_region(rp, t, op->a, r))
-			return -EINVAL;
-		break;
-	}
-	case OP_MAP: {
-		struct rp_file *f = NULL;
-		struct vm_region *r;
-
-		for (int i = 0; i < rp->nfile; i++)
-			if (!strcmp(rp->file[i].name, op->a))
-				f = &rp->file[i];
-		rp->line = op->line;
-		if (!f)
-			return rp_fail(rp, "no file %s", op->a);
-		if (vm_map_file(t->obj, f->r, (uint32_t)op->off,
-				op->pages ? (uint32_t)op->pages : f->r->npages - (uint32_t)op->off, &r))
-			return rp_fail(rp, "task %s: bad mapping of %s", t->name, op->a);
-		if (rp_add_region(rp, t, op->b, r))
-			return -EINVAL;
-		break;
-	}
-	case OP_TOUCH: {
-		long total;
-
-		rp->line = op->line;
-		if (!(reg = rp_region(t, op->a)))
-			return rp_fail(rp, "task %s: no region %s", t->name, op->a);
-		total = op->count ? op->count : reg->r->npages;
-		for (int i = 0; i < RP_STEP && t->done < total; i++) {
-			enum vm_fault f;
-			uint64_t rng = rp->rng;
-			int err = vm_touch(reg->r, rp_pick(rp, op, reg->r, t->done), t->cpu, op->write, &f);
-
-			if (err == -EFAULT) {             /* killed by the OOM killer */
-				rp_exit(t, T_KILLED);
-				return 0;
-			}
-			if (err) {
-				/* an OOM wait: retry the same page a millisecond later */
-				rp->rng = rng;
-				t->stalls++;
-				t->ready += RP_NS_MS;
-				return 0;
-			}
-			t->done++;
-			t->ready += rp->cost_touch + (f == VM_MINOR ? rp->cost_fault : 0) +
-				    (f == VM_MAJOR || f == VM_REFAULT ? rp->cost_major : 0);
-		}
-		if (t->done < total)
-			return 0;
-		t->done = 0;
-		break;
-	}
-	case OP_FREE:
-		rp->line = op->line;
-		if (!(reg = rp_region(t, op->a)))
-			return rp_fail(rp, "task %s: no region %s", t->name, op->a);
-		rp_drop_region(t, reg);
-		break;
-	case OP_MLOCK:
-	case OP_MUNLOCK:
-		rp->line = op->line;
-		if (!(reg = rp_region(t, op->a)))
-			return rp_fail(rp, "task %s: no region %s", t->name, op->a);
-		for (uint32_t i = 0; i < reg->r->npages; i++)
-			vm_mlock(reg->r, i, op->code == OP_MLOCK);
-		break;
-	case OP_SLEEP:
+	case WL_SLEEP:
 		t->ready += op->ns;
 		break;
-	case OP_REPEAT:
+	case WL_REPEAT:
 		if (t->rsp == RP_DEPTH)
 			return rp_fail(rp, "repeats nested too deep");
 		t->rleft[t->rsp++] = op->count;
 		break;
-	case OP_END:
+	case WL_END:
 		if (--t->rleft[t->rsp - 1] > 0) {
 			t->pc = op->match + 1;
 			return 0;
 		}
 		t->rsp--;
 		break;
-	case OP_EXIT:
+	case WL_EXIT:
 		rp_exit(t, T_EXITED);
 		return 0;
-	case OP_FORK: {
+	case WL_FORK: {
 		struct rp_task *c = rp_find_task(rp, op->a);
 
-		rp->line = op->line;
-		if (!c || c->state != T_RUNNING || c->pc || c->obj)
+		if (!c || c->state != T_RUNNING || c->pc || c->wl.obj)
 			return rp_fail(rp, "task %s: cannot fork %s", t->name, op->a);
 		c->g = t->g;
 		c->ready = t->ready;
 		break;
 	}
+	default:
+		ret = wl_exec(&t->wl, op, RP_STEP, &rp->cost, &t->ready, msg, sizeof(msg));
+		if (ret < 0)
+			return rp_fail(rp, "task %s: %s", t->name, msg);
+		if (ret == WL_KILLED) {
+			rp_exit(t, T_KILLED);
+			return 0;
+		}
+		if (ret == WL_STALL) {
+			/* an OOM wait: retry the same page a millisecond later */
+			t->stalls++;
+			t->ready += WL_NS_MS;
+			return 0;
+		}
+		if (ret == WL_AGAIN)
+			return 0;
 	}
 	t->pc++;
 	return 0;
@@ -628,8 +389,8 @@ static int rp_step(struct rp *rp, struct rp_task *t)
 
 static void rp_print_time(FILE *out, uint64_t ns)
 {
-	if (ns % RP_NS_MS == 0)
-		fprintf(out, "t=%" PRIu64 "ms", (uint64_t)(ns / RP_NS_MS));
+	if (ns % WL_NS_MS == 0)
+		fprintf(out, "t=%" PRIu64 "ms", (uint64_t)(ns / WL_NS_MS));
 	else
 		fprintf(out, "t=%" PRIu64 "us", ns / 1000);
 }
@@ -721,9 +482,7 @@ int replay_run(const char *text, FILE *out, FILE *err)
 	rp->out = out;
 	rp->err = err;
 	rp->rng = 3;
-	rp->cost_touch = 100;
-	rp->cost_fault = 1000;
-	rp->cost_major = 50000;
+	rp->cost = (struct wl_costs){ .touch = 100, .fault = 1000, .major = 50000 };
 	rp->cfg = (struct mcg_config){ .mem_pages = 262144, .nodes = 1, .cpus = 4, .vm_swappiness = 60,
 				       .kill = rp_kill, .hook_arg = rp };
 	prof_init(&rp->cfg.prof, PROF_DEFAULT);
@@ -750,8 +509,8 @@ int replay_run(const char *text, FILE *out, FILE *err)
 				rp->task[i].state == T_KILLED ? "killed" : "running", rp->task[i].stalls);
 	}
 	for (int i = 0; i < rp->ntask; i++) {
-		if (rp->task[i].obj)
-			vm_object_free(rp->task[i].obj);
+		if (rp->task[i].wl.obj)
+			rp_exit(&rp->task[i], T_EXITED);
 		free(rp->task[i].ops);
 	}
 	for (int i = 0; i < rp->nfile; i++)
