@@ -1,19 +1,32 @@
-/* memcgctl.c: the control CLI of memcgfs. Today: `memcgctl replay FILE`
- * runs a scenario deterministically (docs/replay.md) and prints its
- * timeline. Owns argument handling only. */
+/* memcgctl.c: the control CLI of memcgfs.
+ *   memcgctl replay FILE         run a scenario deterministically
+ *   memcgctl sim -m MOUNT [-g GROUP] (-f FILE | -e LINE...)
+ *                                be a simulated task: join GROUP through
+ *                                the mount, then declare memory to the
+ *                                daemon in the workload language
+ * Owns argument handling and the client side of the sim protocol. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "engine/replay.h"
+#include "engine/workload.h"
+#include "fs/sim.h"
 
-static char *memcgctl_slurp(const char *path)
+#define CTL_MAX_LINES 4096
+
+static char *ctl_slurp(const char *path)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	size_t len = 0, cap = 4096;
+	size_t len = 0, cap = 4096, n;
 	char *buf = malloc(cap);
-	size_t n;
 
 	if (!f || !buf) {
 		free(buf);
@@ -39,20 +52,191 @@ static char *memcgctl_slurp(const char *path)
 	return buf;
 }
 
-int main(int argc, char **argv)
+static int ctl_connect(const char *mount)
 {
-	char *text;
-	int err;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char real[PATH_MAX];
+	int fd;
 
-	if (argc != 3 || strcmp(argv[1], "replay")) {
-		fprintf(stderr, "usage: memcgctl replay FILE   (FILE may be -)\n");
-		return 2;
+	if (!realpath(mount, real) || sim_socket_path(real, sa.sun_path, sizeof(sa.sun_path)))
+		return -1;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		return -1;
 	}
-	if (!(text = memcgctl_slurp(argv[2]))) {
-		fprintf(stderr, "memcgctl: cannot read %s\n", argv[2]);
+	return fd;
+}
+
+/* Send one line, read the one-line answer into ans. */
+static int ctl_ask(int fd, const char *line, char *ans, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	if (dprintf(fd, "%s\n", line) < 0)
+		return -1;
+	while (len < size - 1 && (n = read(fd, ans + len, 1)) == 1 && ans[len] != '\n')
+		len++;
+	ans[len] = '\0';
+	return len ? 0 : -1;
+}
+
+static int ctl_sim(const char *mount, char **lines, int nlines)
+{
+	int fd = ctl_connect(mount), pc = 0, sp = 0;
+	int rstart[16];
+	long rleft[16];
+	char ans[256];
+
+	if (fd < 0) {
+		fprintf(stderr, "memcgctl: cannot reach the memcgfs daemon of %s\n", mount);
 		return 1;
 	}
-	err = replay_run(text, stdout, stderr);
-	free(text);
-	return err ? 1 : 0;
+	while (pc < nlines) {
+		char copy[1024], *argv[16], *save = NULL, *w, msg[128];
+		int argc = 0;
+		struct wl_op op;
+
+		snprintf(copy, sizeof(copy), "%s", lines[pc]);
+		for (w = strtok_r(copy, " \t\r", &save); w && argc < 16; w = strtok_r(NULL, " \t\r", &save))
+			argv[argc++] = w;
+		if (argc == 0 || argv[0][0] == '#' || !strcmp(argv[0], "file")) {
+			/* comments; files are made by the daemon */
+		} else if (wl_parse(argv, argc, &op, msg, sizeof(msg))) {
+			fprintf(stderr, "memcgctl: line %d: %s\n", pc + 1, msg);
+			return 1;
+		} else if (op.code == WL_SLEEP) {
+			struct timespec ts = { (time_t)(op.ns / 1000000000u), (long)(op.ns % 1000000000u) };
+
+			while (nanosleep(&ts, &ts) && errno == EINTR)
+				;
+		} else if (op.code == WL_REPEAT) {
+			if (sp == 16) {
+				fprintf(stderr, "memcgctl: repeats nested too deep\n");
+				return 1;
+			}
+			rstart[sp] = pc;
+			rleft[sp++] = op.count;
+		} else if (op.code == WL_END) {
+			if (sp == 0) {
+				fprintf(stderr, "memcgctl: line %d: end without repeat\n", pc + 1);
+				return 1;
+			}
+			if (--rleft[sp - 1] > 0) {
+				pc = rstart[sp - 1] + 1;
+				continue;
+			}
+			sp--;
+		} else if (op.code == WL_EXIT) {
+			return 0;
+		} else if (op.code == WL_FORK) {
+			/* the child is a new task with no memory yet, in our group */
+			pid_t child = fork();
+
+			if (child < 0) {
+				perror("memcgctl: fork");
+				return 1;
+			}
+			if (child == 0) {
+				close(fd);
+				if ((fd = ctl_connect(mount)) < 0)
+					_exit(1);
+			}
+		} else {
+			if (ctl_ask(fd, lines[pc], ans, sizeof(ans))) {
+				fprintf(stderr, "memcgctl: the daemon went away\n");
+				return 1;
+			}
+			if (!strcmp(ans, "killed")) {
+				pause();      /* SIGKILL is on its way */
+				return 137;
+			}
+			if (strcmp(ans, "ok")) {
+				fprintf(stderr, "memcgctl: line %d: %s\n", pc + 1, ans);
+				return 1;
+			}
+		}
+		if (argc && !strcmp(argv[0], "file") && (ctl_ask(fd, lines[pc], ans, sizeof(ans)) ||
+							 strcmp(ans, "ok"))) {
+			fprintf(stderr, "memcgctl: line %d: %s\n", pc + 1, ans);
+			return 1;
+		}
+		pc++;
+	}
+	return 0;
+}
+
+static int ctl_join(const char *mount, const char *group)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s/cgroup.procs", mount, group);
+	if ((fd = open(path, O_WRONLY)) < 0 || write(fd, "0", 1) != 1) {
+		fprintf(stderr, "memcgctl: cannot join %s: %s\n", group, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int ctl_usage(void)
+{
+	fprintf(stderr, "usage: memcgctl replay FILE            (FILE may be -)\n"
+			"       memcgctl sim -m MOUNT [-g GROUP] (-f FILE | -e LINE...)\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "replay")) {
+		char *text = ctl_slurp(argv[2]);
+		int err;
+
+		if (!text) {
+			fprintf(stderr, "memcgctl: cannot read %s\n", argv[2]);
+			return 1;
+		}
+		err = replay_run(text, stdout, stderr);
+		free(text);
+		return err ? 1 : 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "sim")) {
+		const char *mount = NULL, *group = NULL;
+		char *lines[CTL_MAX_LINES], *text = NULL;
+		int n = 0, opt, ret;
+
+		optind = 2;
+		while ((opt = getopt(argc, argv, "m:g:f:e:")) != -1) {
+			switch (opt) {
+			case 'm': mount = optarg; break;
+			case 'g': group = optarg; break;
+			case 'e':
+				if (n < CTL_MAX_LINES)
+					lines[n++] = optarg;
+				break;
+			case 'f':
+				if (!(text = ctl_slurp(optarg))) {
+					fprintf(stderr, "memcgctl: cannot read %s\n", optarg);
+					return 1;
+				}
+				for (char *l = strtok(text, "\n"); l && n < CTL_MAX_LINES; l = strtok(NULL, "\n"))
+					lines[n++] = l;
+				break;
+			default:
+				return ctl_usage();
+			}
+		}
+		if (!mount || n == 0)
+			return ctl_usage();
+		if (group && ctl_join(mount, group))
+			return 1;
+		ret = ctl_sim(mount, lines, n);
+		free(text);
+		return ret;
+	}
+	return ctl_usage();
 }

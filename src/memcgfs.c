@@ -18,6 +18,7 @@
 #include "fs/ops.h"
 #include "fs/pidwatch.h"
 #include "fs/release.h"
+#include "fs/sim.h"
 
 struct memcgfs_opts {
 	char *kernel;
@@ -151,6 +152,7 @@ int main(int argc, char *argv[])
 	}
 	cfg.on_release = release_notify;
 	cfg.oom_event = event_oom;
+	cfg.kill = sim_kill;
 	cfg.on_free = node_free_group;
 	cfg.hook_arg = &fs;
 
@@ -186,8 +188,11 @@ int main(int argc, char *argv[])
 	/* Threads start after daemonizing (fork keeps only the caller). */
 	fs.watch = pidwatch_new(&fs);
 	fs.rel = release_new(&fs);
+	fs.sim = sim_start(&fs);
 	if (!fs.watch || !fs.rel)
 		goto out_signals;
+	if (!fs.sim)
+		fprintf(stderr, "memcgfs: no simulated-task socket (%s)\n", strerror(errno));
 	if (cl.singlethread) {
 		ret = fuse_session_loop(se) ? 1 : 0;
 	} else {
@@ -199,6 +204,7 @@ int main(int argc, char *argv[])
 		fuse_loop_cfg_destroy(loop);
 	}
 out_signals:
+	sim_stop(fs.sim);
 	pidwatch_free(fs.watch);
 	release_free(fs.rel);
 	fuse_remove_signal_handlers(se);

@@ -14,6 +14,7 @@
 struct pidwatch;
 struct release_runner;
 struct event_registry;
+struct sim_server;
 
 struct cgfs {
 	struct mcg_engine *eng;
@@ -26,6 +27,7 @@ struct cgfs {
 	struct pidwatch *watch;
 	struct release_runner *rel;
 	struct event_registry *events;
+	struct sim_server *sim;
 	char mountpoint[4096];         /* absolute, for event_control fds */
 };
 

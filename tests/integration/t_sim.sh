@@ -1,0 +1,65 @@
+# t_sim.sh: simulated tasks (memcgctl sim): real processes whose declared
+# memory the engine charges, seen through the mount with cat.
+. "$(dirname "$0")/lib.sh"
+ensure_users
+CTL="$MEMCGFS_BUILD/memcgctl"
+mount_fs kernel=6.12
+A="$MNT/a"
+mkdir "$A" "$A/x" "$MNT/b"
+echo 64M > "$A/memory.limit_in_bytes"
+usage() { cat "$1/memory.usage_in_bytes"; }
+stat_of() { grep "^$2 " "$1/memory.stat" | cut -d' ' -f2; }
+
+# usage rises by what the task declares, in its group and its parent
+"$CTL" sim -m "$MNT" -g /a/x -e 'alloc anon heap 16M' -e 'touch heap seq write' -e 'sleep 30s' &
+S=$!
+wait_until 5 sh -c "[ \$(cat '$A/x/memory.usage_in_bytes') -ge $((16 << 20)) ]" || bad "usage did not rise"
+expect "rss in the group" "$(stat_of "$A/x" rss)" "$((16 << 20))"
+expect "pgfault counted" "$(stat_of "$A/x" pgfault)" "4096"
+expect "parent's total" "$(stat_of "$A" total_rss)" "$((16 << 20))"
+[ "$(usage "$A")" -ge $((16 << 20)) ] && ok || bad "parent usage"
+expect "the task is listed" "$(cat "$A/x/tasks")" "$S"
+[ "$(usage "$MNT")" -ge $((16 << 20)) ] && ok || bad "root usage: the global formula"
+# exit releases the anon charge
+kill $S
+wait $S 2>/dev/null
+wait_until 2 sh -c "[ \$(grep '^rss ' '$A/x/memory.stat' | cut -d' ' -f2) -eq 0 ]" && ok || bad "rss stayed after exit"
+
+# a file mapped from two groups is charged once, to the first toucher
+"$CTL" sim -m "$MNT" -g /a/x -e 'file lib 8M' -e 'map lib m' -e 'touch m seq' -e 'sleep 30s' &
+S1=$!
+wait_until 5 sh -c "[ \$(grep '^cache ' '$A/x/memory.stat' | cut -d' ' -f2) -eq $((8 << 20)) ]" || bad "file not charged"
+"$CTL" sim -m "$MNT" -g /b -e 'map lib m' -e 'touch m seq'
+expect "second task ran" "$?" "0"
+expect "not charged to the second group" "$(stat_of "$MNT/b" cache)" "0"
+expect "still charged once" "$(stat_of "$A/x" cache)" "$((8 << 20))"
+expect "mapped" "$(stat_of "$A/x" mapped_file)" "$((8 << 20))"
+kill $S1
+wait $S1 2>/dev/null
+expect "page cache outlives the tasks" "$(stat_of "$A/x" cache)" "$((8 << 20))"
+
+# over the limit with no swap: the OOM killer ends the process (SIGKILL)
+mkdir "$MNT/oom"
+echo 8M > "$MNT/oom/memory.limit_in_bytes"
+( "$CTL" sim -m "$MNT" -g /oom -e 'alloc anon big 16M' -e 'touch big seq write' 2>/dev/null )
+expect "killed with SIGKILL" "$?" "137"
+expect "oom_kill counted" "$(grep '^oom_kill ' "$MNT/oom/memory.oom_control")" "oom_kill 1"
+[ "$(cat "$MNT/oom/memory.failcnt")" -gt 0 ] && ok || bad "failcnt did not move"
+wait_until 2 sh -c "[ \$(cat '$MNT/oom/memory.usage_in_bytes') -lt $((8 << 20)) ]" && ok || bad "victim's memory not freed"
+
+# oom_kill_disable: the task waits, under_oom reads 1; a raised limit frees it
+mkdir "$MNT/wait"
+echo 4M > "$MNT/wait/memory.limit_in_bytes"
+echo 1 > "$MNT/wait/memory.oom_control"
+"$CTL" sim -m "$MNT" -g /wait -e 'alloc anon big 8M' -e 'touch big seq write' &
+W=$!
+wait_until 5 sh -c "grep -q 'under_oom 1' '$MNT/wait/memory.oom_control'" && ok || bad "under_oom never read 1"
+expect "waiting, not killed" "$(kill -0 $W 2>/dev/null && echo alive)" "alive"
+echo 16M > "$MNT/wait/memory.limit_in_bytes"
+wait $W
+expect "finished after the limit rose" "$?" "0"
+expect "under_oom cleared" "$(grep under_oom "$MNT/wait/memory.oom_control")" "under_oom 0"
+
+# joining obeys the tasks permission rule: a user cannot join root's group
+expect "user cannot join" "$(as_user "$TEST_USER" "$CTL" sim -m "$MNT" -g /a -e 'alloc anon x 1M' 2>&1 | grep -c 'Permission denied')" "1"
+summary
