@@ -76,8 +76,9 @@ tsan:
 	$(MAKE) BUILD=build-tsan OPT="-O1 -g" SANFLAGS="-fsanitize=thread" check
 
 # Benchmarks print "name value unit" lines; they are not part of check.
-bench: $(BUILD)/bench_engine
+bench: $(BUILD)/bench_engine $(BUILD)/memcgfs $(BUILD)/memcgctl
 	$(BUILD)/bench_engine
+	bench/sim_throughput.sh $(BUILD)
 
 install: $(BUILD)/memcgfs $(BUILD)/memcgctl
 	install -D -m 0755 $(BUILD)/memcgfs $(DESTDIR)$(PREFIX)/bin/memcgfs
