@@ -257,8 +257,23 @@ void charge_page_stats(struct mcg_group *g, const struct page *p, long sign)
 		stat_add(g, STAT_WRITEBACK, sign);
 }
 
+static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned node,
+				   enum page_kind kind, uint32_t owner, uint8_t flags);
+
 long charge_new_page(struct mcg_group *g, unsigned cpu, unsigned node, enum page_kind kind,
 		     uint32_t owner, uint8_t flags)
+{
+	long ret;
+
+	g = mcg_charge_enter(g);
+	ret = charge_new_page_locked(g, cpu, node, kind, owner, flags);
+	mcg_charge_exit(g);
+	return ret;
+}
+
+/* The charge itself, with g held against reaping by the caller. */
+static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned node,
+				   enum page_kind kind, uint32_t owner, uint8_t flags)
 {
 	struct mcg_engine *e = g->eng;
 	uint32_t idx;
@@ -321,15 +336,13 @@ void charge_free_page(struct mcg_engine *e, uint32_t idx)
 		charge_release_page(e, g, idx, false);
 }
 
-void charge_page_flags(struct mcg_engine *e, uint32_t idx, uint8_t set, uint8_t clear)
+/* Caller holds the lruvec lock. */
+static void charge_page_flags_locked(struct mcg_engine *e, struct mcg_group *g, uint32_t idx,
+				     uint8_t set, uint8_t clear)
 {
 	struct page *p = &e->pages.pages[idx];
-	struct mcg_group *g = mcg_by_id_pinned(e, p->memcg);
-	struct lru_vec *v = lru_vec_of(e, g, idx);
-	bool listed;
+	bool listed = !(p->kind & PS_ISOLATED);
 
-	pthread_mutex_lock(&v->lock);
-	listed = !(p->kind & PS_ISOLATED);
 	charge_page_stats(g, p, -1);
 	if (listed)
 		lru_unlink(e, g, idx);
@@ -337,5 +350,34 @@ void charge_page_flags(struct mcg_engine *e, uint32_t idx, uint8_t set, uint8_t 
 	if (listed)
 		lru_link(e, g, idx);
 	charge_page_stats(g, p, 1);
+}
+
+void charge_page_flags(struct mcg_engine *e, uint32_t idx, uint8_t set, uint8_t clear)
+{
+	struct mcg_group *g = mcg_by_id_pinned(e, e->pages.pages[idx].memcg);
+	struct lru_vec *v = lru_vec_of(e, g, idx);
+
+	pthread_mutex_lock(&v->lock);
+	charge_page_flags_locked(e, g, idx, set, clear);
+	pthread_mutex_unlock(&v->lock);
+}
+
+void charge_page_accessed(struct mcg_engine *e, uint32_t idx, uint8_t set)
+{
+	struct page *p = &e->pages.pages[idx];
+	struct mcg_group *g = mcg_by_id_pinned(e, p->memcg);
+	struct lru_vec *v = lru_vec_of(e, g, idx);
+	uint8_t clear = 0;
+
+	pthread_mutex_lock(&v->lock);
+	if ((p->kind & PK_MASK) == PK_ANON)
+		set &= (uint8_t)~(PG_DIRTY | PG_MAPPED);   /* page-cache states */
+	if ((p->flags & PG_REFERENCED) && !(p->flags & PG_ACTIVE)) {
+		set |= PG_ACTIVE;
+		clear |= PG_REFERENCED;
+	} else {
+		set |= PG_REFERENCED;
+	}
+	charge_page_flags_locked(e, g, idx, set, clear);
 	pthread_mutex_unlock(&v->lock);
 }

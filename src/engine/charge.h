@@ -57,6 +57,11 @@ void charge_release_page(struct mcg_engine *e, struct mcg_group *g, uint32_t idx
  * right (a page isolated by reclaim keeps its place with reclaim). */
 void charge_page_flags(struct mcg_engine *e, uint32_t idx, uint8_t set, uint8_t clear);
 
+/* An access (mark_page_accessed): a referenced inactive page is promoted,
+ * others get the referenced bit; set is added (dirty, mapped) for page
+ * cache. All decided under the lruvec lock. */
+void charge_page_accessed(struct mcg_engine *e, uint32_t idx, uint8_t set);
+
 /* Statistics a page of this kind and these flags contributes (±1 each). */
 void charge_page_stats(struct mcg_group *g, const struct page *p, long sign);
 

@@ -37,6 +37,8 @@ static struct mcg_group *mcg_alloc(struct mcg_engine *e, struct mcg_group *paren
 	memset(g->stat, 0, STAT_SHARDS * sizeof(*g->stat));
 	g->eng = e;
 	g->parent = parent;
+	if (parent)
+		mcg_get(parent);          /* a child, dying or not, pins its parent */
 	g->depth = parent ? parent->depth + 1 : 0;
 	atomic_init(&g->refs, 1);   /* the tree's reference */
 	pthread_mutex_init(&g->lock, NULL);
@@ -109,6 +111,8 @@ static void mcg_free(struct mcg_group *g)
 	lru_vecs_destroy(g, e->cfg.nodes);
 	free(g->stat);
 	free(g->name);
+	if (g->parent && !e->tearing_down)
+		mcg_put(g->parent);
 	free(g);
 }
 
@@ -170,6 +174,7 @@ void mcg_engine_free(struct mcg_engine *e)
 	oom_destroy(e);
 	task_table_free(e->tasks);     /* it holds references on groups */
 	charge_destroy(e);             /* so do the stocks */
+	e->tearing_down = true;        /* the whole tree goes, refs or not */
 	if (e->root)
 		mcg_free_subtree(e->root);
 	page_pool_destroy(&e->pages);
@@ -280,6 +285,25 @@ static void mcg_unlink(struct mcg_group *g)
 	g->eng->nr_groups--;
 }
 
+struct mcg_group *mcg_charge_enter(struct mcg_group *g)
+{
+	/* every group pins its parent, so the walk up is safe */
+	for (;;) {
+		atomic_fetch_add(&g->inflight, 1);
+		if (!atomic_load(&g->reaped))
+			return g;
+		atomic_fetch_sub(&g->inflight, 1);
+		g = g->parent;
+	}
+}
+
+void mcg_charge_exit(struct mcg_group *g)
+{
+	atomic_fetch_sub(&g->inflight, 1);
+	if (g->removed)
+		mcg_reap(g);              /* a reap we held off, or one to do now */
+}
+
 void mcg_reap(struct mcg_group *g)
 {
 	struct mcg_engine *e = g->eng;
@@ -290,8 +314,16 @@ void mcg_reap(struct mcg_group *g)
 
 		pthread_rwlock_wrlock(&e->tree_lock);
 		if (g->linked && !g->children && !mcg_charged(g)) {
-			mcg_unlink(g);
-			gone = true;
+			/* Dekker with mcg_charge_enter: we publish reaped, then
+			 * look for charges; a charger publishes itself, then looks
+			 * at reaped. At least one of the two sees the other. */
+			atomic_store(&g->reaped, true);
+			if (atomic_load(&g->inflight) == 0 && !mcg_charged(g)) {
+				mcg_unlink(g);
+				gone = true;
+			} else {
+				atomic_store(&g->reaped, false);
+			}
 		}
 		pthread_rwlock_unlock(&e->tree_lock);
 		if (!gone)

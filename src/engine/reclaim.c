@@ -112,22 +112,25 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 {
 	struct mcg_engine *e = rc->e;
 	struct page *p = &e->pages.pages[idx];
+	struct lru_vec *v = lru_vec_of(e, g, idx);
 	uint32_t slot = SWAP_NONE;
-	struct lru_vec *v;
+	uint8_t flags;
 	bool doomed;
 
-	if (p->flags & PG_REFERENCED) {
+	/* accesses may still set bits of an isolated page: read them locked */
+	pthread_mutex_lock(&v->lock);
+	flags = p->flags;
+	pthread_mutex_unlock(&v->lock);
+	if (flags & PG_REFERENCED) {
 		/* second chance: used since it was last looked at */
 		reclaim_putback(rc, g, idx, PG_ACTIVE, PG_REFERENCED);
 		return false;
 	}
-	if (!anon && (p->flags & (PG_DIRTY | PG_WRITEBACK))) {
+	if (!anon && (flags & (PG_DIRTY | PG_WRITEBACK))) {
 		/* Direct reclaim does not write pages: it queues them, and the
 		 * page comes back to the inactive list clean, to be found on a
 		 * later pass. */
-		charge_page_stats(g, p, -1);
-		p->flags = (uint8_t)((p->flags & ~(PG_DIRTY | PG_WRITEBACK)) | PG_RECLAIM);
-		charge_page_stats(g, p, 1);
+		charge_page_flags(e, idx, PG_RECLAIM, PG_DIRTY | PG_WRITEBACK);
 		reclaim_putback(rc, g, idx, 0, 0);
 		return false;
 	}
@@ -143,7 +146,6 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 		reclaim_putback(rc, g, idx, PG_ACTIVE, 0);
 		return false;
 	}
-	v = lru_vec_of(e, g, idx);
 	pthread_mutex_lock(&v->lock);
 	doomed = p->kind & PS_DOOMED;
 	p->kind &= (uint8_t)~(PS_ISOLATED | PS_DOOMED);

@@ -328,24 +328,9 @@ void vm_object_free(struct vm_object *o)
 	vm_object_unpin(o);
 }
 
-/* mark_page_accessed: a referenced inactive page is promoted, otherwise it
- * gets its referenced bit. */
 static void vm_accessed(struct mcg_engine *e, uint32_t idx, bool write, bool mapped)
 {
-	struct page *p = &e->pages.pages[idx];
-	uint8_t set = 0, clear = 0;
-
-	if ((p->flags & PG_REFERENCED) && !(p->flags & PG_ACTIVE)) {
-		set |= PG_ACTIVE;
-		clear |= PG_REFERENCED;
-	} else {
-		set |= PG_REFERENCED;
-	}
-	if (write && (p->kind & PK_MASK) != PK_ANON)
-		set |= PG_DIRTY;
-	if (mapped && (p->kind & PK_MASK) != PK_ANON)
-		set |= PG_MAPPED;
-	charge_page_flags(e, idx, set, clear);
+	charge_page_accessed(e, idx, (uint8_t)((write ? PG_DIRTY : 0) | (mapped ? PG_MAPPED : 0)));
 }
 
 int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_fault *fault)
@@ -363,19 +348,20 @@ int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_
 	if (atomic_load(&r->obj->dead))
 		return -EFAULT;
 	for (;;) {
+		/* A file page is charged to the group of the task that brings
+		 * it in; anon and shmem pages to their owner's (the same task:
+		 * r's object). Taken before the slot's object is locked. */
+		charge_to = vm_object_group(r->obj);
+		faulter = charge_to;
 		pthread_mutex_lock(&o->lock);
 		v = atomic_load(&t->slot[off]);
 		if (v != VM_EMPTY && (v & VM_TAG_MASK) == VM_TAG_PAGE) {
 			vm_accessed(e, v, write, r->file != NULL);
 			pthread_mutex_unlock(&o->lock);
+			mcg_put(charge_to);
 			*fault = VM_HIT;
 			return 0;
 		}
-		/* A file page is charged to the group of the task that brings
-		 * it in; anon and shmem pages to their owner's. */
-		charge_to = r->obj->g;
-		faulter = r->obj->g;
-		mcg_get(charge_to);
 		pthread_mutex_unlock(&o->lock);
 
 		idx = charge_new_page(charge_to, cpu, cpu, t->kind, t->vbase + off,

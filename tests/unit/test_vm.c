@@ -5,7 +5,11 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "engine/charge.h"
 #include "engine/check.h"
 #include "engine/memcg.h"
 #include "engine/vm.h"
@@ -322,11 +326,138 @@ START_TEST(test_oom_kill_disable_waits)
 }
 END_TEST
 
+
+/* Randomized: one thread faults and frees pages of several tasks and a
+ * shared file while another creates groups, changes limits, moves tasks
+ * and removes groups. Afterwards every invariant holds and, with all
+ * memory freed, every counter is back to zero. */
+#define RT_OBJS 6
+
+struct rt {
+	struct mcg_engine *e;
+	pthread_mutex_t mtx;          /* the group list, and which group holds whom */
+	struct mcg_group *groups[32];
+	int ngroups;
+	struct vm_object *obj[RT_OBJS];
+	struct vm_region *reg[RT_OBJS], *map[RT_OBJS], *file;
+	struct vm_object *fobj;
+	atomic_bool stop;
+};
+
+static void *rt_faulter(void *arg)
+{
+	struct rt *rt = arg;
+	unsigned seed = 99;
+
+	for (int i = 0; i < 30000; i++) {
+		unsigned r = rand_r(&seed);
+		int o = (int)(r % RT_OBJS);
+		enum vm_fault f;
+
+		if (r % 7 == 0)
+			vm_discard(rt->reg[o], (r >> 8) % 64);
+		else if (r % 5 == 0)
+			vm_touch(rt->map[o], (r >> 8) % 128, 0, r & 1, &f);
+		else
+			vm_touch(rt->reg[o], (r >> 8) % 64, 0, r & 2, &f);
+	}
+	atomic_store(&rt->stop, true);
+	return NULL;
+}
+
+static void *rt_shaper(void *arg)
+{
+	struct rt *rt = arg;
+	unsigned seed = 7;
+	int made = 0;
+
+	while (!atomic_load(&rt->stop)) {
+		unsigned r = rand_r(&seed);
+
+		pthread_mutex_lock(&rt->mtx);
+		if (r % 4 == 0 && rt->ngroups < 32) {
+			struct mcg_group *p = rt->groups[r % (unsigned)rt->ngroups], *g = NULL;
+			char name[16];
+
+			snprintf(name, sizeof(name), "g%d", made++);
+			if (mcg_create(rt->e, p, name, NULL, NULL, &g) == 0)
+				rt->groups[rt->ngroups++] = g;
+		} else if (r % 4 == 1 && rt->ngroups > 1) {
+			int k = 1 + (int)(r % (unsigned)(rt->ngroups - 1));
+			struct mcg_group *g = rt->groups[k];
+
+			/* a group with tasks cannot go: move them to the parent */
+			for (int o = 0; o < RT_OBJS; o++) {
+				struct mcg_group *og = vm_object_group(rt->obj[o]);
+
+				if (og == g)
+					vm_object_set_group(rt->obj[o], g->parent);
+				mcg_put(og);
+			}
+			if (mcg_remove(rt->e, g) == 0) {
+				mcg_put(g);
+				rt->groups[k] = rt->groups[--rt->ngroups];
+			}
+		} else if (r % 4 == 2) {
+			struct mcg_group *g = rt->groups[r % (unsigned)rt->ngroups];
+
+			if (!mcg_is_root(g))
+				mcg_set_limit(g, MCG_MEM, 16 + (long)(r >> 8) % 200, NULL, NULL);
+		} else {
+			vm_object_set_group(rt->obj[r % RT_OBJS], rt->groups[(r >> 8) % (unsigned)rt->ngroups]);
+		}
+		pthread_mutex_unlock(&rt->mtx);
+	}
+	return NULL;
+}
+
+START_TEST(test_random_shape_and_faults)
+{
+	static struct rt rt;
+	pthread_t a, b;
+
+	memset(&rt, 0, sizeof(rt));
+	rt.e = vm_engine(512);
+	pthread_mutex_init(&rt.mtx, NULL);
+	rt.groups[0] = rt.e->root;
+	mcg_get(rt.e->root);
+	rt.ngroups = 1;
+	rt.fobj = vm_object_new(rt.e, rt.e->root, false, 100);
+	ck_assert_int_eq(vm_region_new(rt.fobj, PK_FILE, 128, &rt.file), 0);
+	for (int o = 0; o < RT_OBJS; o++) {
+		rt.obj[o] = vm_object_new(rt.e, rt.e->root, true, (uint32_t)o);
+		ck_assert_int_eq(vm_region_new(rt.obj[o], o % 2 ? PK_SHMEM : PK_ANON, 64, &rt.reg[o]), 0);
+		ck_assert_int_eq(vm_map_file(rt.obj[o], rt.file, 0, 128, &rt.map[o]), 0);
+	}
+	pthread_create(&a, NULL, rt_faulter, &rt);
+	pthread_create(&b, NULL, rt_shaper, &rt);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	charge_drain(rt.e, NULL);
+	CHECK_OK(rt.e);
+	for (int o = 0; o < RT_OBJS; o++)
+		vm_object_free(rt.obj[o]);
+	vm_object_free(rt.fobj);
+	charge_drain(rt.e, NULL);
+	CHECK_OK(rt.e);
+	for (int i = 0; i < rt.ngroups; i++) {
+		ck_assert_int_eq(pc_usage(&rt.groups[i]->cnt[MCG_MEM]), 0);
+		ck_assert_int_eq(pc_usage(&rt.groups[i]->cnt[MCG_MEMSW]), 0);
+		ck_assert_int_eq(stat_total(rt.groups[i], STAT_RSS) + stat_total(rt.groups[i], STAT_CACHE), 0);
+		mcg_put(rt.groups[i]);
+	}
+	/* the dying groups were reaped with their last pages */
+	ck_assert_uint_eq(rt.e->nr_groups, (unsigned)rt.ngroups);
+	mcg_engine_free(rt.e);
+}
+END_TEST
+
 Suite *vm_suite(void)
 {
 	Suite *s = suite_create("vm");
 	TCase *tc = tcase_create("pages");
 
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_anon_faults);
 	tcase_add_test(tc, test_swap_in);
 	tcase_add_test(tc, test_shared_file_first_touch);
@@ -335,6 +466,7 @@ Suite *vm_suite(void)
 	tcase_add_test(tc, test_mlock_is_unevictable);
 	tcase_add_test(tc, test_oom_kills_largest);
 	tcase_add_test(tc, test_oom_kill_disable_waits);
+	tcase_add_test(tc, test_random_shape_and_faults);
 	suite_add_tcase(s, tc);
 	return s;
 }
