@@ -13,6 +13,7 @@
 #include "engine/memcg.h"
 #include "engine/oom.h"
 #include "engine/reclaim.h"
+#include "engine/writeback.h"
 
 #define CHARGE_COSTLY_PAGES     8     /* PAGE_ALLOC_COSTLY_ORDER */
 #define CHARGE_PROGRESS_RETRIES 256   /* bound on "reclaimed something, retry" */
@@ -265,6 +266,7 @@ long charge_new_page(struct mcg_group *g, unsigned cpu, unsigned node, enum page
 {
 	long ret;
 
+	wb_complete(g->eng);          /* cheap unless writeback is due */
 	g = mcg_charge_enter(g);
 	ret = charge_new_page_locked(g, cpu, node, kind, owner, flags);
 	mcg_charge_exit(g);

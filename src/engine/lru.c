@@ -66,6 +66,23 @@ void lru_link(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
 	stat_lru_add(g, l, (int)node, 1);
 }
 
+void lru_link_tail(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
+{
+	struct page *pg = e->pages.pages, *p = &pg[idx];
+	unsigned node = page_node_of(&e->pages, idx);
+	enum stat_lru l = lru_of(p);
+	struct lru_list *list = &g->lruvec[node].list[l];
+
+	p->next = PAGE_NONE;
+	p->prev = list->tail;
+	if (list->tail != PAGE_NONE)
+		pg[list->tail].next = idx;
+	else
+		list->head = idx;
+	list->tail = idx;
+	stat_lru_add(g, l, (int)node, 1);
+}
+
 void lru_unlink(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
 {
 	struct page *pg = e->pages.pages, *p = &pg[idx];

@@ -37,6 +37,8 @@ enum stat_lru lru_of(const struct page *p);
 /* Caller holds the lruvec lock of (g, node of idx). */
 void lru_link(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
 void lru_unlink(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
+/* At the tail: the next page reclaim looks at (rotation after writeback). */
+void lru_link_tail(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
 struct lru_vec *lru_vec_of(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
 
 /* Locked wrappers. */

@@ -10,6 +10,7 @@
 #include "engine/oom.h"
 #include "engine/task.h"
 #include "engine/vm.h"
+#include "engine/writeback.h"
 
 #define MCG_ENOTSUPP 524    /* the kernel-internal errno of kmem limits 5.16..6.5 */
 
@@ -141,7 +142,7 @@ struct mcg_engine *mcg_engine_new(const struct mcg_config *cfg)
 	}
 	if (e->cfg.mem_pages >= (long)VM_MAX_PAGES || e->cfg.swap_pages >= (long)VM_MAX_PAGES ||
 	    page_pool_init(&e->pages, e->cfg.mem_pages, e->cfg.nodes) || charge_init(e) ||
-	    swap_init(e, e->cfg.swap_pages) || vm_init(e) || oom_init(e)) {
+	    swap_init(e, e->cfg.swap_pages) || vm_init(e) || oom_init(e) || wb_init(e)) {
 		mcg_engine_free(e);
 		return NULL;
 	}
@@ -172,6 +173,7 @@ void mcg_engine_free(struct mcg_engine *e)
 		return;
 	vm_destroy(e);                 /* tasks' and files' pages first */
 	oom_destroy(e);
+	wb_destroy(e);
 	task_table_free(e->tasks);     /* it holds references on groups */
 	charge_destroy(e);             /* so do the stocks */
 	e->tearing_down = true;        /* the whole tree goes, refs or not */

@@ -33,6 +33,7 @@ struct mcg_engine;
 struct mcg_group;
 struct vm_space;
 struct oom_state;
+struct wb_dev;
 
 /* Called (with no engine lock held) when a group with notify_on_release set
  * becomes empty after having had tasks or children. path is relative to the
@@ -52,6 +53,12 @@ struct mcg_config {
 	unsigned vm_swappiness;  /* the simulated vm.swappiness */
 	bool no_stock;           /* charge without the per-CPU stock */
 	bool no_accounting;      /* charge nothing (benchmark baseline) */
+	long wb_pages_per_s;     /* writeback device bandwidth (default 25600) */
+	uint64_t wb_latency_ns;  /* and latency (default 5 ms) */
+	bool immediate_reclaim;  /* reclaim pages at writeback completion */
+	/* A simulated clock (ns); NULL: CLOCK_MONOTONIC. */
+	uint64_t (*clock)(void *arg);
+	void *clock_arg;
 	bool oom_nowait;         /* oom_kill_disable fails the charge instead of
 				  * waiting (single-threaded replay) */
 	/* Reclaim asks a page's owner to let it go (NULL: pages have no
@@ -125,6 +132,7 @@ struct mcg_engine {
 	struct swap_dev swap;
 	struct vm_space *vm;          /* simulated tasks' and files' pages */
 	struct oom_state *oom;
+	struct wb_dev *wb;
 };
 
 struct mcg_engine *mcg_engine_new(const struct mcg_config *cfg);

@@ -12,6 +12,7 @@
 #include "engine/memcg.h"
 #include "engine/reclaim.h"
 #include "engine/swap.h"
+#include "engine/writeback.h"
 
 #define RECLAIM_PRIO_DEF 12
 #define RECLAIM_CLUSTER  32     /* SWAP_CLUSTER_MAX: pages isolated at a time */
@@ -126,11 +127,23 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 		reclaim_putback(rc, g, idx, PG_ACTIVE, PG_REFERENCED);
 		return false;
 	}
-	if (!anon && (flags & (PG_DIRTY | PG_WRITEBACK))) {
-		/* Direct reclaim does not write pages: it queues them, and the
-		 * page comes back to the inactive list clean, to be found on a
-		 * later pass. */
-		charge_page_flags(e, idx, PG_RECLAIM, PG_DIRTY | PG_WRITEBACK);
+	if (!anon && (flags & PG_WRITEBACK) && rc->who == 0) {
+		/* memcg reclaim waits for a page it marked (legacy memcg has
+		 * no dirty throttling); it comes back clean */
+		wb_wait(e, idx);
+		pthread_mutex_lock(&v->lock);
+		flags = p->flags;
+		pthread_mutex_unlock(&v->lock);
+	}
+	if (!anon && (flags & PG_WRITEBACK)) {
+		reclaim_putback(rc, g, idx, PG_RECLAIM, 0);
+		return false;
+	}
+	if (!anon && (flags & PG_DIRTY)) {
+		/* Reclaim does not write pages: it hands them to the writeback
+		 * device and finds them again, clean, after it is done. */
+		charge_page_flags(e, idx, PG_WRITEBACK | PG_RECLAIM, PG_DIRTY);
+		wb_submit(e, idx);
 		reclaim_putback(rc, g, idx, 0, 0);
 		return false;
 	}
@@ -223,6 +236,13 @@ static void reclaim_lruvec(struct reclaim_ctl *rc, struct mcg_group *g, unsigned
 		reclaim_inactive(rc, g, node, LRU_INACTIVE_ANON, anon_scan);
 }
 
+bool reclaim_isolated_page(struct mcg_group *g, uint32_t idx)
+{
+	struct reclaim_ctl rc = { .e = g->eng, .want = 1 };
+
+	return reclaim_page(&rc, g, idx, false);
+}
+
 long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim_ctx ctx)
 {
 	struct reclaim_ctl rc = {
@@ -232,6 +252,7 @@ long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim
 	struct mcg_group **groups;
 	size_t ng;
 
+	wb_complete(rc.e);
 	if (nr <= 0 || !(groups = reclaim_groups(top, &ng)))
 		return 0;
 	/* Limit reclaim with swappiness 0 may still not swap (§3.13). */

@@ -6,6 +6,7 @@
 #define MEMCGFS_RECLAIM_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct mcg_group;
 
@@ -18,5 +19,9 @@ enum reclaim_ctx {
 
 /* Reclaim up to nr pages from g's subtree. Returns pages reclaimed. */
 long reclaim_subtree(struct mcg_group *g, long nr, bool may_swap, enum reclaim_ctx ctx);
+
+/* Evict a clean page of g that the caller has isolated (writeback's
+ * immediate reclaim): true if it went, else it is back on its list. */
+bool reclaim_isolated_page(struct mcg_group *g, uint32_t idx);
 
 #endif

@@ -15,6 +15,7 @@
 #include "engine/replay.h"
 #include "engine/vm.h"
 #include "engine/workload.h"
+#include "engine/writeback.h"
 
 #define RP_MAX       64           /* groups, files, tasks */
 #define RP_STEP      64           /* pages touched per scheduling step */
@@ -205,6 +206,12 @@ static int rp_parse_line(struct rp *rp, char *line)
 			rp->cfg.cpus = (unsigned)strtoul(v, NULL, 10);
 		if ((v = wl_arg(argv, argc, "nodes")))
 			rp->cfg.nodes = (unsigned)strtoul(v, NULL, 10);
+		if ((v = wl_arg(argv, argc, "writeback")) && (p = wl_pages(v)) > 0)
+			rp->cfg.wb_pages_per_s = p;       /* per second */
+		if ((v = wl_arg(argv, argc, "wb_latency")) && wl_time(v, &rp->cfg.wb_latency_ns))
+			return rp_fail(rp, "bad time %s", v);
+		if ((v = wl_arg(argv, argc, "immediate")))
+			rp->cfg.immediate_reclaim = strtoul(v, NULL, 10) != 0;
 		if ((v = wl_arg(argv, argc, "kernel")) && prof_parse(v, &rp->cfg.prof))
 			return rp_fail(rp, "unsupported kernel=%s", v);
 		if (rp->cfg.cpus < 1 || rp->cfg.cpus > 256 || rp->cfg.nodes < 1 || rp->cfg.nodes > 64)
@@ -426,6 +433,11 @@ static struct rp_task *rp_next(struct rp *rp)
 	return best;
 }
 
+static uint64_t rp_clock(void *arg)
+{
+	return ((struct rp *)arg)->now;
+}
+
 static void rp_kill(uint32_t id, void *arg)
 {
 	struct rp *rp = arg;
@@ -458,6 +470,7 @@ static int rp_simulate(struct rp *rp)
 		}
 		rp->now = t->ready;
 		err = rp_step(rp, t);
+		t->ready += wb_take_stall();    /* waits for writeback, in simulated time */
 		if (++steps > RP_MAX_STEPS)
 			return rp_fail(rp, "more than %ld steps: stopping", RP_MAX_STEPS);
 	}
@@ -484,7 +497,8 @@ int replay_run(const char *text, FILE *out, FILE *err)
 	rp->rng = 3;
 	rp->cost = (struct wl_costs){ .touch = 100, .fault = 1000, .major = 50000 };
 	rp->cfg = (struct mcg_config){ .mem_pages = 262144, .nodes = 1, .cpus = 4, .vm_swappiness = 60,
-				       .kill = rp_kill, .hook_arg = rp };
+				       .kill = rp_kill, .hook_arg = rp,
+				       .clock = rp_clock, .clock_arg = rp };
 	prof_init(&rp->cfg.prof, PROF_DEFAULT);
 	/* strtok_r would merge empty lines and shift the numbers: split by hand */
 	for (line = copy; line && !ret; line = save) {

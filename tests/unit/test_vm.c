@@ -12,7 +12,9 @@
 #include "engine/charge.h"
 #include "engine/check.h"
 #include "engine/memcg.h"
+#include "engine/reclaim.h"
 #include "engine/vm.h"
+#include "engine/writeback.h"
 #include "suites.h"
 
 #define CHECK_OK(e) do {                                                    \
@@ -452,6 +454,105 @@ START_TEST(test_random_shape_and_faults)
 }
 END_TEST
 
+
+static uint64_t wb_test_now;
+
+static uint64_t wb_test_clock(void *arg)
+{
+	return wb_test_now;
+}
+
+static struct mcg_engine *wb_engine(bool immediate)
+{
+	struct mcg_config cfg = {
+		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
+		.clock = wb_test_clock, .wb_pages_per_s = 1000, .wb_latency_ns = 2000000,
+		.immediate_reclaim = immediate,
+	};
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	wb_test_now = 1000000000;
+	return mcg_engine_new(&cfg);
+}
+
+static void dirty_file(struct mcg_engine *e, struct mcg_group *a, struct vm_object **fo, int n)
+{
+	struct vm_region *fr;
+	enum vm_fault f;
+
+	*fo = vm_object_new(e, a, false, 100);
+	ck_assert_int_eq(vm_region_new(*fo, PK_FILE, (uint32_t)n, &fr), 0);
+	for (uint32_t i = 0; i < (uint32_t)n; i++)
+		ck_assert_int_eq(vm_touch(fr, i, 0, true, &f), 0);
+	ck_assert_int_eq(stat_local(a, STAT_DIRTY), n);
+}
+
+START_TEST(test_writeback_wait_in_limit_reclaim)
+{
+	struct mcg_engine *e = wb_engine(false);
+	struct mcg_group *a = mk(e, "a", 0);
+	struct vm_object *fo;
+	long inflight, done, rotated, immediate;
+
+	dirty_file(e, a, &fo, 40);
+	wb_take_stall();
+	/* the shrink queues the dirty pages, then waits for them: in
+	 * simulated time, so the wait shows as stall, not as sleep */
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 10, NULL, NULL), 0);
+	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 10);
+	wb_counts(e, &inflight, &done, &rotated, &immediate);
+	ck_assert_int_ge(done, 30);
+	ck_assert_uint_gt(wb_take_stall(), 2000000);             /* at least the latency */
+	ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), inflight);
+	CHECK_OK(e);
+	vm_object_free(fo);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_writeback_rotate_or_immediate)
+{
+	for (int imm = 0; imm <= 1; imm++) {
+		struct mcg_engine *e = wb_engine(imm);
+		struct mcg_group *a = mk(e, "a", 0);
+		struct vm_object *fo;
+		long inflight, done, rotated, immediate;
+
+		dirty_file(e, a, &fo, 40);
+		/* background reclaim does not wait: it only queues */
+		ck_assert_int_eq(reclaim_subtree(a, 40, false, RECLAIM_BACKGROUND), 0);
+		ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), 40);
+		ck_assert_int_eq(stat_local(a, STAT_DIRTY), 0);
+		wb_counts(e, &inflight, &done, &rotated, &immediate);
+		ck_assert_int_eq(inflight, 40);
+		wb_test_now += 1000000;                             /* not yet: latency 2ms */
+		wb_complete(e);
+		wb_counts(e, &inflight, &done, &rotated, &immediate);
+		ck_assert_int_eq(done, 0);
+		wb_test_now += 100000000;                           /* 40 pages at 1000/s */
+		wb_complete(e);
+		wb_counts(e, &inflight, &done, &rotated, &immediate);
+		ck_assert_int_eq(done, 40);
+		ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), 0);
+		if (imm) {
+			/* reclaimed the moment they were clean */
+			ck_assert_int_eq(immediate, 40);
+			ck_assert_int_eq(stat_local(a, STAT_CACHE), 0);
+		} else {
+			/* rotated to the tail, clean, for the next reclaim */
+			ck_assert_int_eq(rotated, 40);
+			ck_assert_int_eq(stat_local(a, STAT_CACHE), 40);
+			ck_assert_int_eq(reclaim_subtree(a, 40, false, RECLAIM_BACKGROUND), 40);
+		}
+		CHECK_OK(e);
+		vm_object_free(fo);
+		mcg_put(a);
+		mcg_engine_free(e);
+	}
+}
+END_TEST
+
 Suite *vm_suite(void)
 {
 	Suite *s = suite_create("vm");
@@ -467,6 +568,8 @@ Suite *vm_suite(void)
 	tcase_add_test(tc, test_oom_kills_largest);
 	tcase_add_test(tc, test_oom_kill_disable_waits);
 	tcase_add_test(tc, test_random_shape_and_faults);
+	tcase_add_test(tc, test_writeback_wait_in_limit_reclaim);
+	tcase_add_test(tc, test_writeback_rotate_or_immediate);
 	suite_add_tcase(s, tc);
 	return s;
 }

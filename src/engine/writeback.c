@@ -1,0 +1,217 @@
+/* writeback.c: a FIFO of pages under writeback with completion times
+ * (max(now, previous completion) + 1/bandwidth + latency). Entries carry
+ * the page's owner and group, so a page freed (and reused) while under
+ * writeback is recognised and skipped. Lock order: wb lock alone; the
+ * completion work runs after it is dropped. */
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "engine/charge.h"
+#include "engine/lru.h"
+#include "engine/memcg.h"
+#include "engine/reclaim.h"
+#include "engine/writeback.h"
+
+struct wb_entry {
+	uint32_t idx, owner;
+	uint16_t memcg;
+	uint64_t done;
+};
+
+struct wb_dev {
+	pthread_mutex_t lock;
+	struct wb_entry *q;
+	size_t head, len, cap;        /* ring */
+	uint64_t last_done;
+	atomic_long inflight, completed, rotated, immediate;
+};
+
+int wb_init(struct mcg_engine *e)
+{
+	struct wb_dev *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return -ENOMEM;
+	pthread_mutex_init(&w->lock, NULL);
+	if (!e->cfg.wb_pages_per_s)
+		e->cfg.wb_pages_per_s = 25600;          /* 100 MB/s */
+	if (!e->cfg.wb_latency_ns)
+		e->cfg.wb_latency_ns = 5000000;         /* 5 ms */
+	e->wb = w;
+	return 0;
+}
+
+void wb_destroy(struct mcg_engine *e)
+{
+	if (!e->wb)
+		return;
+	pthread_mutex_destroy(&e->wb->lock);
+	free(e->wb->q);
+	free(e->wb);
+	e->wb = NULL;
+}
+
+uint64_t wb_now(struct mcg_engine *e)
+{
+	struct timespec ts;
+
+	if (e->cfg.clock)
+		return e->cfg.clock(e->cfg.clock_arg);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void wb_submit(struct mcg_engine *e, uint32_t idx)
+{
+	struct wb_dev *w = e->wb;
+	struct page *p = &e->pages.pages[idx];
+	uint64_t now = wb_now(e), start;
+
+	pthread_mutex_lock(&w->lock);
+	if (w->len == w->cap) {
+		size_t ncap = w->cap ? w->cap * 2 : 256;
+		struct wb_entry *nq = malloc(ncap * sizeof(*nq));
+
+		if (!nq) {
+			pthread_mutex_unlock(&w->lock);
+			return;               /* the page stays flagged; a later pass retries */
+		}
+		for (size_t i = 0; i < w->len; i++)
+			nq[i] = w->q[(w->head + i) % (w->cap ? w->cap : 1)];
+		free(w->q);
+		w->q = nq;
+		w->cap = ncap;
+		w->head = 0;
+	}
+	start = w->last_done > now ? w->last_done : now;
+	w->last_done = start + 1000000000u / e->cfg.wb_pages_per_s;
+	w->q[(w->head + w->len++) % w->cap] = (struct wb_entry){
+		.idx = idx, .owner = p->owner, .memcg = p->memcg,
+		.done = w->last_done + e->cfg.wb_latency_ns,
+	};
+	atomic_fetch_add(&w->inflight, 1);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Write-back finished for one page: it is clean. One marked for reclaim
+ * rotates to the inactive tail, or under the immediate policy goes now;
+ * one that reclaim holds isolated is left to reclaim's decision. */
+static void wb_finish(struct mcg_engine *e, const struct wb_entry *en)
+{
+	struct page *p = &e->pages.pages[en->idx];
+	struct mcg_group *g = mcg_by_id(e, en->memcg);
+	struct lru_vec *v;
+	bool reclaim_now = false;
+
+	if (!g)
+		return;
+	v = lru_vec_of(e, g, en->idx);
+	pthread_mutex_lock(&v->lock);
+	if (p->memcg == en->memcg && p->owner == en->owner && (p->flags & PG_WRITEBACK)) {
+		bool was_reclaim = p->flags & PG_RECLAIM;
+		bool isolated = p->kind & PS_ISOLATED;
+
+		charge_page_stats(g, p, -1);
+		if (!isolated)
+			lru_unlink(e, g, en->idx);
+		p->flags &= (uint8_t)~(PG_WRITEBACK | PG_RECLAIM);
+		charge_page_stats(g, p, 1);
+		if (isolated) {
+			/* reclaim holds it and decides */
+		} else if (was_reclaim && e->cfg.immediate_reclaim && !(p->flags & PG_REFERENCED)) {
+			p->kind |= PS_ISOLATED;   /* ours now, as reclaim would hold it */
+			reclaim_now = true;
+		} else {
+			lru_link_tail(e, g, en->idx);
+			if (was_reclaim)
+				atomic_fetch_add(&e->wb->rotated, 1);
+		}
+	}
+	pthread_mutex_unlock(&v->lock);
+	if (reclaim_now && reclaim_isolated_page(g, en->idx))
+		atomic_fetch_add(&e->wb->immediate, 1);
+	mcg_put(g);
+}
+
+static __thread uint64_t wb_stall_ns;
+
+uint64_t wb_take_stall(void)
+{
+	uint64_t s = wb_stall_ns;
+
+	wb_stall_ns = 0;
+	return s;
+}
+
+/* Complete queued pages due by until (all of them up to idx's entry when
+ * idx is not PAGE_NONE). Returns the completion time of idx's entry. */
+static uint64_t wb_drain(struct mcg_engine *e, uint64_t until, uint32_t idx)
+{
+	struct wb_dev *w = e->wb;
+	uint64_t hit = 0;
+
+	for (;;) {
+		struct wb_entry en;
+
+		pthread_mutex_lock(&w->lock);
+		if (!w->len || (idx == PAGE_NONE && w->q[w->head].done > until) ||
+		    (idx != PAGE_NONE && hit)) {
+			pthread_mutex_unlock(&w->lock);
+			return hit;
+		}
+		en = w->q[w->head];
+		w->head = (w->head + 1) % w->cap;
+		w->len--;
+		pthread_mutex_unlock(&w->lock);
+		if (en.idx == idx)
+			hit = en.done;
+		atomic_fetch_sub(&w->inflight, 1);
+		atomic_fetch_add(&w->completed, 1);
+		wb_finish(e, &en);
+	}
+}
+
+void wb_wait(struct mcg_engine *e, uint32_t idx)
+{
+	struct wb_dev *w = e->wb;
+	uint64_t now = wb_now(e), due = 0;
+	bool queued = false;
+
+	pthread_mutex_lock(&w->lock);
+	for (size_t i = 0; i < w->len && !queued; i++)
+		if (w->q[(w->head + i) % w->cap].idx == idx) {
+			due = w->q[(w->head + i) % w->cap].done;
+			queued = true;
+		}
+	pthread_mutex_unlock(&w->lock);
+	if (!queued)
+		return;
+	if (due > now) {
+		if (e->cfg.clock) {
+			wb_stall_ns += due - now;
+		} else {
+			struct timespec ts = { (time_t)((due - now) / 1000000000u),
+					       (long)((due - now) % 1000000000u) };
+
+			while (nanosleep(&ts, &ts) && errno == EINTR)
+				;
+		}
+	}
+	wb_drain(e, due, idx);
+}
+
+void wb_complete(struct mcg_engine *e)
+{
+	if (!e->wb || atomic_load(&e->wb->inflight) == 0)
+		return;
+	wb_drain(e, wb_now(e), PAGE_NONE);
+}
+
+void wb_counts(struct mcg_engine *e, long *inflight, long *done, long *rotated, long *immediate)
+{
+	*inflight = atomic_load(&e->wb->inflight);
+	*done = atomic_load(&e->wb->completed);
+	*rotated = atomic_load(&e->wb->rotated);
+	*immediate = atomic_load(&e->wb->immediate);
+}
