@@ -286,8 +286,10 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 		return err;
 	idx = page_alloc(&e->pages, node % e->pages.nr_nodes);
 	if (idx == PAGE_NONE) {
-		/* The machine itself is full: reclaim globally, once. */
-		reclaim_subtree(e->root, 32, true, RECLAIM_GLOBAL);
+		/* The machine itself is full: groups over their soft limits
+		 * give first, then everybody (once). */
+		if (reclaim_soft_limits(e, 32) == 0)
+			reclaim_subtree(e->root, 32, true, RECLAIM_GLOBAL);
 		idx = page_alloc(&e->pages, node % e->pages.nr_nodes);
 	}
 	if (idx == PAGE_NONE) {

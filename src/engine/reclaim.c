@@ -265,3 +265,52 @@ long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim
 	free(groups);
 	return rc.reclaimed;
 }
+
+/* The group with the largest excess over its soft limit, referenced. */
+static struct mcg_group *reclaim_soft_pick(struct mcg_engine *e, long *excess)
+{
+	struct mcg_group *best = NULL, **groups;
+	size_t n;
+
+	*excess = 0;
+	if (!(groups = reclaim_groups(e->root, &n)))
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct mcg_group *g = groups[i];
+		long x = mcg_is_root(g) ? 0 : pc_usage(&g->cnt[MCG_MEM]) - atomic_load(&g->soft_limit);
+
+		if (x > *excess) {
+			*excess = x;
+			best = g;
+		}
+	}
+	if (best)
+		mcg_get(best);
+	for (size_t i = 0; i < n; i++)
+		mcg_put(groups[i]);
+	free(groups);
+	return best;
+}
+
+long reclaim_soft_limits(struct mcg_engine *e, long nr)
+{
+	long total = 0;
+	int fruitless = 0;
+
+	for (int loops = 0; loops < 100 && fruitless < 2 && total == 0; loops++) {
+		long excess, want, got;
+		struct mcg_group *g = reclaim_soft_pick(e, &excess);
+
+		if (!g)
+			break;
+		/* until the excess is gone, or a quarter of it came back */
+		want = excess / 4 > nr ? excess / 4 : nr;
+		if (want > excess)
+			want = excess;
+		got = reclaim_subtree(g, want, true, RECLAIM_GLOBAL);
+		total += got;
+		fruitless += got == 0;
+		mcg_put(g);
+	}
+	return total;
+}

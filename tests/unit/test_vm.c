@@ -553,6 +553,48 @@ START_TEST(test_writeback_rotate_or_immediate)
 }
 END_TEST
 
+
+START_TEST(test_soft_limit_steers_global_reclaim)
+{
+	struct mcg_config cfg = {
+		.mem_pages = 256, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
+	};
+	struct mcg_engine *e;
+	struct mcg_group *a, *b;
+	struct vm_object *fa, *fb;
+	struct vm_region *ra, *rb;
+	enum vm_fault f;
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	e = mcg_engine_new(&cfg);
+	a = mk(e, "a", 0);
+	b = mk(e, "b", 0);
+	atomic_store(&a->soft_limit, 50);           /* a is over its soft limit */
+	fa = vm_object_new(e, a, false, 1);
+	fb = vm_object_new(e, b, false, 2);
+	ck_assert_int_eq(vm_region_new(fa, PK_FILE, 150, &ra), 0);
+	ck_assert_int_eq(vm_region_new(fb, PK_FILE, 200, &rb), 0);
+	for (uint32_t i = 0; i < 150; i++)
+		ck_assert_int_eq(vm_touch(ra, i, 0, false, &f), 0);
+	for (uint32_t i = 0; i < 100; i++)
+		ck_assert_int_eq(vm_touch(rb, i, 0, false, &f), 0);
+	/* the machine (256 pages) is nearly full: b's next 100 pages come
+	 * out of a, the group over its soft limit, not out of b */
+	for (uint32_t i = 100; i < 200; i++)
+		ck_assert_int_eq(vm_touch(rb, i, 0, false, &f), 0);
+	ck_assert_int_eq(stat_local(b, STAT_CACHE), 200);
+	ck_assert_int_le(stat_local(a, STAT_CACHE), 56);
+	ck_assert_int_gt(atomic_load(&a->pg_reclaimed[0]), 0);
+	ck_assert_int_eq(atomic_load(&b->pg_reclaimed[0]), 0);
+	CHECK_OK(e);
+	vm_object_free(fa);
+	vm_object_free(fb);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_engine_free(e);
+}
+END_TEST
+
 Suite *vm_suite(void)
 {
 	Suite *s = suite_create("vm");
@@ -570,6 +612,7 @@ Suite *vm_suite(void)
 	tcase_add_test(tc, test_random_shape_and_faults);
 	tcase_add_test(tc, test_writeback_wait_in_limit_reclaim);
 	tcase_add_test(tc, test_writeback_rotate_or_immediate);
+	tcase_add_test(tc, test_soft_limit_steers_global_reclaim);
 	suite_add_tcase(s, tc);
 	return s;
 }
