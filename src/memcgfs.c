@@ -150,6 +150,7 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "memcgfs: nodes= at most 64, cpus= at most 4096\n");
 		goto out_args;
 	}
+	cfg.watermarks = !o.nowatermarks;
 	cfg.on_release = release_notify;
 	cfg.oom_event = event_oom;
 	cfg.kill = sim_kill;

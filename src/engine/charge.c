@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "engine/bgreclaim.h"
 #include "engine/charge.h"
 #include "engine/lru.h"
 #include "engine/memcg.h"
@@ -135,7 +136,7 @@ int charge_try(struct mcg_group *g, unsigned cpu, long n)
 	struct mcg_engine *e = g->eng;
 	unsigned retries = prof_reclaim_retries(&e->cfg.prof);
 	unsigned progress_retries = CHARGE_PROGRESS_RETRIES;
-	bool drained = false;
+	bool drained = false, stalled = false;
 	long batch;
 
 	if (mcg_is_root(g) || e->cfg.no_accounting)
@@ -157,6 +158,7 @@ int charge_try(struct mcg_group *g, unsigned cpu, long n)
 			if (pc_try_charge(&g->cnt[MCG_MEM], batch, &fail)) {
 				if (batch > n)
 					charge_stock_refill(e, cpu, g, batch - n);
+				bgr_check(g);     /* crossed a high watermark? */
 				return 0;
 			}
 			pc_uncharge(&g->cnt[MCG_MEMSW], batch);
@@ -167,6 +169,10 @@ int charge_try(struct mcg_group *g, unsigned cpu, long n)
 			continue;
 		}
 		over = charge_counter_owner(fail, kind);
+		if (!stalled) {
+			stalled = true;
+			atomic_fetch_add(&g->allocstall, 1);
+		}
 		/* Only page cache can go when the memsw limit is the one hit. */
 		reclaimed = reclaim_subtree(over, n, kind == MCG_MEM, RECLAIM_DIRECT);
 		if (pc_max(&over->cnt[kind]) - pc_usage(&over->cnt[kind]) >= n)

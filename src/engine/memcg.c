@@ -7,6 +7,7 @@
 
 #include "engine/memcg.h"
 #include "engine/reclaim.h"
+#include "engine/bgreclaim.h"
 #include "engine/oom.h"
 #include "engine/task.h"
 #include "engine/vm.h"
@@ -47,6 +48,8 @@ static struct mcg_group *mcg_alloc(struct mcg_engine *e, struct mcg_group *paren
 		pc_init(&g->cnt[c], linked ? &parent->cnt[c] : NULL,
 			mcg_counter_tracks_failcnt(&e->cfg.prof, c));
 	atomic_init(&g->soft_limit, PC_MAX);
+	atomic_init(&g->wmark[0], -1);
+	atomic_init(&g->wmark[1], -1);
 	if (parent) {
 		atomic_init(&g->swappiness, mcg_swappiness(parent));
 		atomic_init(&g->oom_kill_disable, atomic_load(&parent->oom_kill_disable));
@@ -142,7 +145,8 @@ struct mcg_engine *mcg_engine_new(const struct mcg_config *cfg)
 	}
 	if (e->cfg.mem_pages >= (long)VM_MAX_PAGES || e->cfg.swap_pages >= (long)VM_MAX_PAGES ||
 	    page_pool_init(&e->pages, e->cfg.mem_pages, e->cfg.nodes) || charge_init(e) ||
-	    swap_init(e, e->cfg.swap_pages) || vm_init(e) || oom_init(e) || wb_init(e)) {
+	    swap_init(e, e->cfg.swap_pages) || vm_init(e) || oom_init(e) || wb_init(e) ||
+	    bgr_init(e)) {
 		mcg_engine_free(e);
 		return NULL;
 	}
@@ -171,6 +175,7 @@ void mcg_engine_free(struct mcg_engine *e)
 {
 	if (!e)
 		return;
+	bgr_destroy(e);                /* its workers reclaim: stop them first */
 	vm_destroy(e);                 /* tasks' and files' pages first */
 	oom_destroy(e);
 	wb_destroy(e);
@@ -504,6 +509,8 @@ int mcg_set_limit(struct mcg_group *g, enum mcg_counter c, long pages,
 	case MCG_MEM:
 	case MCG_MEMSW:
 		err = mcg_shrink_to(g, c, pages, stop, stop_arg);
+		if (!err && c == MCG_MEM)
+			bgr_limit_changed(g, pages);
 		if (!err)
 			oom_wake(g->eng);     /* a raised limit ends OOM waits */
 		break;

@@ -34,6 +34,7 @@ struct mcg_group;
 struct vm_space;
 struct oom_state;
 struct wb_dev;
+struct bgr_pool;
 
 /* Called (with no engine lock held) when a group with notify_on_release set
  * becomes empty after having had tasks or children. path is relative to the
@@ -59,6 +60,7 @@ struct mcg_config {
 	/* A simulated clock (ns); NULL: CLOCK_MONOTONIC. */
 	uint64_t (*clock)(void *arg);
 	void *clock_arg;
+	bool watermarks;         /* watermarks and background reclaim are on */
 	bool oom_nowait;         /* oom_kill_disable fails the charge instead of
 				  * waiting (single-threaded replay) */
 	/* Reclaim asks a page's owner to let it go (NULL: pages have no
@@ -105,6 +107,10 @@ struct mcg_group {
 	atomic_bool clone_children;
 	atomic_bool tcp_active;
 	atomic_long ntasks;
+	atomic_long wmark[2];         /* explicit high/low in pages, -1: automatic */
+	atomic_bool bgr_queued;       /* background reclaim queued or running */
+	atomic_long bgr_runs;         /* background reclaim runs (pgoutrun) */
+	atomic_long allocstall;       /* charges that went into direct reclaim */
 	/* reclaim activity, split by who reclaimed: [0] direct, [1] background */
 	atomic_long pg_scanned[2];
 	atomic_long pg_reclaimed[2];
@@ -133,6 +139,7 @@ struct mcg_engine {
 	struct vm_space *vm;          /* simulated tasks' and files' pages */
 	struct oom_state *oom;
 	struct wb_dev *wb;
+	struct bgr_pool *bgr;         /* NULL without watermarks */
 };
 
 struct mcg_engine *mcg_engine_new(const struct mcg_config *cfg);

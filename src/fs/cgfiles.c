@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/bgreclaim.h"
 #include "engine/memcg.h"
 #include "engine/stat.h"
 #include "fs/cgfiles.h"
@@ -223,6 +224,14 @@ static int rd_stat(struct cgfs_req *r, int unused, struct cgfs_out *o)
 				    mcg_hierarchical_limit(r->g, MCG_MEM) * PAGE,
 				    mcg_hierarchical_limit(r->g, MCG_MEMSW) * PAGE);
 	}
+	/* memcgfs extensions, after every kernel key (names of the seed's
+	 * 2011 memcg patches): direct and background reclaim of this group */
+	if (r->fs->watermarks)
+		cgfs_printf(o, "pg_scan %ld\npg_pgsteal %ld\nkswapd_pgscan %ld\nkswapd_steal %ld\n"
+			    "pgoutrun %ld\nallocstall %ld\n",
+			    atomic_load(&r->g->pg_scanned[0]), atomic_load(&r->g->pg_reclaimed[0]),
+			    atomic_load(&r->g->pg_scanned[1]), atomic_load(&r->g->pg_reclaimed[1]),
+			    atomic_load(&r->g->bgr_runs), atomic_load(&r->g->allocstall));
 	return 0;
 }
 
@@ -258,11 +267,23 @@ static int rd_numa_stat(struct cgfs_req *r, int unused, struct cgfs_out *o)
 	return 0;
 }
 
+static int rd_wmark(struct cgfs_req *r, int which, struct cgfs_out *o)
+{
+	cgfs_printf(o, "%ld\n", bgr_wmark(r->g, which) * PAGE);
+	return 0;
+}
+
 /* ---- write handlers ----------------------------------------------------- */
 
 static int wr_limit(struct cgfs_req *r, int cnt, const struct gram_value *v)
 {
 	return mcg_set_limit(r->g, cnt, v->pages, r->interrupted, r->interrupted_arg);
+}
+
+static int wr_wmark(struct cgfs_req *r, int which, const struct gram_value *v)
+{
+	/* "-1" gives the watermark back to its automatic value */
+	return bgr_set_wmark(r->g, which, v->pages, v->minus_one);
 }
 
 static int wr_soft_limit(struct cgfs_req *r, int unused, const struct gram_value *v)
@@ -354,6 +375,11 @@ const struct cgfs_file cgfs_files[] = {
 	{ "memory.memsw.max_usage_in_bytes", CGF_ANY, rd_watermark, wr_reset_watermark, G_IGNORED, MCG_MEMSW, NOV },
 	{ "memory.memsw.limit_in_bytes", CGF_ANY, rd_limit, wr_limit, G_BYTES, MCG_MEMSW, NOV },
 	{ "memory.memsw.failcnt", CGF_ANY, rd_failcnt, wr_reset_failcnt, G_IGNORED, MCG_MEMSW, NOV },
+	/* memcgfs extensions (-o nowatermarks hides them) */
+	{ "memory.high_watermark_in_bytes", CGF_ANY, rd_wmark, wr_wmark, G_BYTES, BGR_HIGH,
+	  .extension = true, NOV },
+	{ "memory.low_watermark_in_bytes", CGF_ANY, rd_wmark, wr_wmark, G_BYTES, BGR_LOW,
+	  .extension = true, NOV },
 };
 
 const size_t cgfs_nfiles = sizeof(cgfs_files) / sizeof(cgfs_files[0]);

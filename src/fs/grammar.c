@@ -167,8 +167,13 @@ int gram_parse(enum gram_kind k, const char *buf, size_t len, struct gram_value 
 	switch (k) {
 	case G_U64:
 		return gram_u64(buf, len, &out->u64);
-	case G_BYTES:
+	case G_BYTES: {
+		const char *s = buf, *end = buf + len;
+
+		gram_trim(&s, &end);
+		out->minus_one = end - s == 2 && s[0] == '-' && s[1] == '1';
 		return gram_bytes(buf, len, &out->pages);
+	}
 	case G_PID:
 		return gram_pid(buf, len, &out->pid);
 	case G_IGNORED:

@@ -5,6 +5,7 @@
 #ifndef MEMCGFS_GRAMMAR_H
 #define MEMCGFS_GRAMMAR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -22,6 +23,7 @@ enum gram_kind {
 struct gram_value {
 	unsigned long long u64;   /* G_U64 */
 	long pages;               /* G_BYTES: pages after rounding down, clamped */
+	bool minus_one;           /* G_BYTES: the input was exactly "-1" */
 	pid_t pid;                /* G_PID */
 	char str[4096];           /* G_STRING, G_EVENT: stripped text, NUL-ended */
 };

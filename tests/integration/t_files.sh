@@ -222,7 +222,7 @@ expect "release_agent 4096 bytes" "$("$WR" -n 4096 "$MNT/release_agent")" "E2BIG
 expect_wr "0-byte write" OK "$A/memory.limit_in_bytes" ""
 
 # stat and numa_stat formats
-expect "memory.stat lines" "$(wc -l < "$A/memory.stat")" "42"
+expect "memory.stat lines (42 kernel + 6 extension)" "$(wc -l < "$A/memory.stat")" "48"
 expect "memory.stat key order" "$(cut -d' ' -f1 "$A/memory.stat" | head -n 22 | tr '\n' ' ')" \
 	"cache rss rss_huge shmem mapped_file dirty writeback workingset_refault_anon workingset_refault_file swap swapcached pgpgin pgpgout pgfault pgmajfault inactive_anon active_anon inactive_file active_file unevictable hierarchical_memory_limit hierarchical_memsw_limit "
 expect "numa_stat lines" "$(cut -d= -f1 "$A/memory.numa_stat" | tr '\n' ' ')" \

@@ -33,7 +33,7 @@ expect "6.1 root kmem limit" "$("$WR" "$MNT/memory.kmem.limit_in_bytes" 1M)" "EI
 umount_fs
 
 # 5.10: use_hierarchy is a real flag, root defaults to 0, no refault keys
-mount_fs kernel=5.10
+mount_fs kernel=5.10,nowatermarks
 expect "5.10 root use_hierarchy" "$(cat "$MNT/memory.use_hierarchy")" "0"
 mkdir "$MNT/flat"
 expect "5.10 child inherits 0" "$(cat "$MNT/flat/memory.use_hierarchy")" "0"

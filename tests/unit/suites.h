@@ -14,5 +14,6 @@ Suite *cgfiles_suite(void);
 Suite *charge_suite(void);
 Suite *vm_suite(void);
 Suite *replay_suite(void);
+Suite *bgreclaim_suite(void);
 
 #endif

@@ -184,7 +184,7 @@ START_TEST(test_stat_keys_510)
 	char *s;
 	int err;
 
-	fs_setup(PROF_KV(5, 10), true);
+	fs_setup(PROF_KV(5, 10), false);
 	s = render(tfs.eng->root, "memory.stat", &err);
 	ck_assert_int_eq(lines(s), 36);
 	ck_assert_ptr_null(strstr(s, "workingset_refault"));
@@ -282,6 +282,30 @@ START_TEST(test_permission_rule)
 }
 END_TEST
 
+START_TEST(test_watermark_extensions)
+{
+	struct mcg_group *a = NULL;
+	char *s;
+	int err;
+
+	fs_setup(PROF_KV(6, 18), true);
+	ck_assert_int_ge(cgfs_file_lookup(&tfs, "memory.high_watermark_in_bytes", false), 0);
+	ck_assert_int_ge(cgfs_file_lookup(&tfs, "memory.low_watermark_in_bytes", true), 0);
+	mcg_create(tfs.eng, tfs.eng->root, "a", NULL, NULL, &a);
+	s = render(a, "memory.stat", &err);
+	ck_assert_int_eq(lines(s), 48);
+	/* the extension keys come after every kernel key */
+	ck_assert_ptr_nonnull(strstr(s, "total_unevictable 0\npg_scan 0\npg_pgsteal 0\n"
+				     "kswapd_pgscan 0\nkswapd_steal 0\npgoutrun 0\nallocstall 0\n"));
+	free(s);
+	mcg_put(a);
+	fs_teardown();
+	fs_setup(PROF_KV(6, 18), false);
+	ck_assert_int_lt(cgfs_file_lookup(&tfs, "memory.high_watermark_in_bytes", false), 0);
+	fs_teardown();
+}
+END_TEST
+
 Suite *cgfiles_suite(void)
 {
 	Suite *s = suite_create("cgfiles");
@@ -294,6 +318,7 @@ Suite *cgfiles_suite(void)
 	tcase_add_test(tc, test_generic_write_rules);
 	tcase_add_test(tc, test_release_agent_needs_cap);
 	tcase_add_test(tc, test_permission_rule);
+	tcase_add_test(tc, test_watermark_extensions);
 	suite_add_tcase(s, tc);
 	return s;
 }

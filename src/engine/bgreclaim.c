@@ -1,0 +1,280 @@
+/* bgreclaim.c: background reclaim. A pool of workers (not one thread per
+ * group: idle groups cost nothing) takes queued groups and reclaims their
+ * subtrees from above the high watermark down to the low one. A pass that
+ * frees nothing (anon without swap, say) puts the group on a delayed list
+ * with a doubling back-off (10 ms .. 1 s): no thread spins. rmdir'ed
+ * groups are dropped from the queue. Background reclaim moves neither
+ * failcnt nor allocstall. Lock order: bgr lock alone; reclaim runs without
+ * it. */
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "engine/bgreclaim.h"
+#include "engine/memcg.h"
+#include "engine/reclaim.h"
+
+#define BGR_BATCH       32
+#define BGR_DELAY_MIN   10000000ull      /* 10 ms */
+#define BGR_DELAY_MAX   1000000000ull    /* 1 s */
+#define BGR_WORKERS_MAX 4
+
+struct bgr_item {
+	struct mcg_group *g;          /* referenced */
+	uint64_t due;                 /* 0: now */
+	uint64_t delay;
+	struct bgr_item *next;
+};
+
+struct bgr_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;          /* work, or a stop */
+	pthread_cond_t idle;          /* nothing queued or running */
+	struct bgr_item *queue;       /* due now, FIFO order by insertion */
+	struct bgr_item *delayed;
+	int running;
+	bool stop;
+	int want;                     /* workers to start, at the first enqueue */
+	int nthreads;                 /* started (after any daemonizing fork) */
+	pthread_t thread[BGR_WORKERS_MAX];
+};
+
+static void *bgr_main(void *arg);
+
+static uint64_t bgr_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+long bgr_wmark(struct mcg_group *g, enum bgr_mark m)
+{
+	long limit = pc_max(&g->cnt[MCG_MEM]);
+	long eh = atomic_load(&g->wmark[BGR_HIGH]), el = atomic_load(&g->wmark[BGR_LOW]);
+	long ah, al;
+
+	if (mcg_is_root(g))
+		return PC_MAX;
+	/* automatic: limit - limit/64 and limit - limit/16, in whole pages */
+	ah = limit == PC_MAX ? PC_MAX : limit * 63 / 64;
+	al = limit == PC_MAX ? PC_MAX : limit * 15 / 16;
+	if (m == BGR_HIGH)
+		return eh >= 0 ? eh : (el >= 0 && el > ah ? el : ah);
+	return el >= 0 ? el : (eh >= 0 && eh < al ? eh : al);
+}
+
+int bgr_set_wmark(struct mcg_group *g, enum bgr_mark m, long pages, bool automatic)
+{
+	long limit, other;
+	int err = 0;
+
+	if (mcg_is_root(g))
+		return -EINVAL;
+	pthread_mutex_lock(&g->lock);
+	limit = pc_max(&g->cnt[MCG_MEM]);
+	other = atomic_load(&g->wmark[m == BGR_HIGH ? BGR_LOW : BGR_HIGH]);
+	if (automatic)
+		atomic_store(&g->wmark[m], -1);
+	else if (pages > limit)
+		err = -EINVAL;
+	else if (other >= 0 && (m == BGR_HIGH ? other > pages : pages > other))
+		err = -EINVAL;        /* conflicts with the other explicit value */
+	else
+		atomic_store(&g->wmark[m], pages);
+	pthread_mutex_unlock(&g->lock);
+	if (!err)
+		bgr_check(g);         /* a lower mark may start reclaim at once */
+	return err;
+}
+
+void bgr_limit_changed(struct mcg_group *g, long limit)
+{
+	long eh = atomic_load(&g->wmark[BGR_HIGH]), el = atomic_load(&g->wmark[BGR_LOW]);
+
+	/* the administrator's limit wins: clamp, keeping low <= high */
+	if (eh > limit)
+		atomic_store(&g->wmark[BGR_HIGH], eh = limit);
+	if (el > limit)
+		atomic_store(&g->wmark[BGR_LOW], el = limit);
+	if (eh >= 0 && el > eh)
+		atomic_store(&g->wmark[BGR_LOW], eh);
+}
+
+/* Caller holds p->lock. */
+static void bgr_enqueue(struct bgr_pool *p, struct bgr_item *it)
+{
+	/* Workers start with the first work, so that a daemon which forks
+	 * into the background after building its engine still has them. */
+	while (p->nthreads < p->want &&
+	       pthread_create(&p->thread[p->nthreads], NULL, bgr_main, p) == 0)
+		p->nthreads++;
+	struct bgr_item **pp = it->due ? &p->delayed : &p->queue;
+
+	while (*pp && (!it->due || (*pp)->due <= it->due))
+		pp = &(*pp)->next;
+	it->next = *pp;
+	*pp = it;
+	pthread_cond_signal(&p->cond);
+}
+
+void bgr_check(struct mcg_group *g)
+{
+	struct bgr_pool *p = g->eng->bgr;
+
+	if (!p)
+		return;
+	for (; g && !mcg_is_root(g); g = g->parent) {
+		struct bgr_item *it;
+
+		if (pc_usage(&g->cnt[MCG_MEM]) <= bgr_wmark(g, BGR_HIGH) ||
+		    atomic_exchange(&g->bgr_queued, true))
+			continue;
+		if (!(it = calloc(1, sizeof(*it)))) {
+			atomic_store(&g->bgr_queued, false);
+			continue;
+		}
+		mcg_get(g);
+		it->g = g;
+		it->delay = BGR_DELAY_MIN;
+		pthread_mutex_lock(&p->lock);
+		bgr_enqueue(p, it);
+		pthread_mutex_unlock(&p->lock);
+	}
+}
+
+/* One run: reclaim g's subtree down to its low watermark. false when a
+ * pass freed nothing and usage is still above low. */
+static bool bgr_run(struct mcg_group *g)
+{
+	atomic_fetch_add(&g->bgr_runs, 1);
+	for (;;) {
+		long over = pc_usage(&g->cnt[MCG_MEM]) - bgr_wmark(g, BGR_LOW);
+
+		if (over <= 0 || atomic_load(&g->removed))
+			return true;
+		if (reclaim_subtree(g, over < BGR_BATCH ? over : BGR_BATCH, true, RECLAIM_BACKGROUND) == 0)
+			return false;
+	}
+}
+
+static void *bgr_main(void *arg)
+{
+	struct bgr_pool *p = arg;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		struct bgr_item *it;
+		uint64_t now = bgr_clock();
+
+		/* delayed items whose time came join the queue */
+		while (p->delayed && p->delayed->due <= now) {
+			it = p->delayed;
+			p->delayed = it->next;
+			it->due = 0;
+			bgr_enqueue(p, it);
+		}
+		if (p->stop)
+			break;
+		if (!p->queue) {
+			if (!p->running && !p->delayed)
+				pthread_cond_broadcast(&p->idle);
+			if (p->delayed) {
+				/* the condition's clock is CLOCK_MONOTONIC, as due is */
+				struct timespec ts = { (time_t)(p->delayed->due / 1000000000u),
+						       (long)(p->delayed->due % 1000000000u) };
+
+				pthread_cond_timedwait(&p->cond, &p->lock, &ts);
+			} else {
+				pthread_cond_wait(&p->cond, &p->lock);
+			}
+			continue;
+		}
+		it = p->queue;
+		p->queue = it->next;
+		p->running++;
+		pthread_mutex_unlock(&p->lock);
+		if (!atomic_load(&it->g->removed) && !bgr_run(it->g)) {
+			/* no progress: back off, growing, and try again later */
+			it->due = bgr_clock() + it->delay;
+			it->delay = it->delay * 2 > BGR_DELAY_MAX ? BGR_DELAY_MAX : it->delay * 2;
+			pthread_mutex_lock(&p->lock);
+			p->running--;
+			bgr_enqueue(p, it);
+			continue;
+		}
+		atomic_store(&it->g->bgr_queued, false);
+		mcg_put(it->g);
+		free(it);
+		pthread_mutex_lock(&p->lock);
+		p->running--;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+int bgr_init(struct mcg_engine *e)
+{
+	struct bgr_pool *p;
+	pthread_condattr_t ca;
+
+	if (!e->cfg.watermarks)
+		return 0;
+	if (!(p = calloc(1, sizeof(*p))))
+		return -ENOMEM;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&p->idle, NULL);
+	p->want = e->cfg.cpus / 4 + 1 > BGR_WORKERS_MAX ? BGR_WORKERS_MAX : (int)e->cfg.cpus / 4 + 1;
+	e->bgr = p;
+	return 0;
+}
+
+static void bgr_free_list(struct bgr_item *it)
+{
+	while (it) {
+		struct bgr_item *n = it->next;
+
+		atomic_store(&it->g->bgr_queued, false);
+		mcg_put(it->g);
+		free(it);
+		it = n;
+	}
+}
+
+void bgr_destroy(struct mcg_engine *e)
+{
+	struct bgr_pool *p = e->bgr;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	for (int i = 0; i < p->nthreads; i++)
+		pthread_join(p->thread[i], NULL);
+	bgr_free_list(p->queue);
+	bgr_free_list(p->delayed);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cond);
+	pthread_cond_destroy(&p->idle);
+	free(p);
+	e->bgr = NULL;
+}
+
+void bgr_quiesce(struct mcg_engine *e)
+{
+	struct bgr_pool *p = e->bgr;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	while (p->queue || p->running)
+		pthread_cond_wait(&p->idle, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+}

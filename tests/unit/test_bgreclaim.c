@@ -1,0 +1,148 @@
+/* test_bgreclaim.c: watermark rules and background reclaim. */
+#include <check.h>
+#include <errno.h>
+
+#include "engine/bgreclaim.h"
+#include "engine/check.h"
+#include "engine/memcg.h"
+#include "engine/vm.h"
+#include "suites.h"
+
+#define MB(x) ((long)(x) * 256)       /* pages */
+
+static struct mcg_engine *bgr_engine(bool watermarks)
+{
+	struct mcg_config cfg = {
+		.mem_pages = 8192, .nodes = 1, .cpus = 2, .vm_swappiness = 60,
+		.watermarks = watermarks, .no_stock = true,
+	};
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	return mcg_engine_new(&cfg);
+}
+
+START_TEST(test_automatic_watermarks)
+{
+	struct mcg_engine *e = bgr_engine(false);
+	struct mcg_group *a = NULL;
+
+	mcg_create(e, e->root, "a", NULL, NULL, &a);
+	ck_assert_int_eq(bgr_wmark(a, BGR_HIGH), PC_MAX);       /* no limit, nothing runs */
+	ck_assert_int_eq(bgr_wmark(e->root, BGR_LOW), PC_MAX);
+	ck_assert_int_eq(bgr_set_wmark(e->root, BGR_HIGH, 1, false), -EINVAL);
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, MB(800), NULL, NULL), 0);
+	/* limit - limit/64 and limit - limit/16, in pages: ~787M and 750M */
+	ck_assert_int_eq(bgr_wmark(a, BGR_HIGH) * 4096, 825753600);
+	ck_assert_int_eq(bgr_wmark(a, BGR_LOW) * 4096, 786432000);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_explicit_rules)
+{
+	struct mcg_engine *e = bgr_engine(false);
+	struct mcg_group *a = NULL;
+
+	mcg_create(e, e->root, "a", NULL, NULL, &a);
+	mcg_set_limit(a, MCG_MEM, MB(800), NULL, NULL);
+	ck_assert_int_eq(bgr_set_wmark(a, BGR_HIGH, MB(801), false), -EINVAL);   /* > limit */
+	ck_assert_int_eq(bgr_set_wmark(a, BGR_HIGH, MB(700), false), 0);
+	ck_assert_int_eq(bgr_set_wmark(a, BGR_LOW, MB(710), false), -EINVAL);    /* > high */
+	ck_assert_int_eq(bgr_wmark(a, BGR_LOW), MB(700) < MB(750) ? MB(700) : MB(750));
+	ck_assert_int_eq(bgr_set_wmark(a, BGR_LOW, MB(300), false), 0);
+	ck_assert_int_eq(bgr_set_wmark(a, BGR_HIGH, MB(200), false), -EINVAL);   /* < low */
+	ck_assert_int_eq(bgr_wmark(a, BGR_HIGH), MB(700));
+	/* -1: automatic again; automatic high gives way to an explicit low */
+	ck_assert_int_eq(bgr_set_wmark(a, BGR_HIGH, PC_MAX, true), 0);
+	ck_assert_int_eq(bgr_wmark(a, BGR_HIGH), MB(800) * 63 / 64);
+	ck_assert_int_eq(bgr_set_wmark(a, BGR_LOW, MB(795), false), 0);
+	ck_assert_int_eq(bgr_wmark(a, BGR_HIGH), MB(795));
+	/* the administrator's limit always wins: explicit marks are clamped */
+	ck_assert_int_eq(bgr_set_wmark(a, BGR_HIGH, MB(798), false), 0);
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, MB(500), NULL, NULL), 0);
+	ck_assert_int_eq(bgr_wmark(a, BGR_HIGH), MB(500));
+	ck_assert_int_eq(bgr_wmark(a, BGR_LOW), MB(500));
+	ck_assert_int_eq(bgr_set_wmark(a, BGR_LOW, MB(100), false), 0);
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, MB(600), NULL, NULL), 0);
+	ck_assert_int_eq(bgr_wmark(a, BGR_HIGH), MB(500));        /* not lost otherwise */
+	ck_assert_int_eq(bgr_wmark(a, BGR_LOW), MB(100));
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_background_reclaim_runs)
+{
+	struct mcg_engine *e = bgr_engine(true);
+	struct mcg_group *p = NULL, *a = NULL;
+	struct vm_object *f;
+	struct vm_region *r;
+	enum vm_fault fault;
+	char m[256];
+
+	mcg_create(e, e->root, "p", NULL, NULL, &p);
+	mcg_create(e, p, "a", NULL, NULL, &a);
+	mcg_set_limit(p, MCG_MEM, 1000, NULL, NULL);
+	ck_assert_int_eq(bgr_set_wmark(p, BGR_HIGH, 600, false), 0);
+	ck_assert_int_eq(bgr_set_wmark(p, BGR_LOW, 400, false), 0);
+	f = vm_object_new(e, a, false, 1);
+	ck_assert_int_eq(vm_region_new(f, PK_FILE, 700, &r), 0);
+	/* the child's charges cross the parent's high watermark */
+	for (uint32_t i = 0; i < 700; i++)
+		ck_assert_int_eq(vm_touch(r, i, 0, false, &fault), 0);
+	bgr_quiesce(e);
+	ck_assert_int_le(pc_usage(&p->cnt[MCG_MEM]), 600);
+	ck_assert_int_ge(atomic_load(&p->bgr_runs), 1);
+	ck_assert_int_gt(atomic_load(&a->pg_reclaimed[1]), 0);   /* background */
+	ck_assert_int_eq(atomic_load(&a->pg_reclaimed[0]), 0);   /* no direct reclaim */
+	ck_assert_uint_eq(pc_failcnt(&p->cnt[MCG_MEM]), 0);
+	ck_assert_int_eq(atomic_load(&a->allocstall), 0);
+	ck_assert_msg(check_invariants(e, m, sizeof(m)) == 0, "%s", m);
+	vm_object_free(f);
+	mcg_put(a);
+	mcg_put(p);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_no_progress_backs_off_and_rmdir_stops)
+{
+	struct mcg_engine *e = bgr_engine(true);
+	struct mcg_group *a = NULL;
+	struct vm_object *t;
+	struct vm_region *r;
+	enum vm_fault fault;
+
+	mcg_create(e, e->root, "a", NULL, NULL, &a);
+	mcg_set_limit(a, MCG_MEM, 1000, NULL, NULL);
+	bgr_set_wmark(a, BGR_HIGH, 100, false);
+	bgr_set_wmark(a, BGR_LOW, 50, false);
+	t = vm_object_new(e, a, true, 1);
+	ck_assert_int_eq(vm_region_new(t, PK_ANON, 300, &r), 0);
+	/* anon without swap: nothing to reclaim; the worker backs off */
+	for (uint32_t i = 0; i < 300; i++)
+		ck_assert_int_eq(vm_touch(r, i, 0, true, &fault), 0);
+	bgr_quiesce(e);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 300);
+	ck_assert(atomic_load(&a->bgr_queued));                  /* delayed, not spinning */
+	vm_object_free(t);
+	ck_assert_int_eq(mcg_remove(e, a), 0);
+	mcg_put(a);
+	mcg_engine_free(e);                                      /* workers stop cleanly */
+}
+END_TEST
+
+Suite *bgreclaim_suite(void)
+{
+	Suite *s = suite_create("bgreclaim");
+	TCase *tc = tcase_create("watermarks");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_automatic_watermarks);
+	tcase_add_test(tc, test_explicit_rules);
+	tcase_add_test(tc, test_background_reclaim_runs);
+	tcase_add_test(tc, test_no_progress_backs_off_and_rmdir_stops);
+	suite_add_tcase(s, tc);
+	return s;
+}
