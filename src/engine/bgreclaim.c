@@ -178,7 +178,8 @@ static void *bgr_main(void *arg)
 		if (p->stop)
 			break;
 		if (!p->queue) {
-			if (!p->running && !p->delayed)
+			/* idle: nothing queued or running (delayed work waits) */
+			if (!p->running)
 				pthread_cond_broadcast(&p->idle);
 			if (p->delayed) {
 				/* the condition's clock is CLOCK_MONOTONIC, as due is */
