@@ -19,8 +19,72 @@
 #define CHARGE_COSTLY_PAGES     8     /* PAGE_ALLOC_COSTLY_ORDER */
 #define CHARGE_PROGRESS_RETRIES 256   /* bound on "reclaimed something, retry" */
 
+/* Throttled direct reclaim (seed topic 1, patches 5/8 and 8/8): at most
+ * ncpus/4 + 1 tasks reclaim directly on one group; the others wait until a
+ * slot is released or memory is uncharged, then retry their charge. */
+struct charge_throttle {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	atomic_int waiters;
+	unsigned long gen;
+};
+
+static bool charge_throttled(struct mcg_engine *e)
+{
+	/* an extension: off with -o nowatermarks; and replay's single thread
+	 * could never be woken */
+	return e->throttle && e->cfg.watermarks && !e->cfg.oom_nowait;
+}
+
+/* Take a reclaim slot on g, or wait for a change and return false (the
+ * caller retries its charge). */
+static bool charge_reclaim_slot(struct mcg_group *g)
+{
+	struct charge_throttle *t = g->eng->throttle;
+	int max = (int)g->eng->cfg.cpus / 4 + 1, n = atomic_load(&g->reclaimers), peak;
+	unsigned long gen;
+
+	while (n < max)
+		if (atomic_compare_exchange_weak(&g->reclaimers, &n, n + 1)) {
+			peak = atomic_load(&g->reclaimers_peak);
+			while (n + 1 > peak && !atomic_compare_exchange_weak(&g->reclaimers_peak, &peak, n + 1))
+				;
+			return true;
+		}
+	pthread_mutex_lock(&t->lock);
+	atomic_fetch_add(&t->waiters, 1);
+	gen = t->gen;
+	while (gen == t->gen && atomic_load(&g->reclaimers) >= max)
+		pthread_cond_wait(&t->cond, &t->lock);
+	atomic_fetch_sub(&t->waiters, 1);
+	pthread_mutex_unlock(&t->lock);
+	return false;
+}
+
+static void charge_throttle_wake(struct mcg_engine *e)
+{
+	struct charge_throttle *t = e->throttle;
+
+	if (!t || atomic_load(&t->waiters) == 0)
+		return;
+	pthread_mutex_lock(&t->lock);
+	t->gen++;
+	pthread_cond_broadcast(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+}
+
+static void charge_reclaim_done(struct mcg_group *g)
+{
+	atomic_fetch_sub(&g->reclaimers, 1);
+	charge_throttle_wake(g->eng);
+}
+
 int charge_init(struct mcg_engine *e)
 {
+	if (!(e->throttle = calloc(1, sizeof(*e->throttle))))
+		return -ENOMEM;
+	pthread_mutex_init(&e->throttle->lock, NULL);
+	pthread_cond_init(&e->throttle->cond, NULL);
 	e->stock = calloc(e->cfg.cpus, sizeof(*e->stock));
 	if (!e->stock)
 		return -ENOMEM;
@@ -31,6 +95,12 @@ int charge_init(struct mcg_engine *e)
 
 void charge_destroy(struct mcg_engine *e)
 {
+	if (e->throttle) {
+		pthread_mutex_destroy(&e->throttle->lock);
+		pthread_cond_destroy(&e->throttle->cond);
+		free(e->throttle);
+		e->throttle = NULL;
+	}
 	if (!e->stock)
 		return;
 	charge_drain(e, NULL);
@@ -173,8 +243,12 @@ int charge_try(struct mcg_group *g, unsigned cpu, long n)
 			stalled = true;
 			atomic_fetch_add(&g->allocstall, 1);
 		}
+		if (charge_throttled(e) && !charge_reclaim_slot(over))
+			continue;         /* others reclaim for us: try again */
 		/* Only page cache can go when the memsw limit is the one hit. */
 		reclaimed = reclaim_subtree(over, n, kind == MCG_MEM, RECLAIM_DIRECT);
+		if (charge_throttled(e))
+			charge_reclaim_done(over);
 		if (pc_max(&over->cnt[kind]) - pc_usage(&over->cnt[kind]) >= n)
 			continue;
 		if (!drained) {
@@ -210,6 +284,7 @@ static void charge_batch_flush(void)
 	pc_uncharge(&g->cnt[MCG_MEM], charge_batch.pages);
 	pc_uncharge(&g->cnt[MCG_MEMSW], charge_batch.memsw);
 	oom_wake(g->eng);
+	charge_throttle_wake(g->eng);
 	charge_batch.g = NULL;
 	if (g->removed)
 		mcg_reap(g);
@@ -246,6 +321,7 @@ void charge_uncharge(struct mcg_group *g, long n, bool keep_memsw)
 	}
 	charge_counters_uncharge(g, n, keep_memsw);
 	oom_wake(g->eng);
+	charge_throttle_wake(g->eng);
 }
 
 void charge_page_stats(struct mcg_group *g, const struct page *p, long sign)

@@ -35,6 +35,7 @@ struct vm_space;
 struct oom_state;
 struct wb_dev;
 struct bgr_pool;
+struct charge_throttle;
 
 /* Called (with no engine lock held) when a group with notify_on_release set
  * becomes empty after having had tasks or children. path is relative to the
@@ -111,6 +112,8 @@ struct mcg_group {
 	atomic_bool bgr_queued;       /* background reclaim queued or running */
 	atomic_long bgr_runs;         /* background reclaim runs (pgoutrun) */
 	atomic_long allocstall;       /* charges that went into direct reclaim */
+	atomic_int reclaimers;        /* tasks in direct reclaim on this group */
+	atomic_int reclaimers_peak;   /* the most there ever were (tests) */
 	/* reclaim activity, split by who reclaimed: [0] direct, [1] background */
 	atomic_long pg_scanned[2];
 	atomic_long pg_reclaimed[2];
@@ -135,6 +138,7 @@ struct mcg_engine {
 	struct task_table *tasks;
 	struct page_pool pages;       /* the simulated machine's memory */
 	struct charge_stock *stock;   /* [cpus] */
+	struct charge_throttle *throttle;
 	struct swap_dev swap;
 	struct vm_space *vm;          /* simulated tasks' and files' pages */
 	struct oom_state *oom;

@@ -441,17 +441,23 @@ void vm_mlock(struct vm_region *r, uint32_t i, bool lock)
 bool vm_evict(uint32_t vpage, uint32_t page, uint32_t slot, void *engine)
 {
 	struct mcg_engine *e = engine;
+	struct vm_space *vs = e->vm;
 	struct vm_region *r;
 	struct vm_object *o;
 	bool done = false;
 
 	if ((vpage >> VM_CHUNK_SHIFT) >= VM_CHUNKS)
 		return false;
-	/* The region cannot go away while its page is charged: freeing a
-	 * region frees its pages first, under the object lock taken here. */
-	r = atomic_load_explicit(&e->vm->chunk[vpage >> VM_CHUNK_SHIFT], memory_order_acquire);
-	if (!r || !r->slot)
+	/* An isolated page does not keep its region alive: its owner may be
+	 * freeing it right now. Freeing a region or an object needs the space
+	 * lock to finish, so holding it keeps both valid here (space lock,
+	 * then object lock: the OOM walk's order too). */
+	pthread_mutex_lock(&vs->lock);
+	r = atomic_load_explicit(&vs->chunk[vpage >> VM_CHUNK_SHIFT], memory_order_acquire);
+	if (!r || !r->slot) {
+		pthread_mutex_unlock(&vs->lock);
 		return false;
+	}
 	o = r->obj;
 	pthread_mutex_lock(&o->lock);
 	if (!atomic_load(&o->dead) && vpage >= r->vbase && vpage - r->vbase < r->npages &&
@@ -462,13 +468,14 @@ bool vm_evict(uint32_t vpage, uint32_t page, uint32_t slot, void *engine)
 			nv = VM_TAG_SWAP | slot;
 			atomic_fetch_add(&o->swapped, 1);
 		} else {
-			nv = VM_TAG_SHADOW | (atomic_fetch_add(&e->vm->evictions, 1) & ~VM_TAG_MASK);
+			nv = VM_TAG_SHADOW | (atomic_fetch_add(&vs->evictions, 1) & ~VM_TAG_MASK);
 		}
 		atomic_store(&r->slot[vpage - r->vbase], nv);
 		atomic_fetch_sub(&o->resident, 1);
 		done = true;
 	}
 	pthread_mutex_unlock(&o->lock);
+	pthread_mutex_unlock(&vs->lock);
 	return done;
 }
 

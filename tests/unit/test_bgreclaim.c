@@ -1,6 +1,7 @@
 /* test_bgreclaim.c: watermark rules and background reclaim. */
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 
 #include "engine/bgreclaim.h"
 #include "engine/check.h"
@@ -133,6 +134,54 @@ START_TEST(test_no_progress_backs_off_and_rmdir_stops)
 }
 END_TEST
 
+struct thr {
+	struct mcg_engine *e;
+	struct mcg_group *g;
+	int fails;
+};
+
+static void *thr_main(void *arg)
+{
+	struct thr *t = arg;
+	struct vm_object *f = vm_object_new(t->e, t->g, false, 9);
+	struct vm_region *r;
+	enum vm_fault fault;
+
+	if (vm_region_new(f, PK_FILE, 400, &r) == 0)
+		for (uint32_t i = 0; i < 400; i++)
+			t->fails += vm_touch(r, i, i % 4, false, &fault) != 0;
+	vm_object_free(f);
+	return NULL;
+}
+
+START_TEST(test_direct_reclaim_is_throttled)
+{
+	struct mcg_engine *e = bgr_engine(true);          /* 2 CPUs: 1 reclaimer */
+	struct mcg_group *a = NULL;
+	struct thr t[6];
+	pthread_t th[6];
+	char m[256];
+
+	mcg_create(e, e->root, "a", NULL, NULL, &a);
+	mcg_set_limit(a, MCG_MEM, 150, NULL, NULL);
+	for (int i = 0; i < 6; i++) {
+		t[i] = (struct thr){ e, a, 0 };
+		pthread_create(&th[i], NULL, thr_main, &t[i]);
+	}
+	for (int i = 0; i < 6; i++) {
+		pthread_join(th[i], NULL);
+		ck_assert_int_eq(t[i].fails, 0);               /* everyone got memory */
+	}
+	bgr_quiesce(e);
+	ck_assert_int_ge(atomic_load(&a->reclaimers_peak), 1);
+	ck_assert_int_le(atomic_load(&a->reclaimers_peak), 2 / 4 + 1);
+	ck_assert_int_eq(atomic_load(&a->reclaimers), 0);
+	ck_assert_msg(check_invariants(e, m, sizeof(m)) == 0, "%s", m);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
 Suite *bgreclaim_suite(void)
 {
 	Suite *s = suite_create("bgreclaim");
@@ -143,6 +192,7 @@ Suite *bgreclaim_suite(void)
 	tcase_add_test(tc, test_explicit_rules);
 	tcase_add_test(tc, test_background_reclaim_runs);
 	tcase_add_test(tc, test_no_progress_backs_off_and_rmdir_stops);
+	tcase_add_test(tc, test_direct_reclaim_is_throttled);
 	suite_add_tcase(s, tc);
 	return s;
 }
