@@ -349,9 +349,10 @@ long charge_new_page(struct mcg_group *g, unsigned cpu, unsigned node, enum page
 	long ret;
 
 	wb_complete(g->eng);          /* cheap unless writeback is due */
-	g = mcg_charge_enter(g);
-	ret = charge_new_page_locked(g, cpu, node, kind, owner, flags);
-	mcg_charge_exit(g);
+	/* A charge to a group that rmdir has just reaped backs out and goes
+	 * to the parent (every group pins its parent, so the walk is safe). */
+	while ((ret = charge_new_page_locked(g, cpu, node, kind, owner, flags)) == -EAGAIN)
+		g = g->parent;
 	return ret;
 }
 
@@ -366,6 +367,15 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 
 	if ((err = charge_try(g, cpu, 1)))
 		return err;
+	/* Dekker with mcg_reap: the charge above is published before reaped
+	 * is read; the reaper publishes reaped before it re-reads usage. One
+	 * of the two sees the other. Root pages carry no charge, and the root
+	 * is never reaped. */
+	if (atomic_load(&g->reaped) && !mcg_is_root(g)) {
+		charge_uncharge(g, 1, false);
+		mcg_reap(g);              /* it may have waited for us */
+		return -EAGAIN;
+	}
 	idx = page_alloc(&e->pages, node % e->pages.nr_nodes);
 	if (idx == PAGE_NONE) {
 		/* The machine itself is full: groups over their soft limits

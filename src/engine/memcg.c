@@ -292,25 +292,6 @@ static void mcg_unlink(struct mcg_group *g)
 	g->eng->nr_groups--;
 }
 
-struct mcg_group *mcg_charge_enter(struct mcg_group *g)
-{
-	/* every group pins its parent, so the walk up is safe */
-	for (;;) {
-		atomic_fetch_add(&g->inflight, 1);
-		if (!atomic_load(&g->reaped))
-			return g;
-		atomic_fetch_sub(&g->inflight, 1);
-		g = g->parent;
-	}
-}
-
-void mcg_charge_exit(struct mcg_group *g)
-{
-	atomic_fetch_sub(&g->inflight, 1);
-	if (g->removed)
-		mcg_reap(g);              /* a reap we held off, or one to do now */
-}
-
 void mcg_reap(struct mcg_group *g)
 {
 	struct mcg_engine *e = g->eng;
@@ -321,11 +302,11 @@ void mcg_reap(struct mcg_group *g)
 
 		pthread_rwlock_wrlock(&e->tree_lock);
 		if (g->linked && !g->children && !mcg_charged(g)) {
-			/* Dekker with mcg_charge_enter: we publish reaped, then
-			 * look for charges; a charger publishes itself, then looks
+			/* Dekker with charge_new_page: we publish reaped, then
+			 * look for charges again; a charger charges, then looks
 			 * at reaped. At least one of the two sees the other. */
 			atomic_store(&g->reaped, true);
-			if (atomic_load(&g->inflight) == 0 && !mcg_charged(g)) {
+			if (!mcg_charged(g)) {
 				mcg_unlink(g);
 				gone = true;
 			} else {

@@ -91,7 +91,6 @@ struct mcg_group {
 	atomic_bool removed;          /* rmdir'ed: hidden, dying while charged */
 	bool linked;                  /* in its parent's children list */
 	atomic_bool reaped;           /* unlinked for good: charges go to the parent */
-	atomic_int inflight;          /* charges under way: reaping waits for them */
 	unsigned nr_live_children;
 	atomic_bool ever_populated;       /* had tasks or children: release rule */
 
@@ -208,11 +207,7 @@ long mcg_root_usage(struct mcg_engine *e);
  * the tree (and then its parent, if that was waiting for it). Cheap when g
  * is alive. Call with no engine lock held. */
 void mcg_reap(struct mcg_group *g);
-/* Bracket a charge to g: returns the group to charge (g, or the nearest
- * ancestor not reaped) with its in-flight count raised, so that it cannot
- * be reaped before the charge is accounted. */
-struct mcg_group *mcg_charge_enter(struct mcg_group *g);
-void mcg_charge_exit(struct mcg_group *g);
+
 
 /* Task count bookkeeping, for task.c only. */
 void mcg_note_tasks(struct mcg_group *g, long delta);
