@@ -49,38 +49,39 @@ struct lru_vec *lru_vec_of(struct mcg_engine *e, struct mcg_group *g, uint32_t i
 	return &g->lruvec[page_node_of(&e->pages, idx)];
 }
 
-void lru_link(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
+/* Link idx at the head (most recent) or the tail (next to be scanned) of
+ * the list its flags imply. */
+static void lru_link_at(struct mcg_engine *e, struct mcg_group *g, uint32_t idx, bool tail)
 {
 	struct page *pg = e->pages.pages, *p = &pg[idx];
 	unsigned node = page_node_of(&e->pages, idx);
 	enum stat_lru l = lru_of(p);
 	struct lru_list *list = &g->lruvec[node].list[l];
+	uint32_t *end = tail ? &list->tail : &list->head;
+	uint32_t *other = tail ? &list->head : &list->tail;
 
-	p->prev = PAGE_NONE;
-	p->next = list->head;
-	if (list->head != PAGE_NONE)
-		pg[list->head].prev = idx;
-	else
-		list->tail = idx;
-	list->head = idx;
+	p->prev = tail ? *end : PAGE_NONE;
+	p->next = tail ? PAGE_NONE : *end;
+	if (*end != PAGE_NONE) {
+		if (tail)
+			pg[*end].next = idx;
+		else
+			pg[*end].prev = idx;
+	} else {
+		*other = idx;
+	}
+	*end = idx;
 	stat_lru_add(g, l, (int)node, 1);
+}
+
+void lru_link(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
+{
+	lru_link_at(e, g, idx, false);
 }
 
 void lru_link_tail(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
 {
-	struct page *pg = e->pages.pages, *p = &pg[idx];
-	unsigned node = page_node_of(&e->pages, idx);
-	enum stat_lru l = lru_of(p);
-	struct lru_list *list = &g->lruvec[node].list[l];
-
-	p->next = PAGE_NONE;
-	p->prev = list->tail;
-	if (list->tail != PAGE_NONE)
-		pg[list->tail].next = idx;
-	else
-		list->head = idx;
-	list->tail = idx;
-	stat_lru_add(g, l, (int)node, 1);
+	lru_link_at(e, g, idx, true);
 }
 
 void lru_unlink(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
