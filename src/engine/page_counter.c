@@ -2,6 +2,7 @@
  * Owns usage/max/watermark/failcnt arithmetic only. Never sleeps, never
  * allocates, never looks at groups, pages or LRUs. */
 #include <errno.h>
+#include <stddef.h>
 
 #include "engine/page_counter.h"
 
@@ -45,11 +46,13 @@ void pc_charge(struct pc_counter *c, long n)
 		pc_bump_watermark(c, atomic_fetch_add(&c->usage, n) + n);
 }
 
-bool pc_try_charge(struct pc_counter *c, long n, struct pc_counter **fail)
+int pc_try_charge_upto(struct pc_counter *c, long n, struct pc_counter *stop,
+		       struct pc_counter **fail)
 {
 	struct pc_counter *i, *j;
+	int levels = 0;
 
-	for (i = c; i; i = i->parent) {
+	for (i = c; i != stop; i = i->parent, levels++) {
 		long nu = atomic_fetch_add(&i->usage, n) + n;
 
 		/* The max is read without ordering against other chargers: two
@@ -64,17 +67,30 @@ bool pc_try_charge(struct pc_counter *c, long n, struct pc_counter **fail)
 				pc_cancel(j, n);
 			if (fail)
 				*fail = i;
-			return false;
+			return -1;
 		}
 		pc_bump_watermark(i, nu);
 	}
-	return true;
+	return levels;
+}
+
+bool pc_try_charge(struct pc_counter *c, long n, struct pc_counter **fail)
+{
+	return pc_try_charge_upto(c, n, NULL, fail) >= 0;
+}
+
+int pc_uncharge_upto(struct pc_counter *c, long n, struct pc_counter *stop)
+{
+	int levels = 0;
+
+	for (; c != stop; c = c->parent, levels++)
+		pc_cancel(c, n);
+	return levels;
 }
 
 void pc_uncharge(struct pc_counter *c, long n)
 {
-	for (; c; c = c->parent)
-		pc_cancel(c, n);
+	pc_uncharge_upto(c, n, NULL);
 }
 
 int pc_set_max(struct pc_counter *c, long max)

@@ -36,6 +36,12 @@ bool pc_try_charge(struct pc_counter *c, long n, struct pc_counter **fail);
 /* Remove n pages here and at every ancestor; clamps at 0. */
 void pc_uncharge(struct pc_counter *c, long n);
 
+/* The same, for the levels from c up to, not including, stop (a common
+ * ancestor whose usage does not change). Returns the levels touched. */
+int pc_try_charge_upto(struct pc_counter *c, long n, struct pc_counter *stop,
+		       struct pc_counter **fail);
+int pc_uncharge_upto(struct pc_counter *c, long n, struct pc_counter *stop);
+
 /* Set max. -EBUSY when usage is above it (only this level is checked). */
 int pc_set_max(struct pc_counter *c, long max);
 

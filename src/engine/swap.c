@@ -112,3 +112,22 @@ unsigned swap_owner(struct mcg_engine *e, uint32_t slot)
 	pthread_mutex_unlock(&e->swap.lock);
 	return id;
 }
+
+bool swap_move(struct mcg_engine *e, uint32_t slot, struct mcg_group *src, struct mcg_group *dst)
+{
+	bool moved = false;
+
+	pthread_mutex_lock(&e->swap.lock);
+	if (e->swap.memcg[slot] == src->id) {
+		e->swap.memcg[slot] = (uint16_t)dst->id;
+		moved = true;
+	}
+	pthread_mutex_unlock(&e->swap.lock);
+	if (moved) {
+		stat_add(src, STAT_SWAP, -1);
+		stat_add(dst, STAT_SWAP, 1);
+		mcg_get(dst);             /* the slot pins its new group */
+		mcg_put(src);
+	}
+	return moved;
+}

@@ -5,6 +5,7 @@
 #define MEMCGFS_SWAP_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define SWAP_NONE UINT32_MAX
@@ -33,6 +34,10 @@ void swap_release(struct mcg_engine *e, uint32_t slot);
  * charge. */
 void swap_cancel(struct mcg_engine *e, uint32_t slot);
 long swap_nr_free(struct mcg_engine *e);
+/* Move-charge: hand slot from src to dst (statistic and the slot's group
+ * reference; the caller moves the memsw charge). false if src did not own
+ * it. */
+bool swap_move(struct mcg_engine *e, uint32_t slot, struct mcg_group *src, struct mcg_group *dst);
 /* Owner group id of a slot, for move-charge and checks. */
 unsigned swap_owner(struct mcg_engine *e, uint32_t slot);
 

@@ -15,5 +15,6 @@ Suite *charge_suite(void);
 Suite *vm_suite(void);
 Suite *replay_suite(void);
 Suite *bgreclaim_suite(void);
+Suite *move_suite(void);
 
 #endif

@@ -1,0 +1,190 @@
+/* move.c: move charge at immigrate. Under the task's lock (so its slots
+ * cannot change) the eligible pages are counted; the destination is
+ * pre-charged in bulk up to, not including, the lowest common ancestor
+ * (whose usage does not change: the kernel charges to the root and can
+ * fail at a busy ancestor for nothing); each page then changes owner and
+ * LRU under the isolation protocol; the source is uncharged once at the
+ * end. Never charges page by page. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "engine/charge.h"
+#include "engine/lru.h"
+#include "engine/memcg.h"
+#include "engine/move.h"
+#include "engine/oom.h"
+#include "engine/reclaim.h"
+#include "engine/swap.h"
+#include "engine/vm.h"
+
+static struct mcg_group *move_lca(struct mcg_group *a, struct mcg_group *b)
+{
+	for (struct mcg_group *i = a; i; i = i->parent)
+		for (struct mcg_group *j = b; j; j = j->parent)
+			if (i == j)
+				return i;
+	return NULL;
+}
+
+static bool move_eligible(const struct vm_region *r, unsigned mask)
+{
+	if (r->file || r->kind != PK_ANON)
+		return mask & MOVE_FILE;
+	return mask & MOVE_ANON;
+}
+
+/* Visit each slot of the task's eligible regions. For file mappings the
+ * slot lives in the file's region, under the file object's lock, which the
+ * caller takes around the call. */
+typedef void (*move_fn)(struct mcg_engine *e, _Atomic uint32_t *slot, unsigned src_id,
+			void *arg);
+
+static void move_walk(struct vm_object *o, unsigned mask, unsigned src_id, move_fn fn, void *arg)
+{
+	for (struct vm_region *r = o->regions; r; r = r->next) {
+		struct vm_region *t = r->file ? r->file : r;
+		uint32_t off = r->file ? r->file_off : 0;
+
+		if (!move_eligible(r, mask))
+			continue;
+		if (t->obj != o)
+			pthread_mutex_lock(&t->obj->lock);
+		for (uint32_t i = 0; i < r->npages; i++)
+			fn(o->eng, &t->slot[off + i], src_id, arg);
+		if (t->obj != o)
+			pthread_mutex_unlock(&t->obj->lock);
+	}
+}
+
+struct move_count {
+	long pages, swap;
+};
+
+static void move_count_slot(struct mcg_engine *e, _Atomic uint32_t *slot, unsigned src_id, void *arg)
+{
+	struct move_count *c = arg;
+	uint32_t v = atomic_load(slot);
+
+	if (v == VM_EMPTY)
+		return;
+	if ((v & VM_TAG_MASK) == VM_TAG_PAGE && e->pages.pages[v].memcg == src_id)
+		c->pages++;
+	else if ((v & VM_TAG_MASK) == VM_TAG_SWAP && swap_owner(e, v & ~VM_TAG_MASK) == src_id)
+		c->swap++;
+}
+
+struct move_ctx {
+	struct mcg_group *src, *dst;
+	long pages, swap, budget;
+};
+
+/* Move one page from src's LRU to dst's. A page reclaim holds isolated
+ * is left where it is (it is leaving anyway). */
+static void move_page(struct mcg_engine *e, uint32_t idx, struct move_ctx *m)
+{
+	struct page *p = &e->pages.pages[idx];
+	struct lru_vec *v = lru_vec_of(e, m->src, idx);
+
+	if (m->budget <= 0)
+		return;
+	pthread_mutex_lock(&v->lock);
+	if (p->memcg != m->src->id || (p->kind & PS_ISOLATED)) {
+		pthread_mutex_unlock(&v->lock);
+		return;
+	}
+	lru_unlink(e, m->src, idx);
+	charge_page_stats(m->src, p, -1);
+	p->kind |= PS_ISOLATED;       /* in transit: reclaim keeps off */
+	pthread_mutex_unlock(&v->lock);
+
+	v = lru_vec_of(e, m->dst, idx);
+	pthread_mutex_lock(&v->lock);
+	p->memcg = (uint16_t)m->dst->id;
+	p->kind &= (uint8_t)~PS_ISOLATED;
+	charge_page_stats(m->dst, p, 1);
+	lru_link(e, m->dst, idx);
+	pthread_mutex_unlock(&v->lock);
+	m->pages++;
+	m->budget--;
+}
+
+static void move_slot(struct mcg_engine *e, _Atomic uint32_t *slot, unsigned src_id, void *arg)
+{
+	struct move_ctx *m = arg;
+	uint32_t v = atomic_load(slot);
+
+	if (v == VM_EMPTY)
+		return;
+	if ((v & VM_TAG_MASK) == VM_TAG_PAGE)
+		move_page(e, v, m);
+	else if ((v & VM_TAG_MASK) == VM_TAG_SWAP && swap_move(e, v & ~VM_TAG_MASK, m->src, m->dst))
+		m->swap++;
+}
+
+int move_charges(struct vm_object *o, struct mcg_group *dst, unsigned mask, struct move_stats *st)
+{
+	struct mcg_engine *e = o->eng;
+	struct mcg_group *src = vm_object_group(o), *lca;
+	struct pc_counter *fail = NULL;
+	struct move_count c = { 0, 0 };
+	struct move_ctx m;
+	int ops = 0, lm, lw;
+
+	*st = (struct move_stats){ 0 };
+	if (src == dst || !mask || mcg_is_root(dst)) {
+		/* nothing to move (a move to the root only drops charges: the
+		 * root is never charged) */
+		vm_object_set_group(o, dst);
+		mcg_put(src);
+		return 0;
+	}
+	lca = move_lca(src, dst);
+	pthread_mutex_lock(&o->lock);
+	move_walk(o, mask, src->id, move_count_slot, &c);
+	/* pre-charge the destination in bulk, below the common ancestor */
+	for (int attempt = 0; attempt < 2; attempt++) {
+		lw = pc_try_charge_upto(&dst->cnt[MCG_MEMSW], c.pages + c.swap, &lca->cnt[MCG_MEMSW], &fail);
+		lm = lw < 0 ? -1 : pc_try_charge_upto(&dst->cnt[MCG_MEM], c.pages, &lca->cnt[MCG_MEM], &fail);
+		if (lw >= 0 && lm >= 0) {
+			ops += lw + lm;
+			break;
+		}
+		if (lw >= 0)
+			pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c.pages + c.swap, &lca->cnt[MCG_MEMSW]);
+		if (attempt == 1) {
+			pthread_mutex_unlock(&o->lock);
+			mcg_put(src);
+			return -ENOMEM;
+		}
+		/* make room in the destination once (not in src: the task's
+		 * pages are not touched by this reclaim, they are src's) */
+		pthread_mutex_unlock(&o->lock);
+		reclaim_subtree(dst, c.pages, true, RECLAIM_LIMIT);
+		pthread_mutex_lock(&o->lock);
+	}
+	m = (struct move_ctx){ .src = src, .dst = dst, .budget = c.pages };
+	move_walk(o, mask, src->id, move_slot, &m);
+	/* the source gives up once what moved; unused pre-charge goes back */
+	if (m.pages) {
+		ops += pc_uncharge_upto(&src->cnt[MCG_MEM], m.pages, &lca->cnt[MCG_MEM]);
+		ops += pc_uncharge_upto(&src->cnt[MCG_MEMSW], m.pages, &lca->cnt[MCG_MEMSW]);
+	}
+	if (m.swap)
+		ops += pc_uncharge_upto(&src->cnt[MCG_MEMSW], m.swap, &lca->cnt[MCG_MEMSW]);
+	if (c.pages > m.pages) {
+		ops += pc_uncharge_upto(&dst->cnt[MCG_MEM], c.pages - m.pages, &lca->cnt[MCG_MEM]);
+		ops += pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c.pages - m.pages, &lca->cnt[MCG_MEMSW]);
+	}
+	if (c.swap > m.swap)
+		ops += pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c.swap - m.swap, &lca->cnt[MCG_MEMSW]);
+	o->g = dst;                       /* new growth goes to dst too */
+	mcg_get(dst);
+	pthread_mutex_unlock(&o->lock);
+	mcg_put(src);                     /* o's old reference */
+	mcg_put(src);                     /* ours */
+	oom_wake(e);                      /* both sides may have waiters */
+	*st = (struct move_stats){ m.pages, m.swap, ops };
+	if (atomic_load(&src->removed))
+		mcg_reap(src);
+	return 0;
+}

@@ -1,0 +1,197 @@
+/* test_move.c: move charge at immigrate in the engine. */
+#include <check.h>
+#include <errno.h>
+
+#include "engine/check.h"
+#include "engine/memcg.h"
+#include "engine/move.h"
+#include "engine/vm.h"
+#include "suites.h"
+
+#define CHECK_OK(e) do {                                                    \
+	char m_[256];                                                       \
+	ck_assert_msg(check_invariants((e), m_, sizeof(m_)) == 0, "%s", m_); \
+} while (0)
+
+static struct mcg_engine *mv_engine(long swap)
+{
+	struct mcg_config cfg = {
+		.mem_pages = 8192, .swap_pages = swap, .nodes = 1, .cpus = 1, .vm_swappiness = 60,
+		.no_stock = true,
+	};
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	return mcg_engine_new(&cfg);
+}
+
+static struct mcg_group *mkg(struct mcg_engine *e, struct mcg_group *p, const char *name)
+{
+	struct mcg_group *g = NULL;
+
+	ck_assert_int_eq(mcg_create(e, p, name, NULL, NULL, &g), 0);
+	return g;
+}
+
+static void fill(struct vm_region *r, uint32_t n)
+{
+	enum vm_fault f;
+
+	for (uint32_t i = 0; i < n; i++)
+		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
+}
+
+START_TEST(test_move_anon_between_siblings)
+{
+	struct mcg_engine *e = mv_engine(0);
+	struct mcg_group *p = mkg(e, e->root, "p"), *a = mkg(e, p, "a"), *b = mkg(e, p, "b");
+	struct vm_object *t = vm_object_new(e, a, true, 1);
+	struct vm_region *r;
+	struct move_stats st;
+	long p_watermark;
+
+	ck_assert_int_eq(vm_region_new(t, PK_ANON, 100, &r), 0);
+	fill(r, 100);
+	p_watermark = pc_watermark(&p->cnt[MCG_MEM]);
+	ck_assert_int_eq(move_charges(t, b, MOVE_ANON, &st), 0);
+	ck_assert_int_eq(st.pages, 100);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);
+	ck_assert_int_eq(pc_usage(&b->cnt[MCG_MEM]), 100);
+	ck_assert_int_eq(stat_local(b, STAT_RSS), 100);
+	ck_assert_int_eq(stat_local(a, STAT_RSS), 0);
+	/* the common parent's counter was never touched */
+	ck_assert_int_eq(pc_usage(&p->cnt[MCG_MEM]), 100);
+	ck_assert_int_eq(pc_watermark(&p->cnt[MCG_MEM]), p_watermark);
+	/* O(1) counter operations: memory + memsw at one level, each way */
+	ck_assert_int_eq(st.counter_ops, 4);
+	CHECK_OK(e);
+	/* new growth goes to the new group */
+	ck_assert_int_eq(vm_region_new(t, PK_ANON, 10, &r), 0);
+	fill(r, 10);
+	ck_assert_int_eq(pc_usage(&b->cnt[MCG_MEM]), 110);
+	vm_object_free(t);
+	CHECK_OK(e);
+	mcg_put(p);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_move_masks_and_sharing)
+{
+	struct mcg_engine *e = mv_engine(0);
+	struct mcg_group *a = mkg(e, e->root, "a"), *b = mkg(e, e->root, "b"), *c = mkg(e, e->root, "c");
+	struct vm_object *t = vm_object_new(e, a, true, 1), *other = vm_object_new(e, c, true, 2);
+	struct vm_object *file = vm_object_new(e, e->root, false, 3);
+	struct vm_region *anon, *fr, *m, *om;
+	struct move_stats st;
+
+	ck_assert_int_eq(vm_region_new(t, PK_ANON, 20, &anon), 0);
+	ck_assert_int_eq(vm_region_new(file, PK_FILE, 40, &fr), 0);
+	ck_assert_int_eq(vm_map_file(other, fr, 0, 10, &om), 0);
+	ck_assert_int_eq(vm_map_file(t, fr, 0, 40, &m), 0);
+	fill(om, 10);                        /* c touched the first 10 file pages first */
+	fill(anon, 20);
+	fill(m, 40);                         /* a gets the other 30 */
+	/* mask 0: nothing moves, the task just changes groups */
+	ck_assert_int_eq(move_charges(t, b, 0, &st), 0);
+	ck_assert_int_eq(st.pages, 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 50);
+	ck_assert_int_eq(move_charges(t, a, 0, &st), 0);      /* back, still nothing */
+	/* anon only */
+	ck_assert_int_eq(move_charges(t, b, MOVE_ANON, &st), 0);
+	ck_assert_int_eq(st.pages, 20);
+	ck_assert_int_eq(stat_local(a, STAT_CACHE), 30);      /* file stayed */
+	ck_assert_int_eq(move_charges(t, a, MOVE_ANON | MOVE_FILE, &st), 0);
+	ck_assert_int_eq(st.pages, 20);                        /* anon back; file already a's */
+	/* file: a's 30 pages move; the 10 that c touched first stay with c */
+	ck_assert_int_eq(move_charges(t, b, MOVE_FILE, &st), 0);
+	ck_assert_int_eq(st.pages, 30);
+	ck_assert_int_eq(stat_local(b, STAT_CACHE), 30);
+	ck_assert_int_eq(stat_local(c, STAT_CACHE), 10);
+	ck_assert_int_eq(stat_local(a, STAT_RSS), 20);         /* anon stayed this time */
+	CHECK_OK(e);
+	vm_object_free(t);
+	vm_object_free(other);
+	vm_object_free(file);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_put(c);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_move_swap_and_failure)
+{
+	struct mcg_engine *e = mv_engine(1024);
+	struct mcg_group *a = mkg(e, e->root, "a"), *b = mkg(e, e->root, "b");
+	struct vm_object *t = vm_object_new(e, a, true, 1);
+	struct vm_region *r;
+	struct move_stats st;
+
+	mcg_set_limit(a, MCG_MEM, 50, NULL, NULL);
+	ck_assert_int_eq(vm_region_new(t, PK_ANON, 100, &r), 0);
+	fill(r, 100);                               /* half of it in swap */
+	ck_assert_int_gt(stat_local(a, STAT_SWAP), 0);
+	/* b cannot take the resident part: nothing moves at all */
+	mcg_set_limit(b, MCG_MEM, 10, NULL, NULL);
+	mcg_set_limit(b, MCG_MEMSW, 10, NULL, NULL);
+	ck_assert_int_eq(move_charges(t, b, MOVE_ANON, &st), -ENOMEM);
+	ck_assert_int_eq(pc_usage(&b->cnt[MCG_MEMSW]), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEMSW]), 100);
+	ck_assert_int_eq(vm_object_footprint(t), 100);
+	CHECK_OK(e);
+	mcg_set_limit(b, MCG_MEMSW, PC_MAX, NULL, NULL);
+	mcg_set_limit(b, MCG_MEM, PC_MAX, NULL, NULL);
+	ck_assert_int_eq(move_charges(t, b, MOVE_ANON, &st), 0);
+	ck_assert_int_eq(st.pages + st.swap, 100);
+	ck_assert_int_gt(st.swap, 0);
+	ck_assert_int_eq(pc_usage(&b->cnt[MCG_MEMSW]), 100);   /* swap entries came along */
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEMSW]), 0);
+	ck_assert_int_eq(stat_local(b, STAT_SWAP), st.swap);
+	CHECK_OK(e);
+	vm_object_free(t);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_move_cost_independent_of_size)
+{
+	long ops[2];
+
+	for (int k = 0; k < 2; k++) {
+		struct mcg_engine *e = mv_engine(0);
+		struct mcg_group *a = mkg(e, e->root, "a"), *b = mkg(e, e->root, "b");
+		struct vm_object *t = vm_object_new(e, a, true, 1);
+		struct vm_region *r;
+		struct move_stats st;
+
+		ck_assert_int_eq(vm_region_new(t, PK_ANON, k ? 4000 : 40, &r), 0);
+		fill(r, k ? 4000 : 40);
+		ck_assert_int_eq(move_charges(t, b, MOVE_ANON, &st), 0);
+		ops[k] = st.counter_ops;
+		vm_object_free(t);
+		mcg_put(a);
+		mcg_put(b);
+		mcg_engine_free(e);
+	}
+	ck_assert_int_eq(ops[0], ops[1]);
+}
+END_TEST
+
+Suite *move_suite(void)
+{
+	Suite *s = suite_create("move");
+	TCase *tc = tcase_create("charges");
+
+	tcase_add_test(tc, test_move_anon_between_siblings);
+	tcase_add_test(tc, test_move_masks_and_sharing);
+	tcase_add_test(tc, test_move_swap_and_failure);
+	tcase_add_test(tc, test_move_cost_independent_of_size);
+	suite_add_tcase(s, tc);
+	return s;
+}
