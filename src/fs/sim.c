@@ -17,6 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "engine/move.h"
 #include "engine/task.h"
 #include "engine/vm.h"
 #include "engine/workload.h"
@@ -33,7 +34,13 @@ struct sim_file {
 	struct vm_region *r;
 };
 
-struct sim_conn;
+struct sim_conn {
+	struct sim_server *s;
+	int fd;
+	pid_t pid;
+	struct vm_object *obj;        /* the task's memory, once it has any */
+	struct sim_conn *next;
+};
 
 struct sim_server {
 	struct cgfs *fs;
@@ -91,6 +98,28 @@ static struct vm_region *sim_file_lookup(void *arg, const char *name)
 	return sim_file_get(arg, name, 0);
 }
 
+int sim_move(struct sim_server *s, pid_t tgid, struct mcg_group *dst, unsigned mask)
+{
+	struct vm_object *o = NULL;
+	struct move_stats st;
+	int err;
+
+	if (!s)
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	for (struct sim_conn *c = s->conns; c && !o; c = c->next)
+		if (c->pid == tgid && c->obj) {
+			o = c->obj;
+			vm_object_pin(o);     /* the connection may end meanwhile */
+		}
+	pthread_mutex_unlock(&s->lock);
+	if (!o)
+		return 0;
+	err = atomic_load(&o->dead) ? 0 : move_charges(o, dst, mask, &st);
+	vm_object_unpin(o);
+	return err;
+}
+
 void sim_kill(uint32_t pid, void *arg)
 {
 	char path[64], buf[32];
@@ -131,13 +160,6 @@ void sim_kill(uint32_t pid, void *arg)
 	}
 }
 
-struct sim_conn {
-	struct sim_server *s;
-	int fd;
-	pid_t pid;
-	struct sim_conn *next;
-};
-
 static void sim_reply(int fd, const char *fmt, const char *arg)
 {
 	char buf[256];
@@ -172,10 +194,14 @@ static void sim_line(struct sim_conn *c, struct wl_task *t, char *line)
 	if (wl_parse(argv, argc, &op, msg, sizeof(msg)))
 		return sim_reply(c->fd, "err %s\n", msg);
 	g = task_group(fs->eng, c->pid);
-	if (!t->obj)
+	if (!t->obj) {
 		t->obj = vm_object_new(fs->eng, g, true, (uint32_t)c->pid);
-	else
+		pthread_mutex_lock(&c->s->lock);
+		c->obj = t->obj;              /* now visible to sim_move */
+		pthread_mutex_unlock(&c->s->lock);
+	} else {
 		vm_object_set_group(t->obj, g);
+	}
 	mcg_put(g);
 	if (!t->obj)
 		return sim_reply(c->fd, "err out of memory\n", NULL);
@@ -217,6 +243,9 @@ static void *sim_conn_main(void *arg)
 		}
 	}
 	/* the task is gone: its memory goes with it */
+	pthread_mutex_lock(&c->s->lock);
+	c->obj = NULL;                    /* sim_move holds a pin if it has it */
+	pthread_mutex_unlock(&c->s->lock);
 	if (t.obj) {
 		wl_release(&t);
 		vm_object_free(t.obj);
@@ -256,7 +285,7 @@ static void *sim_accept_main(void *arg)
 			close(fd);
 			continue;
 		}
-		*c = (struct sim_conn){ s, fd, cred.pid, NULL };
+		*c = (struct sim_conn){ s, fd, cred.pid, NULL, NULL };
 		pthread_mutex_lock(&s->lock);
 		if (s->stopping || pthread_create(&th, NULL, sim_conn_main, c)) {
 			pthread_mutex_unlock(&s->lock);

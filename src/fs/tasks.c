@@ -11,6 +11,7 @@
 #include "engine/task.h"
 #include "fs/pidwatch.h"
 #include "fs/proc.h"
+#include "fs/sim.h"
 #include "fs/tasks.h"
 
 #ifndef PIDFD_THREAD
@@ -159,6 +160,15 @@ int cgfs_tasks_write(struct cgfs_req *r, int procs, const struct gram_value *v)
 		return -EACCES;                                /* (6) */
 	if (procs && (n = proc_threads_of(t.tgid, &threads)) < 0)
 		return n == -ENOENT ? 0 : (int)n;
+	/* [<=6.12] move_charge_at_immigrate of the destination: only moving a
+	 * thread-group leader moves charges; a failed move fails the attach
+	 * (ENOMEM) with nothing moved (§5.11) */
+	if (!prof_has(fs->prof, PF_NO_MOVE_CHARGE) && atomic_load(&r->g->move_charge) &&
+	    (procs || host == t.tgid) &&
+	    (err = sim_move(fs->sim, t.tgid, r->g, atomic_load(&r->g->move_charge)))) {
+		free(threads);
+		return err;
+	}
 	pidwatch_sync(fs->watch);
 	pthread_mutex_lock(&fs->attach_lock);
 	for (long i = 0; i < n && !err; i++)

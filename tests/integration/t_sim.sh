@@ -60,6 +60,27 @@ wait $W
 expect "finished after the limit rose" "$?" "0"
 expect "under_oom cleared" "$(grep under_oom "$MNT/wait/memory.oom_control")" "under_oom 0"
 
+# move charge at immigrate: echo 1 > B/memory.move_charge_at_immigrate;
+# echo PID > B/tasks moves the task's anon charge at once, exactly
+mkdir "$MNT/from" "$MNT/to" "$MNT/keep"
+"$CTL" sim -m "$MNT" -g /from -e 'alloc anon heap 16M' -e 'touch heap seq write' -e 'sleep 30s' &
+M=$!
+wait_until 5 sh -c "[ \$(grep '^rss ' '$MNT/from/memory.stat' | cut -d' ' -f2) -eq $((16 << 20)) ]" || bad "task did not charge"
+echo $M > "$MNT/keep/tasks"
+expect "mask 0: the charge stays" "$(stat_of "$MNT/from" rss)/$(stat_of "$MNT/keep" rss)" "$((16 << 20))/0"
+echo 1 > "$MNT/to/memory.move_charge_at_immigrate"
+echo $M > "$MNT/to/tasks"
+expect "mask 1: rss moved" "$(stat_of "$MNT/from" rss)/$(stat_of "$MNT/to" rss)" "0/$((16 << 20))"
+[ "$(usage "$MNT/to")" -ge $((16 << 20)) ] && ok || bad "usage did not move"
+expect "nothing left behind" "$(usage "$MNT/from")" "0"
+mkdir "$MNT/tiny"
+echo 1 > "$MNT/tiny/memory.move_charge_at_immigrate"
+echo 4M > "$MNT/tiny/memory.limit_in_bytes"
+expect "a failed move fails the attach" "$("$WR" "$MNT/tiny/tasks" "$M")" "ENOMEM"
+expect "and moves nothing" "$(stat_of "$MNT/to" rss)/$(cat "$MNT/tiny/tasks")" "$((16 << 20))/"
+kill $M
+wait $M 2>/dev/null
+
 # joining obeys the tasks permission rule: a user cannot join root's group
 expect "user cannot join" "$(as_user "$TEST_USER" "$CTL" sim -m "$MNT" -g /a -e 'alloc anon x 1M' 2>&1 | grep -c 'Permission denied')" "1"
 summary
