@@ -112,15 +112,6 @@ void lru_add(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
 	pthread_mutex_unlock(&v->lock);
 }
 
-void lru_del(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
-{
-	struct lru_vec *v = lru_vec_of(e, g, idx);
-
-	pthread_mutex_lock(&v->lock);
-	lru_unlink(e, g, idx);
-	pthread_mutex_unlock(&v->lock);
-}
-
 void lru_set_flags(struct mcg_engine *e, struct mcg_group *g, uint32_t idx,
 		   uint8_t set, uint8_t clear)
 {

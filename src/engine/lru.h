@@ -43,7 +43,6 @@ struct lru_vec *lru_vec_of(struct mcg_engine *e, struct mcg_group *g, uint32_t i
 
 /* Locked wrappers. */
 void lru_add(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
-void lru_del(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
 /* Set or clear flags and move the page to the list they imply. */
 void lru_set_flags(struct mcg_engine *e, struct mcg_group *g, uint32_t idx,
 		   uint8_t set, uint8_t clear);

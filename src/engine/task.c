@@ -206,10 +206,9 @@ static int task_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Collect the tid (or tgid) of every entry matching pred into a sorted
- * array; with dedup, duplicates are dropped. */
-static long task_collect(struct task_table *t, bool (*pred)(const struct task_entry *, const void *),
-			 const void *arg, bool want_tgid, pid_t **out)
+/* Collect the tid (or, deduplicated, the tgid) of every entry of g into a
+ * sorted array. */
+static long task_collect(struct task_table *t, const struct mcg_group *g, bool want_tgid, pid_t **out)
 {
 	pid_t *v;
 	size_t n = 0;
@@ -222,7 +221,7 @@ static long task_collect(struct task_table *t, bool (*pred)(const struct task_en
 	}
 	for (size_t i = 0; i < t->nbuckets; i++)
 		for (struct task_entry *te = t->buckets[i]; te; te = te->next)
-			if (pred(te, arg))
+			if (te->g == g)
 				v[n++] = want_tgid ? te->tgid : te->tid;
 	pthread_mutex_unlock(&t->lock);
 	qsort(v, n, sizeof(*v), task_cmp);
@@ -238,22 +237,7 @@ static long task_collect(struct task_table *t, bool (*pred)(const struct task_en
 	return (long)n;
 }
 
-static bool task_in_group(const struct task_entry *te, const void *g)
-{
-	return te->g == g;
-}
-
-static bool task_of_tgid(const struct task_entry *te, const void *tgid)
-{
-	return te->tgid == *(const pid_t *)tgid;
-}
-
 long task_list(struct mcg_engine *e, struct mcg_group *g, bool tgids, pid_t **out)
 {
-	return task_collect(e->tasks, task_in_group, g, tgids, out);
-}
-
-long task_threads_tracked(struct mcg_engine *e, pid_t tgid, pid_t **out)
-{
-	return task_collect(e->tasks, task_of_tgid, &tgid, false, out);
+	return task_collect(e->tasks, g, tgids, out);
 }

@@ -34,7 +34,5 @@ bool task_in_child(struct mcg_engine *e, pid_t tid);
  * the count or -ENOMEM. With tgids, the thread group ids instead, sorted
  * and without duplicates. */
 long task_list(struct mcg_engine *e, struct mcg_group *g, bool tgids, pid_t **out);
-/* Every tracked tid of the thread group tgid, for a cgroup.procs move. */
-long task_threads_tracked(struct mcg_engine *e, pid_t tgid, pid_t **out);
 
 #endif

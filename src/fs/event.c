@@ -259,17 +259,6 @@ void event_group_removed(struct cgfs *fs, struct mcg_group *g)
 	}
 }
 
-unsigned event_count(struct cgfs *fs, struct mcg_group *g)
-{
-	unsigned n = 0;
-
-	pthread_mutex_lock(&fs->events->lock);
-	for (struct event_reg *ev = fs->events->head; ev; ev = ev->next)
-		n += ev->g == g;
-	pthread_mutex_unlock(&fs->events->lock);
-	return n;
-}
-
 void event_oom(struct mcg_group *over, void *arg)
 {
 	struct cgfs *fs = arg;

@@ -17,7 +17,5 @@ void event_group_removed(struct cgfs *fs, struct mcg_group *g);
 /* The engine's oom_event hook: an OOM starts in over; the OOM
  * registrations on over and on every descendant fire (§5.13). */
 void event_oom(struct mcg_group *over, void *fs);
-/* Number of live registrations on g (for tests and diagnostics). */
-unsigned event_count(struct cgfs *fs, struct mcg_group *g);
 
 #endif

@@ -205,7 +205,7 @@ pid_t proc_host_id(const struct proc_view *v, pid_t vid)
 	return found;
 }
 
-static int proc_cmp(const void *a, const void *b)
+int proc_pid_cmp(const void *a, const void *b)
 {
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
 
@@ -251,7 +251,7 @@ long proc_list(bool threads, pid_t **out)
 			free(tgids);
 			return err;
 		}
-		qsort(tgids, ntg, sizeof(*tgids), proc_cmp);
+		qsort(tgids, ntg, sizeof(*tgids), proc_pid_cmp);
 		*out = tgids;
 		return (long)ntg;
 	}
@@ -266,7 +266,7 @@ long proc_list(bool threads, pid_t **out)
 		free(v);
 		return err;
 	}
-	qsort(v, n, sizeof(*v), proc_cmp);
+	qsort(v, n, sizeof(*v), proc_pid_cmp);
 	*out = v;
 	return (long)n;
 }
@@ -283,7 +283,7 @@ long proc_threads_of(pid_t tgid, pid_t **out)
 		free(v);
 		return err;
 	}
-	qsort(v, n, sizeof(*v), proc_cmp);
+	qsort(v, n, sizeof(*v), proc_pid_cmp);
 	*out = v;
 	return (long)n;
 }

@@ -43,6 +43,8 @@ pid_t proc_host_id(const struct proc_view *v, pid_t vid);
 long proc_list(bool threads, pid_t **out);
 /* CAP_SYS_ADMIN in the daemon's (initial) user namespace (§3.19). */
 bool proc_is_init_admin(pid_t pid);
+/* qsort order of pid_t values. */
+int proc_pid_cmp(const void *a, const void *b);
 /* The thread ids of one thread group, sorted. */
 long proc_threads_of(pid_t tgid, pid_t **out);
 

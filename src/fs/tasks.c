@@ -18,13 +18,6 @@
 #define PIDFD_THREAD O_EXCL
 #endif
 
-static int tasks_cmp(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The root lists every live task (or process) with a thread outside the
  * child groups. */
 static long tasks_root_ids(struct cgfs *fs, bool procs, pid_t **out)
@@ -93,7 +86,7 @@ int cgfs_tasks_read(struct cgfs_req *r, int procs, struct cgfs_out *o)
 			ids[k++] = t.tid;
 	}
 	if (!view.ours)
-		qsort(ids, (size_t)k, sizeof(*ids), tasks_cmp);
+		qsort(ids, (size_t)k, sizeof(*ids), proc_pid_cmp);
 	for (long i = 0; i < k; i++)
 		cgfs_printf(o, "%d\n", (int)ids[i]);
 	free(ids);
