@@ -7,6 +7,7 @@
 #include "engine/check.h"
 #include "engine/memcg.h"
 #include "engine/vm.h"
+#include "engine_fixture.h"
 #include "suites.h"
 
 #define MB(x) ((long)(x) * 256)       /* pages */
@@ -80,7 +81,6 @@ START_TEST(test_background_reclaim_runs)
 	struct vm_object *f;
 	struct vm_region *r;
 	enum vm_fault fault;
-	char m[256];
 
 	mcg_create(e, e->root, "p", NULL, NULL, &p);
 	mcg_create(e, p, "a", NULL, NULL, &a);
@@ -99,7 +99,7 @@ START_TEST(test_background_reclaim_runs)
 	ck_assert_int_eq(atomic_load(&a->pg_reclaimed[0]), 0);   /* no direct reclaim */
 	ck_assert_uint_eq(pc_failcnt(&p->cnt[MCG_MEM]), 0);
 	ck_assert_int_eq(atomic_load(&a->allocstall), 0);
-	ck_assert_msg(check_invariants(e, m, sizeof(m)) == 0, "%s", m);
+	CHECK_OK(e);
 	vm_object_free(f);
 	mcg_put(a);
 	mcg_put(p);
@@ -160,7 +160,6 @@ START_TEST(test_direct_reclaim_is_throttled)
 	struct mcg_group *a = NULL;
 	struct thr t[6];
 	pthread_t th[6];
-	char m[256];
 
 	mcg_create(e, e->root, "a", NULL, NULL, &a);
 	mcg_set_limit(a, MCG_MEM, 150, NULL, NULL);
@@ -176,7 +175,7 @@ START_TEST(test_direct_reclaim_is_throttled)
 	ck_assert_int_ge(atomic_load(&a->reclaimers_peak), 1);
 	ck_assert_int_le(atomic_load(&a->reclaimers_peak), 2 / 4 + 1);
 	ck_assert_int_eq(atomic_load(&a->reclaimers), 0);
-	ck_assert_msg(check_invariants(e, m, sizeof(m)) == 0, "%s", m);
+	CHECK_OK(e);
 	mcg_put(a);
 	mcg_engine_free(e);
 }

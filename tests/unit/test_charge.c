@@ -10,6 +10,7 @@
 #include "engine/memcg.h"
 #include "engine/reclaim.h"
 #include "engine/swap.h"
+#include "engine_fixture.h"
 #include "suites.h"
 
 /* These tests charge raw pages that nobody maps: reclaim may take any. */
@@ -29,23 +30,10 @@ static struct mcg_engine *mk_engine(long pages, long swap, unsigned cpus, bool n
 	return mcg_engine_new(&cfg);
 }
 
-static struct mcg_group *mk(struct mcg_engine *e, struct mcg_group *parent, const char *name)
-{
-	struct mcg_group *g = NULL;
-
-	ck_assert_int_eq(mcg_create(e, parent, name, NULL, NULL, &g), 0);
-	return g;
-}
-
-#define CHECK_OK(e) do {                                                    \
-	char m_[256];                                                       \
-	ck_assert_msg(check_invariants((e), m_, sizeof(m_)) == 0, "%s", m_); \
-} while (0)
-
 START_TEST(test_stock_batches_usage)
 {
 	struct mcg_engine *e = mk_engine(4096, 0, 2, false);
-	struct mcg_group *a = mk(e, e->root, "a");
+	struct mcg_group *a = fixture_group(e, e->root, "a");
 	long idx = charge_new_page(a, 0, 0, PK_ANON, 1, 0);
 
 	ck_assert_int_ge(idx, 0);
@@ -75,7 +63,7 @@ END_TEST
 START_TEST(test_overcharge_bound)
 {
 	struct mcg_engine *e = mk_engine(8192, 0, 4, false);
-	struct mcg_group *a = mk(e, e->root, "a");
+	struct mcg_group *a = fixture_group(e, e->root, "a");
 
 	/* one page from each CPU: at most cpus * (batch - 1) hidden pages */
 	for (unsigned cpu = 0; cpu < 4; cpu++)
@@ -91,7 +79,7 @@ END_TEST
 START_TEST(test_limit_reclaims_page_cache)
 {
 	struct mcg_engine *e = mk_engine(4096, 0, 2, false);
-	struct mcg_group *a = mk(e, e->root, "a");
+	struct mcg_group *a = fixture_group(e, e->root, "a");
 
 	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 100, NULL, NULL), 0);
 	/* 300 clean file pages through a 100-page limit: reclaim makes room */
@@ -119,7 +107,7 @@ END_TEST
 START_TEST(test_anon_without_swap_fails)
 {
 	struct mcg_engine *e = mk_engine(4096, 0, 1, false);
-	struct mcg_group *a = mk(e, e->root, "a");
+	struct mcg_group *a = fixture_group(e, e->root, "a");
 	int ok = 0;
 
 	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 100, NULL, NULL), 0);
@@ -139,7 +127,7 @@ END_TEST
 START_TEST(test_anon_swaps_out)
 {
 	struct mcg_engine *e = mk_engine(4096, 1024, 1, false);
-	struct mcg_group *a = mk(e, e->root, "a");
+	struct mcg_group *a = fixture_group(e, e->root, "a");
 
 	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 100, NULL, NULL), 0);
 	for (int i = 0; i < 300; i++)
@@ -162,7 +150,7 @@ END_TEST
 START_TEST(test_swappiness_zero_keeps_anon)
 {
 	struct mcg_engine *e = mk_engine(4096, 1024, 1, false);
-	struct mcg_group *a = mk(e, e->root, "a");
+	struct mcg_group *a = fixture_group(e, e->root, "a");
 
 	ck_assert_int_eq(mcg_set_swappiness(a, 0), 0);
 	for (int i = 0; i < 50; i++)
@@ -181,7 +169,7 @@ END_TEST
 START_TEST(test_second_chance)
 {
 	struct mcg_engine *e = mk_engine(4096, 0, 1, false);
-	struct mcg_group *a = mk(e, e->root, "a");
+	struct mcg_group *a = fixture_group(e, e->root, "a");
 	long hot[10];
 
 	for (int i = 0; i < 10; i++) {
@@ -205,7 +193,7 @@ END_TEST
 START_TEST(test_batched_uncharge)
 {
 	struct mcg_engine *e = mk_engine(4096, 0, 1, true);
-	struct mcg_group *a = mk(e, e->root, "a");
+	struct mcg_group *a = fixture_group(e, e->root, "a");
 	long p[20];
 
 	for (int i = 0; i < 20; i++)
@@ -226,7 +214,7 @@ END_TEST
 START_TEST(test_hierarchy_and_dying)
 {
 	struct mcg_engine *e = mk_engine(4096, 0, 1, true);
-	struct mcg_group *a = mk(e, e->root, "a"), *b = mk(e, a, "b"), *c = mk(e, a, "c");
+	struct mcg_group *a = fixture_group(e, e->root, "a"), *b = fixture_group(e, a, "b"), *c = fixture_group(e, a, "c");
 
 	for (int i = 0; i < 30; i++)
 		charge_new_page(i % 2 ? b : c, 0, 0, PK_FILE, 1, 0);
@@ -318,9 +306,9 @@ START_TEST(test_random_two_threads)
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
 	e = mcg_engine_new(&cfg);
-	a = mk(e, e->root, "a");
-	b = mk(e, a, "b");
-	d = mk(e, e->root, "d");
+	a = fixture_group(e, e->root, "a");
+	b = fixture_group(e, a, "b");
+	d = fixture_group(e, e->root, "d");
 	mcg_set_limit(a, MCG_MEM, 150, NULL, NULL);
 	mcg_set_limit(d, MCG_MEM, 80, NULL, NULL);
 	for (int i = 0; i < 2; i++) {

@@ -9,24 +9,16 @@
 #include "engine_fixture.h"
 #include "suites.h"
 
-static struct mcg_group *mk(struct mcg_engine *e, struct mcg_group *parent, const char *name)
-{
-	struct mcg_group *g = NULL;
-
-	ck_assert_int_eq(mcg_create(e, parent, name, NULL, NULL, &g), 0);
-	return g;
-}
-
 START_TEST(test_create_lookup_remove)
 {
 	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
-	struct mcg_group *a = mk(e, e->root, "a"), *b, *l;
+	struct mcg_group *a = fixture_group(e, e->root, "a"), *b, *l;
 	char path[64];
 
 	ck_assert_int_eq(mcg_create(e, e->root, "a", NULL, NULL, NULL), -EEXIST);
 	ck_assert_int_eq(mcg_create(e, e->root, "x\ny", NULL, NULL, NULL), -EINVAL);
 	ck_assert_int_eq(mcg_create(e, e->root, ".", NULL, NULL, NULL), -EEXIST);
-	b = mk(e, a, "b c");
+	b = fixture_group(e, a, "b c");
 	ck_assert_int_eq(mcg_path(e, b, path, sizeof(path)), 6);
 	ck_assert_str_eq(path, "/a/b c");
 	ck_assert_int_eq(mcg_path(e, e->root, path, sizeof(path)), 1);
@@ -53,7 +45,7 @@ END_TEST
 START_TEST(test_rename_rules)
 {
 	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
-	struct mcg_group *a = mk(e, e->root, "a"), *b = mk(e, e->root, "b");
+	struct mcg_group *a = fixture_group(e, e->root, "a"), *b = fixture_group(e, e->root, "b");
 
 	ck_assert_int_eq(mcg_rename(e, a, "b"), -EEXIST);
 	ck_assert_int_eq(mcg_rename(e, a, "n\nl"), -EINVAL);
@@ -67,13 +59,13 @@ END_TEST
 START_TEST(test_inheritance)
 {
 	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
-	struct mcg_group *a = mk(e, e->root, "a"), *b;
+	struct mcg_group *a = fixture_group(e, e->root, "a"), *b;
 
 	ck_assert_int_eq(mcg_set_swappiness(a, 33), 0);
 	ck_assert_int_eq(mcg_set_oom_control(a, 1), 0);
 	ck_assert_int_eq(mcg_set_move_charge(a, 3), 0);
 	atomic_store(&a->notify_on_release, true);
-	b = mk(e, a, "b");
+	b = fixture_group(e, a, "b");
 	ck_assert_uint_eq(mcg_swappiness(b), 33);
 	ck_assert(atomic_load(&b->oom_kill_disable));
 	ck_assert(atomic_load(&b->notify_on_release));
@@ -95,7 +87,7 @@ END_TEST
 START_TEST(test_limit_ordering)
 {
 	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
-	struct mcg_group *a = mk(e, e->root, "a");
+	struct mcg_group *a = fixture_group(e, e->root, "a");
 	long m = 25600;    /* 100M in pages */
 
 	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, m, NULL, NULL), 0);
@@ -123,7 +115,7 @@ static bool always_stop(void *arg)
 START_TEST(test_shrink_and_tcp)
 {
 	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
-	struct mcg_group *a = mk(e, e->root, "a");
+	struct mcg_group *a = fixture_group(e, e->root, "a");
 
 	/* Charges nothing can reclaim: a lower limit fails with EBUSY and the
 	 * old limit stays; a pending signal gives EINTR. */
@@ -154,7 +146,7 @@ START_TEST(test_kmem_limit_by_profile)
 
 	for (int i = 0; i < 3; i++) {
 		struct mcg_engine *e = fixture_engine(versions[i]);
-		struct mcg_group *a = mk(e, e->root, "a");
+		struct mcg_group *a = fixture_group(e, e->root, "a");
 
 		ck_assert_int_eq(mcg_set_limit(a, MCG_KMEM, 10, NULL, NULL), expect[i]);
 		/* Only the old profiles have a real kmem limit. */
@@ -169,7 +161,7 @@ START_TEST(test_move_charge_and_failcnt_by_profile)
 {
 	struct mcg_engine *e612 = fixture_engine(PROF_KV(6, 12));
 	struct mcg_engine *e618 = fixture_engine(PROF_KV(6, 18));
-	struct mcg_group *a = mk(e612, e612->root, "a"), *b = mk(e618, e618->root, "b");
+	struct mcg_group *a = fixture_group(e612, e612->root, "a"), *b = fixture_group(e618, e618->root, "b");
 
 	ck_assert_int_eq(mcg_set_move_charge(a, 3), 0);
 	ck_assert_int_eq(mcg_set_move_charge(a, 4), -EINVAL);
@@ -192,7 +184,7 @@ START_TEST(test_use_hierarchy_510)
 	struct mcg_group *flat, *h, *hc;
 
 	ck_assert(!atomic_load(&e->root->use_hierarchy));
-	flat = mk(e, e->root, "flat");
+	flat = fixture_group(e, e->root, "flat");
 	ck_assert_ptr_null(flat->cnt[MCG_MEM].parent);       /* charges only itself */
 	pc_charge(&flat->cnt[MCG_MEM], 7);
 	ck_assert_int_eq(pc_usage(&e->root->cnt[MCG_MEM]), 0);
@@ -201,11 +193,11 @@ START_TEST(test_use_hierarchy_510)
 	ck_assert_int_eq(mcg_set_use_hierarchy(flat, 2), -EINVAL);
 	ck_assert_int_eq(mcg_set_use_hierarchy(flat, 0), 0);          /* current value */
 	ck_assert_int_eq(mcg_set_use_hierarchy(flat, 1), 0);
-	h = mk(e, flat, "h");
+	h = fixture_group(e, flat, "h");
 	ck_assert_ptr_eq(h->cnt[MCG_MEM].parent, &flat->cnt[MCG_MEM]);
 	ck_assert(atomic_load(&h->use_hierarchy));
 	ck_assert_int_eq(mcg_set_use_hierarchy(h, 0), -EINVAL);       /* parent has it */
-	hc = mk(e, h, "c");
+	hc = fixture_group(e, h, "c");
 	pc_charge(&hc->cnt[MCG_MEM], 3);
 	ck_assert_int_eq(pc_usage(&flat->cnt[MCG_MEM]), 3);
 	ck_assert_int_eq(pc_usage(&e->root->cnt[MCG_MEM]), 0);
@@ -233,7 +225,7 @@ END_TEST
 START_TEST(test_dying_group_keeps_charges)
 {
 	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
-	struct mcg_group *a = mk(e, e->root, "a"), *b = mk(e, a, "b");
+	struct mcg_group *a = fixture_group(e, e->root, "a"), *b = fixture_group(e, a, "b");
 
 	pc_charge(&b->cnt[MCG_MEM], 5);
 	stat_add(b, STAT_CACHE, 5);
@@ -271,9 +263,9 @@ START_TEST(test_release_rule)
 	prof_init(&cfg.prof, PROF_DEFAULT);
 	e = mcg_engine_new(&cfg);
 	nreleased = 0;
-	a = mk(e, e->root, "a");
+	a = fixture_group(e, e->root, "a");
 	atomic_store(&a->notify_on_release, true);
-	b = mk(e, a, "b");
+	b = fixture_group(e, a, "b");
 	ck_assert_int_eq(mcg_remove(e, b), 0);
 	ck_assert_int_eq(nreleased, 1);
 	ck_assert_str_eq(released[0], "/a");
@@ -324,7 +316,7 @@ END_TEST
 START_TEST(test_ids_recycle_with_generation)
 {
 	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
-	struct mcg_group *a = mk(e, e->root, "a"), *b, *l;
+	struct mcg_group *a = fixture_group(e, e->root, "a"), *b, *l;
 	unsigned id = a->id;
 
 	ck_assert_uint_eq(e->root->id, 1);

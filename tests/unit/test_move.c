@@ -6,12 +6,8 @@
 #include "engine/memcg.h"
 #include "engine/move.h"
 #include "engine/vm.h"
+#include "engine_fixture.h"
 #include "suites.h"
-
-#define CHECK_OK(e) do {                                                    \
-	char m_[256];                                                       \
-	ck_assert_msg(check_invariants((e), m_, sizeof(m_)) == 0, "%s", m_); \
-} while (0)
 
 static struct mcg_engine *mv_engine(long swap)
 {
@@ -22,14 +18,6 @@ static struct mcg_engine *mv_engine(long swap)
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
 	return mcg_engine_new(&cfg);
-}
-
-static struct mcg_group *mkg(struct mcg_engine *e, struct mcg_group *p, const char *name)
-{
-	struct mcg_group *g = NULL;
-
-	ck_assert_int_eq(mcg_create(e, p, name, NULL, NULL, &g), 0);
-	return g;
 }
 
 static void fill(struct vm_region *r, uint32_t n)
@@ -43,7 +31,7 @@ static void fill(struct vm_region *r, uint32_t n)
 START_TEST(test_move_anon_between_siblings)
 {
 	struct mcg_engine *e = mv_engine(0);
-	struct mcg_group *p = mkg(e, e->root, "p"), *a = mkg(e, p, "a"), *b = mkg(e, p, "b");
+	struct mcg_group *p = fixture_group(e, e->root, "p"), *a = fixture_group(e, p, "a"), *b = fixture_group(e, p, "b");
 	struct vm_object *t = vm_object_new(e, a, true, 1);
 	struct vm_region *r;
 	struct move_stats st;
@@ -80,7 +68,7 @@ END_TEST
 START_TEST(test_move_masks_and_sharing)
 {
 	struct mcg_engine *e = mv_engine(0);
-	struct mcg_group *a = mkg(e, e->root, "a"), *b = mkg(e, e->root, "b"), *c = mkg(e, e->root, "c");
+	struct mcg_group *a = fixture_group(e, e->root, "a"), *b = fixture_group(e, e->root, "b"), *c = fixture_group(e, e->root, "c");
 	struct vm_object *t = vm_object_new(e, a, true, 1), *other = vm_object_new(e, c, true, 2);
 	struct vm_object *file = vm_object_new(e, e->root, false, 3);
 	struct vm_region *anon, *fr, *m, *om;
@@ -125,7 +113,7 @@ END_TEST
 START_TEST(test_move_swap_and_failure)
 {
 	struct mcg_engine *e = mv_engine(1024);
-	struct mcg_group *a = mkg(e, e->root, "a"), *b = mkg(e, e->root, "b");
+	struct mcg_group *a = fixture_group(e, e->root, "a"), *b = fixture_group(e, e->root, "b");
 	struct vm_object *t = vm_object_new(e, a, true, 1);
 	struct vm_region *r;
 	struct move_stats st;
@@ -165,7 +153,7 @@ START_TEST(test_move_cost_independent_of_size)
 
 	for (int k = 0; k < 2; k++) {
 		struct mcg_engine *e = mv_engine(0);
-		struct mcg_group *a = mkg(e, e->root, "a"), *b = mkg(e, e->root, "b");
+		struct mcg_group *a = fixture_group(e, e->root, "a"), *b = fixture_group(e, e->root, "b");
 		struct vm_object *t = vm_object_new(e, a, true, 1);
 		struct vm_region *r;
 		struct move_stats st;

@@ -15,12 +15,8 @@
 #include "engine/reclaim.h"
 #include "engine/vm.h"
 #include "engine/writeback.h"
+#include "engine_fixture.h"
 #include "suites.h"
-
-#define CHECK_OK(e) do {                                                    \
-	char m_[256];                                                       \
-	ck_assert_msg(check_invariants((e), m_, sizeof(m_)) == 0, "%s", m_); \
-} while (0)
 
 static struct mcg_engine *vm_engine(long swap)
 {
@@ -35,9 +31,8 @@ static struct mcg_engine *vm_engine(long swap)
 
 static struct mcg_group *mk(struct mcg_engine *e, const char *name, long limit)
 {
-	struct mcg_group *g = NULL;
+	struct mcg_group *g = fixture_group(e, e->root, name);
 
-	ck_assert_int_eq(mcg_create(e, e->root, name, NULL, NULL, &g), 0);
 	if (limit)
 		ck_assert_int_eq(mcg_set_limit(g, MCG_MEM, limit, NULL, NULL), 0);
 	return g;
