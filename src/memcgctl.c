@@ -52,6 +52,10 @@ static char *ctl_slurp(const char *path)
 	return buf;
 }
 
+static int ctl_ask(int fd, const char *line, char *ans, size_t size);
+
+/* Connected, and known to the daemon (the hello round trip) before it
+ * returns. */
 static int ctl_connect(const char *mount)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -64,6 +68,14 @@ static int ctl_connect(const char *mount)
 	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		close(fd);
 		return -1;
+	}
+	if (fd >= 0) {
+		char ans[64];
+
+		if (ctl_ask(fd, "hello", ans, sizeof(ans)) || strcmp(ans, "ok")) {
+			close(fd);
+			return -1;
+		}
 	}
 	return fd;
 }
@@ -82,7 +94,9 @@ static int ctl_ask(int fd, const char *line, char *ans, size_t size)
 	return len ? 0 : -1;
 }
 
-static int ctl_sim(const char *mount, char **lines, int nlines)
+static int ctl_join(const char *mount, const char *group);
+
+static int ctl_sim(const char *mount, const char *group, char **lines, int nlines)
 {
 	int fd = ctl_connect(mount), pc = 0, sp = 0;
 	int rstart[16];
@@ -93,6 +107,10 @@ static int ctl_sim(const char *mount, char **lines, int nlines)
 		fprintf(stderr, "memcgctl: cannot reach the memcgfs daemon of %s\n", mount);
 		return 1;
 	}
+	/* connected first: the daemon knows this process declares its memory
+	 * before it is in a group, so it is never mirrored from /proc */
+	if (group && ctl_join(mount, group))
+		return 1;
 	while (pc < nlines) {
 		char copy[1024], *argv[16], *save = NULL, *w, msg[128];
 		int argc = 0;
@@ -232,9 +250,7 @@ int main(int argc, char **argv)
 		}
 		if (!mount || n == 0)
 			return ctl_usage();
-		if (group && ctl_join(mount, group))
-			return 1;
-		ret = ctl_sim(mount, lines, n);
+		ret = ctl_sim(mount, group, lines, n);
 		free(text);
 		return ret;
 	}

@@ -18,6 +18,7 @@
 #include "fs/ops.h"
 #include "fs/pidwatch.h"
 #include "fs/release.h"
+#include "fs/mirror.h"
 #include "fs/sim.h"
 
 struct memcgfs_opts {
@@ -27,6 +28,7 @@ struct memcgfs_opts {
 	unsigned nodes;
 	unsigned cpus;
 	int nowatermarks;
+	char *enforce;
 	int help;
 };
 
@@ -38,6 +40,7 @@ static const struct fuse_opt memcgfs_optspec[] = {
 	MOPT("nodes=%u", nodes),
 	MOPT("cpus=%u", cpus),
 	MOPT("nowatermarks", nowatermarks),
+	MOPT("enforce=%s", enforce),
 	MOPT("-h", help),
 	MOPT("--help", help),
 	FUSE_OPT_END
@@ -53,6 +56,8 @@ static void memcgfs_usage(const char *prog)
 	       "    nodes=N           simulated NUMA nodes (default 1)\n"
 	       "    cpus=N            simulated CPUs (default: online CPUs)\n"
 	       "    nowatermarks      hide the memcgfs extension files\n"
+	       "    enforce=none      account real processes only: never signal them\n"
+	       "                      or page them out (default enforce=all)\n"
 	       "default_permissions and allow_other are on by default.\n\n", prog);
 }
 
@@ -113,6 +118,7 @@ int main(int argc, char *argv[])
 	struct cgfs fs = { 0 };
 	struct fuse_loop_config *loop;
 	struct fuse_session *se;
+	bool enforce = true;
 	int ret = 1;
 
 	memset(&cl, 0, sizeof(cl));
@@ -150,6 +156,11 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "memcgfs: nodes= at most 64, cpus= at most 4096\n");
 		goto out_args;
 	}
+	if (o.enforce && strcmp(o.enforce, "all") && strcmp(o.enforce, "none")) {
+		fprintf(stderr, "memcgfs: enforce= takes all or none\n");
+		goto out_args;
+	}
+	enforce = !o.enforce || !strcmp(o.enforce, "all");
 	cfg.watermarks = !o.nowatermarks;
 	cfg.on_release = release_notify;
 	cfg.oom_event = event_oom;
@@ -190,7 +201,8 @@ int main(int argc, char *argv[])
 	fs.watch = pidwatch_new(&fs);
 	fs.rel = release_new(&fs);
 	fs.sim = sim_start(&fs);
-	if (!fs.watch || !fs.rel)
+	fs.mirror = mirror_start(&fs, enforce);
+	if (!fs.watch || !fs.rel || !fs.mirror)
 		goto out_signals;
 	if (!fs.sim)
 		fprintf(stderr, "memcgfs: no simulated-task socket (%s)\n", strerror(errno));
@@ -205,6 +217,7 @@ int main(int argc, char *argv[])
 		fuse_loop_cfg_destroy(loop);
 	}
 out_signals:
+	mirror_stop(fs.mirror);
 	sim_stop(fs.sim);
 	pidwatch_free(fs.watch);
 	release_free(fs.rel);
@@ -222,5 +235,6 @@ out_args:
 	free(o.kernel);
 	free(o.memory);
 	free(o.swap);
+	free(o.enforce);
 	return ret;
 }

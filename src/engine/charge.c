@@ -12,6 +12,7 @@
 #include "engine/charge.h"
 #include "engine/lru.h"
 #include "engine/memcg.h"
+#include "engine/move.h"
 #include "engine/oom.h"
 #include "engine/reclaim.h"
 #include "engine/writeback.h"
@@ -260,6 +261,12 @@ int charge_try(struct mcg_group *g, unsigned cpu, long n)
 			continue;
 		if (retries-- > 0)
 			continue;
+		if (move_wait(over)) {
+			/* a move into or out of this subtree was in flight:
+			 * its pre-charge was temporary, try again (seed 2) */
+			retries = prof_reclaim_retries(&e->cfg.prof);
+			continue;
+		}
 		if (n <= CHARGE_COSTLY_PAGES && oom_handle(over)) {
 			retries = prof_reclaim_retries(&e->cfg.prof);
 			continue;

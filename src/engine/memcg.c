@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engine/memcg.h"
+#include "engine/move.h"
 #include "engine/reclaim.h"
 #include "engine/bgreclaim.h"
 #include "engine/oom.h"
@@ -145,7 +146,7 @@ struct mcg_engine *mcg_engine_new(const struct mcg_config *cfg)
 	}
 	if (e->cfg.mem_pages >= (long)VM_MAX_PAGES || e->cfg.swap_pages >= (long)VM_MAX_PAGES ||
 	    page_pool_init(&e->pages, e->cfg.mem_pages, e->cfg.nodes) || charge_init(e) ||
-	    swap_init(e, e->cfg.swap_pages) || vm_init(e) || oom_init(e) || wb_init(e) ||
+	    swap_init(e, e->cfg.swap_pages) || vm_init(e) || oom_init(e) || move_init(e) || wb_init(e) ||
 	    bgr_init(e)) {
 		mcg_engine_free(e);
 		return NULL;
@@ -178,6 +179,7 @@ void mcg_engine_free(struct mcg_engine *e)
 	bgr_destroy(e);                /* its workers reclaim: stop them first */
 	vm_destroy(e);                 /* tasks' and files' pages first */
 	oom_destroy(e);
+	move_destroy(e);
 	wb_destroy(e);
 	task_table_free(e->tasks);     /* it holds references on groups */
 	charge_destroy(e);             /* so do the stocks */

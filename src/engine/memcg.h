@@ -141,6 +141,7 @@ struct mcg_engine {
 	struct swap_dev swap;
 	struct vm_space *vm;          /* simulated tasks' and files' pages */
 	struct oom_state *oom;
+	struct move_state *move;      /* the move in flight, if any */
 	struct wb_dev *wb;
 	struct bgr_pool *bgr;         /* NULL without watermarks */
 };

@@ -4,8 +4,11 @@
  * (whose usage does not change: the kernel charges to the root and can
  * fail at a busy ancestor for nothing); each page then changes owner and
  * LRU under the isolation protocol; the source is uncharged once at the
- * end. Never charges page by page. */
+ * end. Never charges page by page (except in the naive variant kept as the
+ * benchmark's baseline). While a move is in flight, charges that would OOM
+ * under its source or destination wait for it instead. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "engine/charge.h"
@@ -121,7 +124,129 @@ static void move_slot(struct mcg_engine *e, _Atomic uint32_t *slot, unsigned src
 		m->swap++;
 }
 
-int move_charges(struct vm_object *o, struct mcg_group *dst, unsigned mask, struct move_stats *st)
+struct move_state {
+	pthread_mutex_t serial;       /* one move at a time */
+	pthread_mutex_t lock;         /* from, to */
+	pthread_cond_t done;
+	struct mcg_group *from, *to;  /* the move in flight (not referenced) */
+	pthread_t mover;
+};
+
+int move_init(struct mcg_engine *e)
+{
+	struct move_state *ms = calloc(1, sizeof(*ms));
+
+	if (!ms)
+		return -ENOMEM;
+	pthread_mutex_init(&ms->serial, NULL);
+	pthread_mutex_init(&ms->lock, NULL);
+	pthread_cond_init(&ms->done, NULL);
+	e->move = ms;
+	return 0;
+}
+
+void move_destroy(struct mcg_engine *e)
+{
+	struct move_state *ms = e->move;
+
+	if (!ms)
+		return;
+	pthread_mutex_destroy(&ms->serial);
+	pthread_mutex_destroy(&ms->lock);
+	pthread_cond_destroy(&ms->done);
+	free(ms);
+	e->move = NULL;
+}
+
+void move_begin(struct mcg_group *from, struct mcg_group *to)
+{
+	struct move_state *ms = from->eng->move;
+
+	pthread_mutex_lock(&ms->serial);
+	pthread_mutex_lock(&ms->lock);
+	ms->from = from;
+	ms->to = to;
+	ms->mover = pthread_self();
+	pthread_mutex_unlock(&ms->lock);
+}
+
+void move_end(struct mcg_engine *e)
+{
+	struct move_state *ms = e->move;
+
+	pthread_mutex_lock(&ms->lock);
+	ms->from = ms->to = NULL;
+	pthread_cond_broadcast(&ms->done);
+	pthread_mutex_unlock(&ms->lock);
+	pthread_mutex_unlock(&ms->serial);
+}
+
+static bool move_under(struct mcg_group *g, struct mcg_group *top)
+{
+	for (; g; g = g->parent)
+		if (g == top)
+			return true;
+	return false;
+}
+
+bool move_wait(struct mcg_group *over)
+{
+	struct move_state *ms = over->eng->move;
+	bool waited = false;
+
+	if (!ms)
+		return false;
+	pthread_mutex_lock(&ms->lock);
+	while (ms->from && !pthread_equal(ms->mover, pthread_self()) &&
+	       (move_under(ms->from, over) || move_under(ms->to, over))) {
+		pthread_cond_wait(&ms->done, &ms->lock);
+		waited = true;
+	}
+	pthread_mutex_unlock(&ms->lock);
+	return waited;
+}
+
+/* Naive pre-charge: one page at a time, the whole hierarchy each time. */
+static int move_precharge_naive(struct mcg_group *dst, long pages, long swap, int *ops)
+{
+	struct pc_counter *fail = NULL;
+	long i = 0, j = 0;
+
+	for (; i < pages + swap; i++) {
+		int lw = pc_try_charge_upto(&dst->cnt[MCG_MEMSW], 1, NULL, &fail);
+
+		if (lw < 0)
+			break;
+		*ops += lw;
+		if (i < pages) {
+			int lm = pc_try_charge_upto(&dst->cnt[MCG_MEM], 1, NULL, &fail);
+
+			if (lm < 0) {
+				pc_uncharge(&dst->cnt[MCG_MEMSW], 1);
+				break;
+			}
+			*ops += lm;
+			j++;
+		}
+	}
+	if (i == pages + swap)
+		return 0;
+	pc_uncharge(&dst->cnt[MCG_MEMSW], i);
+	pc_uncharge(&dst->cnt[MCG_MEM], j);
+	return -ENOMEM;
+}
+
+static void move_uncharge_naive(struct mcg_group *g, long pages, long swap, int *ops)
+{
+	for (long i = 0; i < pages + swap; i++) {
+		*ops += pc_uncharge_upto(&g->cnt[MCG_MEMSW], 1, NULL);
+		if (i < pages)
+			*ops += pc_uncharge_upto(&g->cnt[MCG_MEM], 1, NULL);
+	}
+}
+
+static int move_do(struct vm_object *o, struct mcg_group *dst, unsigned mask, bool naive,
+		   struct move_stats *st)
 {
 	struct mcg_engine *e = o->eng;
 	struct mcg_group *src = vm_object_group(o), *lca;
@@ -138,21 +263,29 @@ int move_charges(struct vm_object *o, struct mcg_group *dst, unsigned mask, stru
 		mcg_put(src);
 		return 0;
 	}
-	lca = move_lca(src, dst);
+	lca = naive ? NULL : move_lca(src, dst);
+	move_begin(src, dst);
 	pthread_mutex_lock(&o->lock);
 	move_walk(o, mask, src->id, move_count_slot, &c);
 	/* pre-charge the destination in bulk, below the common ancestor */
 	for (int attempt = 0; attempt < 2; attempt++) {
-		lw = pc_try_charge_upto(&dst->cnt[MCG_MEMSW], c.pages + c.swap, &lca->cnt[MCG_MEMSW], &fail);
-		lm = lw < 0 ? -1 : pc_try_charge_upto(&dst->cnt[MCG_MEM], c.pages, &lca->cnt[MCG_MEM], &fail);
+		if (naive) {
+			lw = lm = move_precharge_naive(dst, c.pages, c.swap, &ops);
+		} else {
+			lw = pc_try_charge_upto(&dst->cnt[MCG_MEMSW], c.pages + c.swap,
+						&lca->cnt[MCG_MEMSW], &fail);
+			lm = lw < 0 ? -1 : pc_try_charge_upto(&dst->cnt[MCG_MEM], c.pages,
+							      &lca->cnt[MCG_MEM], &fail);
+		}
 		if (lw >= 0 && lm >= 0) {
-			ops += lw + lm;
+			ops += naive ? 0 : lw + lm;
 			break;
 		}
-		if (lw >= 0)
+		if (!naive && lw >= 0)
 			pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c.pages + c.swap, &lca->cnt[MCG_MEMSW]);
 		if (attempt == 1) {
 			pthread_mutex_unlock(&o->lock);
+			move_end(e);
 			mcg_put(src);
 			return -ENOMEM;
 		}
@@ -164,6 +297,12 @@ int move_charges(struct vm_object *o, struct mcg_group *dst, unsigned mask, stru
 	}
 	m = (struct move_ctx){ .src = src, .dst = dst, .budget = c.pages };
 	move_walk(o, mask, src->id, move_slot, &m);
+	if (naive) {
+		move_uncharge_naive(src, m.pages, m.swap, &ops);
+		pc_uncharge(&dst->cnt[MCG_MEM], c.pages - m.pages);
+		pc_uncharge(&dst->cnt[MCG_MEMSW], c.pages - m.pages + c.swap - m.swap);
+		goto moved;
+	}
 	/* the source gives up once what moved; unused pre-charge goes back */
 	if (m.pages) {
 		ops += pc_uncharge_upto(&src->cnt[MCG_MEM], m.pages, &lca->cnt[MCG_MEM]);
@@ -177,9 +316,11 @@ int move_charges(struct vm_object *o, struct mcg_group *dst, unsigned mask, stru
 	}
 	if (c.swap > m.swap)
 		ops += pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c.swap - m.swap, &lca->cnt[MCG_MEMSW]);
+moved:
 	o->g = dst;                       /* new growth goes to dst too */
 	mcg_get(dst);
 	pthread_mutex_unlock(&o->lock);
+	move_end(e);
 	mcg_put(src);                     /* o's old reference */
 	mcg_put(src);                     /* ours */
 	oom_wake(e);                      /* both sides may have waiters */
@@ -187,4 +328,15 @@ int move_charges(struct vm_object *o, struct mcg_group *dst, unsigned mask, stru
 	if (atomic_load(&src->removed))
 		mcg_reap(src);
 	return 0;
+}
+
+int move_charges(struct vm_object *o, struct mcg_group *dst, unsigned mask, struct move_stats *st)
+{
+	return move_do(o, dst, mask, false, st);
+}
+
+int move_charges_naive(struct vm_object *o, struct mcg_group *dst, unsigned mask,
+		       struct move_stats *st)
+{
+	return move_do(o, dst, mask, true, st);
 }

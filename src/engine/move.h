@@ -5,6 +5,9 @@
 #ifndef MEMCGFS_MOVE_H
 #define MEMCGFS_MOVE_H
 
+#include <stdbool.h>
+
+struct mcg_engine;
 struct mcg_group;
 struct vm_object;
 
@@ -23,5 +26,20 @@ struct move_stats {
  * when dst cannot take them even after reclaim: then nothing moved, and o
  * stays in its group. */
 int move_charges(struct vm_object *o, struct mcg_group *dst, unsigned mask, struct move_stats *st);
+/* The same move done as the 2009 code did before batching: a try-charge
+ * of the whole hierarchy and an uncharge per page (benchmark baseline). */
+int move_charges_naive(struct vm_object *o, struct mcg_group *dst, unsigned mask,
+		       struct move_stats *st);
+
+int move_init(struct mcg_engine *e);
+void move_destroy(struct mcg_engine *e);
+/* Moves are serialised; between begin and end, a charge that would OOM in
+ * a group whose subtree holds the source or the destination waits for the
+ * end instead ("avoid oom during recharge"). */
+void move_begin(struct mcg_group *from, struct mcg_group *to);
+void move_end(struct mcg_engine *e);
+/* The charge path's question before an OOM: true when it waited for a
+ * move touching over and should retry. */
+bool move_wait(struct mcg_group *over);
 
 #endif

@@ -75,7 +75,7 @@ static struct vm_object *oom_select(struct mcg_group *over)
 
 		bool in;
 
-		if (!o->is_task || atomic_load(&o->dead))
+		if (!o->is_task || atomic_load(&o->dead) || atomic_load(&o->unkillable))
 			continue;
 		pthread_mutex_lock(&o->lock);
 		in = oom_in_subtree(o->g, over);
@@ -136,14 +136,36 @@ static bool oom_wait(struct mcg_group *over)
 	return true;
 }
 
+static _Thread_local bool oom_nowait;
+static _Thread_local struct mcg_group *oom_over;
+
+void oom_set_nowait(bool on)
+{
+	oom_nowait = on;
+}
+
+struct mcg_group *oom_take_over(void)
+{
+	struct mcg_group *g = oom_over;
+
+	oom_over = NULL;
+	return g;
+}
+
 bool oom_handle(struct mcg_group *over)
 {
 	bool freed;
 
 	if (atomic_load(&over->oom_kill_disable)) {
-		if (over->eng->cfg.oom_nowait) {
+		if (over->eng->cfg.oom_nowait || oom_nowait) {
 			if (over->eng->cfg.oom_event)
 				over->eng->cfg.oom_event(over, over->eng->cfg.hook_arg);
+			if (oom_nowait) {
+				if (oom_over)
+					mcg_put(oom_over);
+				mcg_get(over);
+				oom_over = over;
+			}
 			return false;     /* the caller retries later */
 		}
 		return oom_wait(over);

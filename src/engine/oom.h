@@ -19,5 +19,12 @@ bool oom_handle(struct mcg_group *over);
 /* Something that may end an OOM wait happened (uncharge, limit raised,
  * oom_kill_disable cleared): wake the waiters. Cheap when none wait. */
 void oom_wake(struct mcg_engine *e);
+/* For this thread: with oom_kill_disable, fail the charge instead of
+ * waiting (a thread that serves many tasks, like the mirror, must not
+ * sleep for one of them). */
+void oom_set_nowait(bool on);
+/* The group whose oom_kill_disable failed this thread's last charge,
+ * referenced, or NULL; cleared by the call. */
+struct mcg_group *oom_take_over(void);
 
 #endif

@@ -459,6 +459,11 @@ bool vm_evict(uint32_t vpage, uint32_t page, uint32_t slot, void *engine)
 		return false;
 	}
 	o = r->obj;
+	if (o->real && slot != SWAP_NONE) {
+		/* a real process's anon page is not in our swap */
+		pthread_mutex_unlock(&vs->lock);
+		return false;
+	}
 	pthread_mutex_lock(&o->lock);
 	if (!atomic_load(&o->dead) && vpage >= r->vbase && vpage - r->vbase < r->npages &&
 	    atomic_load(&r->slot[vpage - r->vbase]) == page) {
@@ -472,6 +477,7 @@ bool vm_evict(uint32_t vpage, uint32_t page, uint32_t slot, void *engine)
 		}
 		atomic_store(&r->slot[vpage - r->vbase], nv);
 		atomic_fetch_sub(&o->resident, 1);
+		atomic_fetch_add(&o->evicted, 1);
 		done = true;
 	}
 	pthread_mutex_unlock(&o->lock);

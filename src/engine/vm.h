@@ -37,6 +37,13 @@ struct vm_object {
 	pthread_mutex_t lock;
 	struct mcg_group *g;          /* the group it charges (referenced) */
 	bool is_task;
+	bool real;                    /* stand-ins for a real process's memory:
+				       * its anon and shmem cannot go to the
+				       * simulated swap (the real pages stay) */
+	atomic_bool unkillable;       /* never an OOM victim (PID 1,
+				       * oom_score_adj -1000, enforce=none) */
+	atomic_uint evicted;          /* pages reclaim took from this object:
+				       * the mirror pages out real ranges */
 	atomic_bool dead;             /* killed or being torn down: no faults */
 	atomic_int refs;              /* the owner's, plus OOM's while it looks */
 	uint32_t id;                  /* caller's number (a task id) */

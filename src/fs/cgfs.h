@@ -15,6 +15,7 @@ struct pidwatch;
 struct release_runner;
 struct event_registry;
 struct sim_server;
+struct mirror;
 
 struct cgfs {
 	struct mcg_engine *eng;
@@ -28,6 +29,7 @@ struct cgfs {
 	struct release_runner *rel;
 	struct event_registry *events;
 	struct sim_server *sim;
+	struct mirror *mirror;         /* real processes (NULL: none yet) */
 	char mountpoint[4096];         /* absolute, for event_control fds */
 };
 

@@ -62,6 +62,8 @@ int proc_read_task(pid_t tid, struct proc_task *t)
 	if (!(p = proc_field(buf, "Tgid:")))
 		return -EIO;
 	t->tgid = (pid_t)strtol(p, NULL, 10);
+	if ((p = proc_field(buf, "PPid:")))
+		t->ppid = (pid_t)strtol(p, NULL, 10);
 	if (!(p = proc_field(buf, "Uid:")) ||
 	    sscanf(p, "%u %u %u", &t->ruid, &t->euid, &t->suid) != 3)
 		return -EIO;
@@ -299,4 +301,30 @@ bool proc_is_init_admin(pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
 	return stat(path, &a) == 0 && stat("/proc/self/ns/user", &b) == 0 &&
 	       a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
+bool proc_oom_exempt(pid_t pid)
+{
+	struct proc_task t;
+	char path[64], buf[32];
+
+	if (pid <= 1 || pid == getpid())
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
+	if (proc_read_file(path, buf, sizeof(buf)) == 0 && atoi(buf) == -1000)
+		return true;
+	/* PID 1 of its own namespace (an init, or a container's) */
+	return proc_read_task(pid, &t) == 0 && t.nspid[t.ns_depth - 1] == 1;
+}
+
+bool proc_same_exe(pid_t a, pid_t b)
+{
+	char pa[64], pb[64], ea[4096], eb[4096];
+	ssize_t na, nb;
+
+	snprintf(pa, sizeof(pa), "/proc/%d/exe", (int)a);
+	snprintf(pb, sizeof(pb), "/proc/%d/exe", (int)b);
+	na = readlink(pa, ea, sizeof(ea));
+	nb = readlink(pb, eb, sizeof(eb));
+	return na > 0 && na == nb && memcmp(ea, eb, (size_t)na) == 0;
 }

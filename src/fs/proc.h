@@ -12,6 +12,7 @@
 struct proc_task {
 	pid_t tid;
 	pid_t tgid;
+	pid_t ppid;
 	uid_t ruid, euid, suid;
 	unsigned long flags;          /* task flags, field 9 of stat */
 	int ns_depth;                 /* entries in NSpid */
@@ -43,6 +44,11 @@ pid_t proc_host_id(const struct proc_view *v, pid_t vid);
 long proc_list(bool threads, pid_t **out);
 /* CAP_SYS_ADMIN in the daemon's (initial) user namespace (§3.19). */
 bool proc_is_init_admin(pid_t pid);
+/* Never to be signalled by the OOM killer: the daemon, PID 1 of any PID
+ * namespace, oom_score_adj -1000. Gone tasks are not exempt. */
+bool proc_oom_exempt(pid_t pid);
+/* Both run the same executable (a fork that has not exec'd). */
+bool proc_same_exe(pid_t a, pid_t b);
 /* qsort order of pid_t values. */
 int proc_pid_cmp(const void *a, const void *b);
 /* The thread ids of one thread group, sorted. */

@@ -22,6 +22,7 @@
 #include "engine/vm.h"
 #include "engine/workload.h"
 #include "fs/cgfs.h"
+#include "fs/proc.h"
 #include "fs/sim.h"
 
 #define SIM_DIR       "/run/memcgfs"
@@ -98,6 +99,30 @@ static struct vm_region *sim_file_lookup(void *arg, const char *name)
 	return sim_file_get(arg, name, 0);
 }
 
+static bool sim_connected(struct sim_server *s, pid_t pid)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&s->lock);
+	for (struct sim_conn *c = s->conns; c && !found; c = c->next)
+		found = c->pid == pid;
+	pthread_mutex_unlock(&s->lock);
+	return found;
+}
+
+bool sim_owns(struct sim_server *s, pid_t tgid)
+{
+	struct proc_task t;
+
+	if (!s)
+		return false;
+	if (sim_connected(s, tgid))
+		return true;
+	/* a simulated task's fork, before it connects on its own */
+	return proc_read_task(tgid, &t) == 0 && t.ppid > 0 && sim_connected(s, t.ppid) &&
+	       proc_same_exe(tgid, t.ppid);
+}
+
 int sim_move(struct sim_server *s, pid_t tgid, struct mcg_group *dst, unsigned mask)
 {
 	struct vm_object *o = NULL;
@@ -122,38 +147,10 @@ int sim_move(struct sim_server *s, pid_t tgid, struct mcg_group *dst, unsigned m
 
 void sim_kill(uint32_t pid, void *arg)
 {
-	char path[64], buf[32];
-	int fd, pidfd;
-	ssize_t n;
+	int pidfd;
 
-	if ((pid_t)pid <= 1 || (pid_t)pid == getpid())
+	if (proc_oom_exempt((pid_t)pid))
 		return;
-	snprintf(path, sizeof(path), "/proc/%u/oom_score_adj", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n > 0 && (buf[n] = '\0', atoi(buf) == -1000))
-			return;
-	}
-	/* PID 1 of its own namespace is never signalled either */
-	snprintf(path, sizeof(path), "/proc/%u/status", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-		char st[4096], *ns;
-
-		n = read(fd, st, sizeof(st) - 1);
-		close(fd);
-		if (n > 0) {
-			st[n] = '\0';
-			if ((ns = strstr(st, "NSpid:")) && (ns = strchr(ns, '\n'))) {
-				char *last = ns;
-
-				while (last > st && last[-1] != '\t' && last[-1] != ' ')
-					last--;
-				if (atoi(last) == 1)
-					return;
-			}
-		}
-	}
 	if ((pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) >= 0) {
 		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 		close(pidfd);
@@ -185,6 +182,8 @@ static void sim_line(struct sim_conn *c, struct wl_task *t, char *line)
 		argv[argc++] = w;
 	if (argc == 0)
 		return sim_reply(c->fd, "err empty line\n", NULL);
+	if (!strcmp(argv[0], "hello") && argc == 1)
+		return sim_reply(c->fd, "ok\n", NULL);    /* the peer knows it is known */
 	if (!strcmp(argv[0], "file") && argc == 3) {
 		long pages = wl_pages(argv[2]);
 

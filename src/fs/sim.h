@@ -6,6 +6,7 @@
 #ifndef MEMCGFS_SIM_H
 #define MEMCGFS_SIM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -23,6 +24,10 @@ void sim_stop(struct sim_server *s);
  * its charges selected by mask go to dst. 0 (also when pid is not a
  * simulated task), or -ENOMEM with nothing moved. */
 int sim_move(struct sim_server *s, pid_t tgid, struct mcg_group *dst, unsigned mask);
+
+/* Whether tgid is a connected simulated task (its memory is declared, not
+ * mirrored). */
+bool sim_owns(struct sim_server *s, pid_t tgid);
 
 /* The engine's kill hook: SIGKILL the simulated task with that pid, unless
  * it is the daemon, a PID 1, or has oom_score_adj -1000. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "engine/task.h"
+#include "fs/mirror.h"
 #include "fs/pidwatch.h"
 #include "fs/proc.h"
 #include "fs/sim.h"
@@ -120,6 +121,8 @@ int cgfs_tasks_attach_thread(struct cgfs *fs, pid_t tid, pid_t tgid, struct mcg_
 			close(fd);
 		return err;
 	}
+	if (!mcg_is_root(g))
+		mirror_track(fs->mirror, tgid);
 	if (drop >= 0)
 		pidwatch_forget(fs->watch, drop);
 	if (fd >= 0 && drop != fd)
@@ -158,7 +161,8 @@ int cgfs_tasks_write(struct cgfs_req *r, int procs, const struct gram_value *v)
 	 * (ENOMEM) with nothing moved (§5.11) */
 	if (!prof_has(fs->prof, PF_NO_MOVE_CHARGE) && atomic_load(&r->g->move_charge) &&
 	    (procs || host == t.tgid) &&
-	    (err = sim_move(fs->sim, t.tgid, r->g, atomic_load(&r->g->move_charge)))) {
+	    ((err = sim_move(fs->sim, t.tgid, r->g, atomic_load(&r->g->move_charge))) ||
+	     (err = mirror_move(fs->mirror, t.tgid, r->g, atomic_load(&r->g->move_charge))))) {
 		free(threads);
 		return err;
 	}

@@ -16,5 +16,6 @@ Suite *vm_suite(void);
 Suite *replay_suite(void);
 Suite *bgreclaim_suite(void);
 Suite *move_suite(void);
+Suite *mirror_suite(void);
 
 #endif

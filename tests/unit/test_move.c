@@ -1,6 +1,9 @@
 /* test_move.c: move charge at immigrate in the engine. */
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
 
 #include "engine/check.h"
 #include "engine/memcg.h"
@@ -171,6 +174,93 @@ START_TEST(test_move_cost_independent_of_size)
 }
 END_TEST
 
+START_TEST(test_move_naive_same_result_more_ops)
+{
+	long ops[2], usage[2];
+
+	for (int naive = 0; naive < 2; naive++) {
+		struct mcg_engine *e = mv_engine(0);
+		struct mcg_group *a = fixture_group(e, e->root, "a"), *b = fixture_group(e, e->root, "b");
+		struct vm_object *t = vm_object_new(e, a, true, 1);
+		struct vm_region *r;
+		struct move_stats st;
+
+		ck_assert_int_eq(vm_region_new(t, PK_ANON, 300, &r), 0);
+		fill(r, 300);
+		ck_assert_int_eq((naive ? move_charges_naive : move_charges)(t, b, MOVE_ANON, &st), 0);
+		ck_assert_int_eq(st.pages, 300);
+		ops[naive] = st.counter_ops;
+		usage[naive] = pc_usage(&b->cnt[MCG_MEM]);
+		ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);
+		CHECK_OK(e);
+		vm_object_free(t);
+		mcg_put(a);
+		mcg_put(b);
+		mcg_engine_free(e);
+	}
+	ck_assert_int_eq(usage[0], 300);
+	ck_assert_int_eq(usage[1], 300);
+	/* per page: memory and memsw up two levels, and down two levels */
+	ck_assert_int_eq(ops[1], 300 * 8);
+	ck_assert_int_lt(ops[0], 10);
+}
+END_TEST
+
+struct mv_charger {
+	struct mcg_group *g;
+	struct vm_region *r;
+	int ret;
+	atomic_int done;
+};
+
+static void *mv_charge_thread(void *arg)
+{
+	struct mv_charger *c = arg;
+	enum vm_fault f;
+
+	c->ret = vm_touch(c->r, 0, 0, true, &f);
+	atomic_store(&c->done, 1);
+	return NULL;
+}
+
+START_TEST(test_move_in_flight_defers_oom)
+{
+	struct mcg_engine *e = mv_engine(0);
+	struct mcg_group *a = fixture_group(e, e->root, "a"), *b = fixture_group(e, e->root, "b");
+	struct vm_object *hog = vm_object_new(e, b, true, 1), *late = vm_object_new(e, b, true, 2);
+	struct vm_region *hr, *lr;
+	struct mv_charger c = { 0 };
+	pthread_t th;
+
+	ck_assert_int_eq(mcg_set_limit(b, MCG_MEM, 50, NULL, NULL), 0);
+	ck_assert_int_eq(vm_region_new(hog, PK_ANON, 50, &hr), 0);
+	ck_assert_int_eq(vm_region_new(late, PK_ANON, 1, &lr), 0);
+	fill(hr, 50);
+	/* b is full; a move into b is in flight: the charge waits, nobody
+	 * is killed, until the move ends */
+	move_begin(a, b);
+	c.r = lr;
+	ck_assert_int_eq(pthread_create(&th, NULL, mv_charge_thread, &c), 0);
+	for (int i = 0; i < 200 && !atomic_load(&c.done); i++)
+		usleep(1000);
+	ck_assert_int_eq(atomic_load(&c.done), 0);
+	ck_assert_int_eq(atomic_load(&b->oom_kill), 0);
+	ck_assert(!atomic_load(&hog->dead));
+	move_end(e);
+	pthread_join(th, NULL);
+	/* after the move the OOM killer runs as usual */
+	ck_assert_int_eq(c.ret, 0);
+	ck_assert_int_eq(atomic_load(&b->oom_kill), 1);
+	CHECK_OK(e);
+	vm_object_free(hog);
+	vm_object_free(late);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_engine_free(e);
+}
+END_TEST
+
 Suite *move_suite(void)
 {
 	Suite *s = suite_create("move");
@@ -180,6 +270,8 @@ Suite *move_suite(void)
 	tcase_add_test(tc, test_move_masks_and_sharing);
 	tcase_add_test(tc, test_move_swap_and_failure);
 	tcase_add_test(tc, test_move_cost_independent_of_size);
+	tcase_add_test(tc, test_move_naive_same_result_more_ops);
+	tcase_add_test(tc, test_move_in_flight_defers_oom);
 	suite_add_tcase(s, tc);
 	return s;
 }

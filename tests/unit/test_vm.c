@@ -12,6 +12,7 @@
 #include "engine/charge.h"
 #include "engine/check.h"
 #include "engine/memcg.h"
+#include "engine/oom.h"
 #include "engine/reclaim.h"
 #include "engine/vm.h"
 #include "engine/writeback.h"
@@ -271,6 +272,92 @@ START_TEST(test_oom_kills_largest)
 	mcg_put(p);
 	mcg_put(a);
 	mcg_put(b);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_oom_skips_unkillable_and_nowait)
+{
+	struct mcg_config cfg = {
+		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
+		.kill = note_kill,
+	};
+	struct mcg_engine *e;
+	struct mcg_group *a, *over;
+	struct vm_object *big, *small;
+	struct vm_region *rb, *rs;
+	enum vm_fault f;
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	e = mcg_engine_new(&cfg);
+	a = mk(e, "a", 30);
+	big = vm_object_new(e, a, true, 7);
+	small = vm_object_new(e, a, true, 8);
+	ck_assert_int_eq(vm_region_new(big, PK_ANON, 25, &rb), 0);
+	ck_assert_int_eq(vm_region_new(small, PK_ANON, 10, &rs), 0);
+	for (uint32_t i = 0; i < 25; i++)
+		ck_assert_int_eq(vm_touch(rb, i, 0, true, &f), 0);
+	for (uint32_t i = 0; i < 5; i++)
+		ck_assert_int_eq(vm_touch(rs, i, 0, true, &f), 0);
+	/* the largest task is exempt (oom_score_adj -1000): the smaller goes */
+	killed_id = 0;
+	atomic_store(&big->unkillable, true);
+	ck_assert_int_eq(vm_touch(rs, 5, 0, true, &f), -EFAULT);
+	ck_assert_uint_eq(killed_id, 8);
+	ck_assert(!atomic_load(&big->dead));
+	/* nothing killable left: the charge fails, with nobody killed */
+	killed_id = 0;
+	ck_assert_int_eq(vm_touch(rb, 0, 0, true, &f), 0);           /* resident */
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 25, NULL, NULL), 0);
+	{
+		struct vm_region *more;
+
+		ck_assert_int_eq(vm_region_new(big, PK_ANON, 1, &more), 0);
+		ck_assert_int_eq(vm_touch(more, 0, 0, true, &f), -ENOMEM);
+	}
+	ck_assert_uint_eq(killed_id, 0);
+	/* oom_kill_disable with this thread's nowait: the charge fails at
+	 * once and names the group, instead of sleeping */
+	ck_assert_int_eq(mcg_set_oom_control(a, 1), 0);
+	oom_set_nowait(true);
+	ck_assert_int_eq(vm_touch(big->regions, 0, 0, true, &f), -ENOMEM);
+	oom_set_nowait(false);
+	over = oom_take_over();
+	ck_assert_ptr_eq(over, a);
+	mcg_put(over);
+	ck_assert_ptr_null(oom_take_over());
+	CHECK_OK(e);
+	vm_object_free(big);
+	vm_object_free(small);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_real_anon_never_swapped)
+{
+	struct mcg_engine *e = vm_engine(1024);
+	struct mcg_group *a = mk(e, "a", 40);
+	struct vm_object *real = vm_object_new(e, a, true, 1), *sim = vm_object_new(e, a, true, 2);
+	struct vm_region *rr, *rs;
+	enum vm_fault f;
+
+	real->real = true;
+	ck_assert_int_eq(vm_region_new(real, PK_ANON, 30, &rr), 0);
+	ck_assert_int_eq(vm_region_new(sim, PK_ANON, 30, &rs), 0);
+	for (uint32_t i = 0; i < 30; i++)
+		ck_assert_int_eq(vm_touch(rr, i, 0, true, &f), 0);
+	for (uint32_t i = 0; i < 30; i++)
+		ck_assert_int_eq(vm_touch(rs, i, 0, true, &f), 0);
+	/* the simulated task's pages went to swap; the real one's stayed */
+	ck_assert_int_eq(atomic_load(&real->swapped), 0);
+	ck_assert_int_eq(atomic_load(&real->resident), 30);
+	ck_assert_int_eq(atomic_load(&sim->swapped), 20);
+	CHECK_OK(e);
+	vm_object_free(real);
+	vm_object_free(sim);
+	mcg_put(a);
 	mcg_engine_free(e);
 }
 END_TEST
@@ -608,6 +695,8 @@ Suite *vm_suite(void)
 	tcase_add_test(tc, test_writeback_wait_in_limit_reclaim);
 	tcase_add_test(tc, test_writeback_rotate_or_immediate);
 	tcase_add_test(tc, test_soft_limit_steers_global_reclaim);
+	tcase_add_test(tc, test_oom_skips_unkillable_and_nowait);
+	tcase_add_test(tc, test_real_anon_never_swapped);
 	suite_add_tcase(s, tc);
 	return s;
 }

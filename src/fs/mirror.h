@@ -1,0 +1,57 @@
+/* mirror.h: real processes mirrored from /proc. A process whose thread-group
+ * leader is in a child group has its anon, shmem and file memory sampled
+ * from /proc/PID/smaps and turned into stand-in pages of the engine, so the
+ * group's counters, LRUs and memory.stat carry it and the engine's reclaim
+ * and OOM act on it: clean file pages are paged out with process_madvise,
+ * OOM victims get SIGKILL, oom_kill_disable stops the group's processes.
+ * Owns the per-process ledgers and the file stand-ins; never decides a
+ * victim (the engine does) and never mirrors simulated tasks or itself. */
+#ifndef MEMCGFS_MIRROR_H
+#define MEMCGFS_MIRROR_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct cgfs;
+struct mcg_group;
+struct mirror;
+
+/* Sampling periods (ns): every process at least this often, one in a
+ * group within a tenth of its limit this often, and a read of a usage or
+ * statistics file samples processes older than the last. */
+#define MIRROR_PERIOD_NS      100000000ull
+#define MIRROR_NEAR_PERIOD_NS  10000000ull
+#define MIRROR_READ_AGE_NS     20000000ull
+
+/* enforce false (-o enforce=none): account only, never signal or page
+ * out. Starts the sampling thread. */
+struct mirror *mirror_start(struct cgfs *fs, bool enforce);
+/* Stops sampling, continues every process it stopped, releases every
+ * stand-in. */
+void mirror_stop(struct mirror *m);
+
+/* tgid has a thread in a child group now: mirror it (soon). */
+void mirror_track(struct mirror *m, pid_t tgid);
+/* A usage or statistics file of g is being read: sample g's processes
+ * whose last sample is older than MIRROR_READ_AGE_NS. */
+void mirror_refresh(struct mirror *m, struct mcg_group *g);
+/* Move charge at immigrate for a mirrored process: its stand-ins
+ * selected by mask move to dst with its ledger. 0 (also for processes not
+ * mirrored), or -ENOMEM with nothing moved. */
+int mirror_move(struct mirror *m, pid_t tgid, struct mcg_group *dst, unsigned mask);
+
+/* One mapping of /proc/PID/smaps, in pages. */
+struct mirror_vma {
+	unsigned long start, end;     /* addresses */
+	unsigned long off;            /* file offset, in pages */
+	unsigned long dev, ino;
+	bool shmem;                   /* tmpfs, memfd, SysV or shared anon */
+	long rss, anon, dirty;        /* pages */
+};
+
+/* Parse smaps text (for tests): calls fn for every mapping, with
+ * is_tmpfs deciding whether a device holds shmem. Returns the count. */
+long mirror_parse_smaps(const char *text, bool (*is_tmpfs)(unsigned long dev, void *arg),
+			void *arg, void (*fn)(const struct mirror_vma *v, void *arg), void *fn_arg);
+
+#endif

@@ -1,0 +1,121 @@
+/* memhog: a tiny real process for the mirroring tests. It allocates and
+ * touches anon memory (at a given rate), maps and reads a file, runs extra
+ * threads, prints its progress ("anon N" per MiB, then "ready") to stdout,
+ * and then waits until a signal ends it.
+ *
+ *   memhog [-a MIB] [-r MIB_PER_S] [-t THREADS] [-f FILE] [-F]
+ *     -a  anon MiB to allocate and touch
+ *     -r  pace the allocation (default: as fast as it can)
+ *     -t  threads in all (the extra ones just wait)
+ *     -f  map FILE shared and read every page of it
+ *     -F  with -f: read the file again and again (a hot working set)
+ */
+#include <fcntl.h>
+#include <stdbool.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static void *memhog_idle(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static double memhog_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	long anon_mib = 0, threads = 1;
+	double rate = 0;
+	const char *file = NULL;
+	bool again = false;
+	volatile unsigned long sum = 0;
+	char *fmap = NULL;
+	size_t flen = 0;
+	int c;
+
+	while ((c = getopt(argc, argv, "a:r:t:f:F")) != -1) {
+		switch (c) {
+		case 'a': anon_mib = atol(optarg); break;
+		case 'r': rate = atof(optarg); break;
+		case 't': threads = atol(optarg); break;
+		case 'f': file = optarg; break;
+		case 'F': again = true; break;
+		default:
+			fprintf(stderr, "usage: memhog [-a MIB] [-r MIB_PER_S] [-t N] [-f FILE] [-F]\n");
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (long i = 1; i < threads; i++) {
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, memhog_idle, NULL))
+			return 1;
+	}
+	if (file) {
+		int fd = open(file, O_RDONLY);
+		struct stat st;
+
+		if (fd < 0 || fstat(fd, &st)) {
+			perror(file);
+			return 1;
+		}
+		flen = (size_t)st.st_size;
+		fmap = mmap(NULL, flen, PROT_READ, MAP_SHARED, fd, 0);
+		close(fd);
+		if (fmap == MAP_FAILED) {
+			perror("mmap");
+			return 1;
+		}
+		for (size_t off = 0; off < flen; off += 4096)
+			sum += (unsigned char)fmap[off];
+		printf("file %zu\n", flen >> 20);
+	}
+	if (anon_mib > 0) {
+		/* one reservation, touched a MiB at a time: one mapping */
+		char *a = mmap(NULL, (size_t)anon_mib << 20, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		double start = memhog_now();
+
+		if (a == MAP_FAILED) {
+			perror("mmap");
+			return 1;
+		}
+		for (long m = 0; m < anon_mib; m++) {
+			for (size_t off = 0; off < (1u << 20); off += 4096)
+				a[((size_t)m << 20) + off] = (char)(m + 1);
+			printf("anon %ld\n", m + 1);
+			if (rate > 0) {
+				double due = start + (double)(m + 1) / rate, now = memhog_now();
+
+				if (due > now)
+					usleep((useconds_t)((due - now) * 1e6));
+			}
+		}
+	}
+	printf("ready\n");
+	do {
+		for (size_t off = 0; fmap && again && off < flen; off += 4096)
+			sum += (unsigned char)fmap[off];
+		if (again)
+			usleep(20000);
+	} while (again);
+	(void)sum;
+	for (;;)
+		pause();
+}
