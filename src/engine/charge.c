@@ -331,20 +331,35 @@ void charge_uncharge(struct mcg_group *g, long n, bool keep_memsw)
 	charge_throttle_wake(g->eng);
 }
 
-void charge_page_stats(struct mcg_group *g, const struct page *p, long sign)
+void charge_page_stat_delta(const struct page *p, long *d, long sign)
 {
 	unsigned kind = p->kind & PK_MASK;
 	bool cache = kind == PK_FILE || kind == PK_SHMEM;
 
-	stat_add(g, kind == PK_ANON ? STAT_RSS : STAT_CACHE, sign);
+	d[kind == PK_ANON ? STAT_RSS : STAT_CACHE] += sign;
 	if (kind == PK_SHMEM)
-		stat_add(g, STAT_SHMEM, sign);
+		d[STAT_SHMEM] += sign;
 	if (cache && (p->flags & PG_MAPPED))
-		stat_add(g, STAT_MAPPED_FILE, sign);
+		d[STAT_MAPPED_FILE] += sign;
 	if (cache && (p->flags & PG_DIRTY))
-		stat_add(g, STAT_DIRTY, sign);
+		d[STAT_DIRTY] += sign;
 	if (p->flags & PG_WRITEBACK)
-		stat_add(g, STAT_WRITEBACK, sign);
+		d[STAT_WRITEBACK] += sign;
+}
+
+void charge_stats_apply(struct mcg_group *g, const long *d, long sign)
+{
+	for (int i = 0; i < STAT__COUNT; i++)
+		if (d[i])
+			stat_add(g, (enum stat_item)i, d[i] * sign);
+}
+
+void charge_page_stats(struct mcg_group *g, const struct page *p, long sign)
+{
+	long d[STAT__COUNT] = { 0 };
+
+	charge_page_stat_delta(p, d, sign);
+	charge_stats_apply(g, d, 1);
 }
 
 static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned node,

@@ -64,5 +64,8 @@ void charge_page_accessed(struct mcg_engine *e, uint32_t idx, uint8_t set);
 
 /* Statistics a page of this kind and these flags contributes (±1 each). */
 void charge_page_stats(struct mcg_group *g, const struct page *p, long sign);
+/* The same, summed into d[STAT__COUNT] (for bulk moves), and applied. */
+void charge_page_stat_delta(const struct page *p, long *d, long sign);
+void charge_stats_apply(struct mcg_group *g, const long *d, long sign);
 
 #endif

@@ -50,8 +50,8 @@ struct lru_vec *lru_vec_of(struct mcg_engine *e, struct mcg_group *g, uint32_t i
 }
 
 /* Link idx at the head (most recent) or the tail (next to be scanned) of
- * the list its flags imply. */
-static void lru_link_at(struct mcg_engine *e, struct mcg_group *g, uint32_t idx, bool tail)
+ * the list its flags imply, without touching the sizes. */
+static enum stat_lru lru_link_raw(struct mcg_engine *e, struct mcg_group *g, uint32_t idx, bool tail)
 {
 	struct page *pg = e->pages.pages, *p = &pg[idx];
 	unsigned node = page_node_of(&e->pages, idx);
@@ -71,20 +71,10 @@ static void lru_link_at(struct mcg_engine *e, struct mcg_group *g, uint32_t idx,
 		*other = idx;
 	}
 	*end = idx;
-	stat_lru_add(g, l, (int)node, 1);
+	return l;
 }
 
-void lru_link(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
-{
-	lru_link_at(e, g, idx, false);
-}
-
-void lru_link_tail(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
-{
-	lru_link_at(e, g, idx, true);
-}
-
-void lru_unlink(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
+static enum stat_lru lru_unlink_raw(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
 {
 	struct page *pg = e->pages.pages, *p = &pg[idx];
 	unsigned node = page_node_of(&e->pages, idx);
@@ -100,7 +90,38 @@ void lru_unlink(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
 	else
 		list->tail = p->prev;
 	p->prev = p->next = PAGE_NONE;
-	stat_lru_add(g, l, (int)node, -1);
+	return l;
+}
+
+static void lru_link_at(struct mcg_engine *e, struct mcg_group *g, uint32_t idx, bool tail)
+{
+	enum stat_lru l = lru_link_raw(e, g, idx, tail);
+
+	stat_lru_add(g, l, (int)page_node_of(&e->pages, idx), 1);
+}
+
+enum stat_lru lru_transfer(struct mcg_engine *e, struct mcg_group *src, struct mcg_group *dst,
+			   uint32_t idx)
+{
+	lru_unlink_raw(e, src, idx);
+	return lru_link_raw(e, dst, idx, false);
+}
+
+void lru_link(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
+{
+	lru_link_at(e, g, idx, false);
+}
+
+void lru_link_tail(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
+{
+	lru_link_at(e, g, idx, true);
+}
+
+void lru_unlink(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
+{
+	enum stat_lru l = lru_unlink_raw(e, g, idx);
+
+	stat_lru_add(g, l, (int)page_node_of(&e->pages, idx), -1);
 }
 
 void lru_add(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)

@@ -39,6 +39,11 @@ void lru_link(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
 void lru_unlink(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
 /* At the tail: the next page reclaim looks at (rotation after writeback). */
 void lru_link_tail(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
+/* Move idx from src's list to the same list of dst (the page changes
+ * owner); the caller holds both lruvec locks of that node and adjusts the
+ * sizes itself (stat_lru_add), in bulk. Returns the list. */
+enum stat_lru lru_transfer(struct mcg_engine *e, struct mcg_group *src, struct mcg_group *dst,
+			   uint32_t idx);
 struct lru_vec *lru_vec_of(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
 
 /* Locked wrappers. */

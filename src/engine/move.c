@@ -38,7 +38,8 @@ static bool move_eligible(const struct vm_region *r, unsigned mask)
 
 /* Visit each slot of the task's eligible regions. For file mappings the
  * slot lives in the file's region, under the file object's lock, which the
- * caller takes around the call. */
+ * walk holds around the region; fn(NULL) ends each region, still under
+ * that lock. */
 typedef void (*move_fn)(struct mcg_engine *e, _Atomic uint32_t *slot, unsigned src_id,
 			void *arg);
 
@@ -54,6 +55,7 @@ static void move_walk(struct vm_object *o, unsigned mask, unsigned src_id, move_
 			pthread_mutex_lock(&t->obj->lock);
 		for (uint32_t i = 0; i < r->npages; i++)
 			fn(o->eng, &t->slot[off + i], src_id, arg);
+		fn(o->eng, NULL, src_id, arg);
 		if (t->obj != o)
 			pthread_mutex_unlock(&t->obj->lock);
 	}
@@ -66,9 +68,9 @@ struct move_count {
 static void move_count_slot(struct mcg_engine *e, _Atomic uint32_t *slot, unsigned src_id, void *arg)
 {
 	struct move_count *c = arg;
-	uint32_t v = atomic_load(slot);
+	uint32_t v;
 
-	if (v == VM_EMPTY)
+	if (!slot || (v = atomic_load(slot)) == VM_EMPTY)
 		return;
 	if ((v & VM_TAG_MASK) == VM_TAG_PAGE && e->pages.pages[v].memcg == src_id)
 		c->pages++;
@@ -76,52 +78,77 @@ static void move_count_slot(struct mcg_engine *e, _Atomic uint32_t *slot, unsign
 		c->swap++;
 }
 
+#define MOVE_BATCH 256
+
 struct move_ctx {
 	struct mcg_group *src, *dst;
 	long pages, swap, budget;
+	uint32_t batch[MOVE_BATCH];   /* pages to move, in walk order */
+	int n;
 };
 
-/* Move one page from src's LRU to dst's. A page reclaim holds isolated
- * is left where it is (it is leaving anyway). */
-static void move_page(struct mcg_engine *e, uint32_t idx, struct move_ctx *m)
+/* Move the batched pages from src's LRUs to dst's, holding both lruvec
+ * locks (taken in address order; only movers ever hold two). The task
+ * (or file) lock held by the walk keeps the owners from freeing them. A
+ * page reclaim holds isolated stays where it is (it is leaving anyway).
+ * Statistics and list sizes change once per batch. */
+static void move_flush(struct mcg_engine *e, struct move_ctx *m)
 {
-	struct page *p = &e->pages.pages[idx];
-	struct lru_vec *v = lru_vec_of(e, m->src, idx);
+	long d[STAT__COUNT] = { 0 }, lru[LRU__COUNT] = { 0 };
+	struct page *pg = e->pages.pages;
+	int i = 0;
 
-	if (m->budget <= 0)
-		return;
-	pthread_mutex_lock(&v->lock);
-	if (p->memcg != m->src->id || (p->kind & PS_ISOLATED)) {
-		pthread_mutex_unlock(&v->lock);
-		return;
+	while (i < m->n) {
+		unsigned node = page_node_of(&e->pages, m->batch[i]);
+		struct lru_vec *sv = &m->src->lruvec[node], *dv = &m->dst->lruvec[node];
+
+		/* in address order, so two lruvecs are always taken alike */
+		pthread_mutex_lock(sv < dv ? &sv->lock : &dv->lock);
+		pthread_mutex_lock(sv < dv ? &dv->lock : &sv->lock);
+		for (; i < m->n && page_node_of(&e->pages, m->batch[i]) == node; i++) {
+			uint32_t idx = m->batch[i];
+			struct page *p = &pg[idx];
+
+			if (m->budget <= 0 || p->memcg != m->src->id || (p->kind & PS_ISOLATED))
+				continue;
+			p->memcg = (uint16_t)m->dst->id;
+			lru[lru_transfer(e, m->src, m->dst, idx)]++;
+			charge_page_stat_delta(p, d, 1);
+			m->pages++;
+			m->budget--;
+		}
+		pthread_mutex_unlock(&dv->lock);
+		pthread_mutex_unlock(&sv->lock);
+		for (int l = 0; l < LRU__COUNT; l++)
+			if (lru[l]) {
+				stat_lru_add(m->src, (enum stat_lru)l, (int)node, -lru[l]);
+				stat_lru_add(m->dst, (enum stat_lru)l, (int)node, lru[l]);
+				lru[l] = 0;
+			}
 	}
-	lru_unlink(e, m->src, idx);
-	charge_page_stats(m->src, p, -1);
-	p->kind |= PS_ISOLATED;       /* in transit: reclaim keeps off */
-	pthread_mutex_unlock(&v->lock);
-
-	v = lru_vec_of(e, m->dst, idx);
-	pthread_mutex_lock(&v->lock);
-	p->memcg = (uint16_t)m->dst->id;
-	p->kind &= (uint8_t)~PS_ISOLATED;
-	charge_page_stats(m->dst, p, 1);
-	lru_link(e, m->dst, idx);
-	pthread_mutex_unlock(&v->lock);
-	m->pages++;
-	m->budget--;
+	charge_stats_apply(m->src, d, -1);
+	charge_stats_apply(m->dst, d, 1);
+	m->n = 0;
 }
 
 static void move_slot(struct mcg_engine *e, _Atomic uint32_t *slot, unsigned src_id, void *arg)
 {
 	struct move_ctx *m = arg;
-	uint32_t v = atomic_load(slot);
+	uint32_t v;
 
-	if (v == VM_EMPTY)
+	if (!slot) {
+		move_flush(e, m);         /* before the region's lock goes */
 		return;
-	if ((v & VM_TAG_MASK) == VM_TAG_PAGE)
-		move_page(e, v, m);
-	else if ((v & VM_TAG_MASK) == VM_TAG_SWAP && swap_move(e, v & ~VM_TAG_MASK, m->src, m->dst))
+	}
+	if ((v = atomic_load_explicit(slot, memory_order_relaxed)) == VM_EMPTY)
+		return;
+	if ((v & VM_TAG_MASK) == VM_TAG_PAGE) {
+		m->batch[m->n++] = v;
+		if (m->n == MOVE_BATCH)
+			move_flush(e, m);
+	} else if ((v & VM_TAG_MASK) == VM_TAG_SWAP && swap_move(e, v & ~VM_TAG_MASK, m->src, m->dst)) {
 		m->swap++;
+	}
 }
 
 struct move_state {
@@ -298,7 +325,8 @@ static int move_do(struct vm_object *o, struct mcg_group *dst, unsigned mask, bo
 	m = (struct move_ctx){ .src = src, .dst = dst, .budget = c.pages };
 	move_walk(o, mask, src->id, move_slot, &m);
 	if (naive) {
-		move_uncharge_naive(src, m.pages, m.swap, &ops);
+		if (!mcg_is_root(src))    /* the root's pages were never charged */
+			move_uncharge_naive(src, m.pages, m.swap, &ops);
 		pc_uncharge(&dst->cnt[MCG_MEM], c.pages - m.pages);
 		pc_uncharge(&dst->cnt[MCG_MEMSW], c.pages - m.pages + c.swap - m.swap);
 		goto moved;

@@ -67,7 +67,11 @@ void page_free(struct page_pool *pp, uint32_t idx);
 
 static inline unsigned page_node_of(const struct page_pool *pp, uint32_t idx)
 {
-	unsigned n = (unsigned)((uint64_t)idx * pp->nr_nodes / pp->nr_pages);
+	unsigned n;
+
+	if (pp->nr_nodes == 1)
+		return 0;
+	n = (unsigned)((uint64_t)idx * pp->nr_nodes / pp->nr_pages);
 
 	while (idx < pp->node[n].first)
 		n--;

@@ -261,6 +261,76 @@ START_TEST(test_move_in_flight_defers_oom)
 }
 END_TEST
 
+struct mv_churn {
+	struct mcg_engine *e;
+	struct vm_region *anon, *map;
+	atomic_bool stop;
+};
+
+static void *mv_churn_main(void *arg)
+{
+	struct mv_churn *c = arg;
+	uint64_t x = 88172645463325252ull;
+	enum vm_fault f;
+
+	while (!atomic_load(&c->stop)) {
+		uint32_t i;
+
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		i = (uint32_t)(x % 200);
+		if (x & 1)
+			vm_touch(c->anon, i, 1, true, &f);
+		else if (x & 2)
+			vm_discard(c->anon, i);
+		else
+			vm_touch(c->map, i % 100, 1, false, &f);
+	}
+	return NULL;
+}
+
+START_TEST(test_move_concurrent_with_charges)
+{
+	struct mcg_engine *e = mv_engine(0);
+	struct mcg_group *p = fixture_group(e, e->root, "p");
+	struct mcg_group *a = fixture_group(e, p, "a"), *b = fixture_group(e, p, "b");
+	struct vm_object *mover = vm_object_new(e, a, true, 1), *other = vm_object_new(e, a, true, 2);
+	struct vm_object *file = vm_object_new(e, e->root, false, 3);
+	struct vm_region *r, *fr, *mm, *om;
+	struct mv_churn c = { .e = e };
+	struct move_stats st;
+	pthread_t th;
+
+	ck_assert_int_eq(mcg_set_limit(p, MCG_MEM, 600, NULL, NULL), 0);
+	ck_assert_int_eq(vm_region_new(mover, PK_ANON, 200, &r), 0);
+	ck_assert_int_eq(vm_region_new(other, PK_ANON, 200, &c.anon), 0);
+	ck_assert_int_eq(vm_region_new(file, PK_FILE, 100, &fr), 0);
+	ck_assert_int_eq(vm_map_file(mover, fr, 0, 100, &mm), 0);
+	ck_assert_int_eq(vm_map_file(other, fr, 0, 100, &om), 0);
+	c.map = om;
+	fill(r, 200);
+	fill(mm, 50);
+	ck_assert_int_eq(pthread_create(&th, NULL, mv_churn_main, &c), 0);
+	for (int i = 0; i < 300; i++) {
+		unsigned mask = (unsigned)(i % 4);
+
+		ck_assert_int_eq(move_charges(mover, i % 2 ? a : b, mask, &st), 0);
+		if (i % 3 == 0)
+			fill(mm, 100);
+	}
+	atomic_store(&c.stop, true);
+	pthread_join(th, NULL);
+	CHECK_OK(e);
+	vm_object_free(mover);
+	vm_object_free(other);
+	vm_object_free(file);
+	CHECK_OK(e);
+	mcg_put(p);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_engine_free(e);
+}
+END_TEST
+
 Suite *move_suite(void)
 {
 	Suite *s = suite_create("move");
@@ -272,6 +342,7 @@ Suite *move_suite(void)
 	tcase_add_test(tc, test_move_cost_independent_of_size);
 	tcase_add_test(tc, test_move_naive_same_result_more_ops);
 	tcase_add_test(tc, test_move_in_flight_defers_oom);
+	tcase_add_test(tc, test_move_concurrent_with_charges);
 	suite_add_tcase(s, tc);
 	return s;
 }

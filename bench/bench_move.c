@@ -1,0 +1,149 @@
+/* bench_move.c: seed B2 (Nishimura 2009, seed 001's table) in the engine.
+ * A task owning S of private anon memory (S = 252M, 512M, 1G) is moved:
+ *   root_00      from the root to 00;
+ *   00_01        from 00 to its sibling 01;
+ *   00_01_swap   from 00, limited to S/2 so that half the task is in the
+ *                simulated swap, to 01.
+ * Each case runs batched (move_charges: bulk pre-charge below the common
+ * ancestor, one uncharge) and naive (a try-charge of the whole hierarchy
+ * and an uncharge per page, as before the seed's optimisation), 5 times
+ * each, interleaved; the median is printed. move.charge_ms.<size> is the
+ * time to fault the same pages in from nothing, measured in the same runs.
+ * Prints "name value unit" lines. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/memcg.h"
+#include "engine/move.h"
+#include "engine/vm.h"
+
+#define RUNS 5
+
+static const struct { const char *name; long mib; } sizes[] = {
+	{ "252m", 252 }, { "512m", 512 }, { "1g", 1024 },
+};
+static const char *const cases[] = { "root_00", "00_01", "00_01_swap" };
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v)
+{
+	qsort(v, RUNS, sizeof(*v), cmp_double);
+	return v[RUNS / 2];
+}
+
+struct result {
+	double move_ms, charge_ms;
+	long ops, moved;
+};
+
+/* One run of one case; fresh engine, so runs do not share state. */
+static int run_case(int c, long pages, bool naive, struct result *res)
+{
+	struct mcg_config cfg = {
+		.mem_pages = 3 * 262144L, .swap_pages = c == 2 ? pages : 0, .nodes = 1, .cpus = 1,
+		.vm_swappiness = 60,
+	};
+	struct mcg_engine *e;
+	struct mcg_group *g00 = NULL, *g01 = NULL;
+	struct vm_object *t;
+	struct vm_region *r;
+	struct move_stats st;
+	double t0;
+	int err;
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	if (!(e = mcg_engine_new(&cfg)))
+		return -1;
+	if (mcg_create(e, e->root, "00", NULL, NULL, &g00) || mcg_create(e, e->root, "01", NULL, NULL, &g01))
+		return -1;
+	if (c == 2 && mcg_set_limit(g00, MCG_MEM, pages / 2, NULL, NULL))
+		return -1;
+	t = vm_object_new(e, c == 0 ? e->root : g00, true, 1);
+	if (!t || vm_region_new(t, PK_ANON, (uint32_t)pages, &r))
+		return -1;
+	t0 = now_ms();
+	for (uint32_t i = 0; i < (uint32_t)pages; i++) {
+		enum vm_fault f;
+
+		if (vm_touch(r, i, 0, true, &f))
+			return -1;
+	}
+	res->charge_ms = now_ms() - t0;
+	t0 = now_ms();
+	err = naive ? move_charges_naive(t, c == 0 ? g00 : g01, MOVE_ANON, &st) :
+		      move_charges(t, c == 0 ? g00 : g01, MOVE_ANON, &st);
+	res->move_ms = now_ms() - t0;
+	res->ops = st.counter_ops;
+	res->moved = st.pages + st.swap;
+	vm_object_free(t);
+	mcg_put(g00);
+	mcg_put(g01);
+	mcg_engine_free(e);
+	return err;
+}
+
+int main(void)
+{
+	double move[3][3][RUNS], naive[3][3][RUNS], charge[3][RUNS * 6];
+	long ops[3][3], nops[3][3];
+	int nc[3] = { 0 };
+
+	for (int run = 0; run < RUNS; run++)
+		for (int s = 0; s < 3; s++)
+			for (int c = 0; c < 3; c++)
+				for (int v = 0; v < 2; v++) {
+					long pages = sizes[s].mib * 256;
+					struct result res = { 0 };
+
+					if (run_case(c, pages, v, &res) || res.moved != pages) {
+						fprintf(stderr, "bench_move: %s %s failed (moved %ld of %ld)\n",
+							cases[c], sizes[s].name, res.moved, pages);
+						return 1;
+					}
+					(v ? naive : move)[c][s][run] = res.move_ms;
+					(v ? nops : ops)[c][s] = res.ops;
+					if (c == 1)   /* faulting S pages into 00 from nothing */
+						charge[s][nc[s]++] = res.charge_ms;
+				}
+	for (int s = 0; s < 3; s++) {
+		double cm;
+
+		qsort(charge[s], (size_t)nc[s], sizeof(double), cmp_double);
+		cm = charge[s][nc[s] / 2];
+		printf("move.charge_ms.%s %.3f ms\n", sizes[s].name, cm);
+		for (int c = 0; c < 3; c++) {
+			double m = median(move[c][s]), n = median(naive[c][s]);
+
+			printf("move.ms.%s.%s %.3f ms\n", cases[c], sizes[s].name, m);
+			printf("move.naive_ms.%s.%s %.3f ms\n", cases[c], sizes[s].name, n);
+			printf("move.counter_ops.%s.%s %ld ops\n", cases[c], sizes[s].name, ops[c][s]);
+			printf("move.naive_counter_ops.%s.%s %ld ops\n", cases[c], sizes[s].name, nops[c][s]);
+			printf("move.over_charge.%s.%s %.3f ratio\n", cases[c], sizes[s].name, m / cm);
+		}
+	}
+	for (int c = 0; c < 3; c++)
+		printf("move.linearity.%s %.2f ratio\n", cases[c], median(move[c][2]) / median(move[c][0]));
+	for (int s = 0; s < 3; s++) {
+		printf("move.case2_over_case1.%s %.2f ratio\n", sizes[s].name,
+		       median(move[1][s]) / median(move[0][s]));
+		printf("move.naive_case2_over_case1.%s %.2f ratio\n", sizes[s].name,
+		       median(naive[1][s]) / median(naive[0][s]));
+	}
+	return 0;
+}
