@@ -124,6 +124,15 @@ static int ctl_sim(const char *mount, const char *group, char **lines, int nline
 		} else if (wl_parse(argv, argc, &op, msg, sizeof(msg))) {
 			fprintf(stderr, "memcgctl: line %d: %s\n", pc + 1, msg);
 			return 1;
+		} else if (op.code == WL_COMPUTE) {
+			/* CPU work of its own: spin for that long */
+			struct timespec t0, t1;
+
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			do
+				clock_gettime(CLOCK_MONOTONIC, &t1);
+			while ((uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u +
+			       (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec < op.ns);
 		} else if (op.code == WL_SLEEP) {
 			struct timespec ts = { (time_t)(op.ns / 1000000000u), (long)(op.ns % 1000000000u) };
 

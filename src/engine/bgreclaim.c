@@ -7,6 +7,7 @@
  * failcnt nor allocstall. Lock order: bgr lock alone; reclaim runs without
  * it. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -23,6 +24,7 @@ struct bgr_item {
 	struct mcg_group *g;          /* referenced */
 	uint64_t due;                 /* 0: now */
 	uint64_t delay;
+	bool started;                 /* manual mode: a run is under way */
 	struct bgr_item *next;
 };
 
@@ -231,6 +233,8 @@ int bgr_init(struct mcg_engine *e)
 	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&p->idle, NULL);
 	p->want = e->cfg.cpus / 4 + 1 > BGR_WORKERS_MAX ? BGR_WORKERS_MAX : (int)e->cfg.cpus / 4 + 1;
+	if (e->cfg.bgr_manual)
+		p->want = 0;          /* bgr_step does the work, in simulated time */
 	e->bgr = p;
 	return 0;
 }
@@ -278,4 +282,70 @@ void bgr_quiesce(struct mcg_engine *e)
 	while (p->queue || p->running)
 		pthread_cond_wait(&p->idle, &p->lock);
 	pthread_mutex_unlock(&p->lock);
+}
+
+/* Unlink it from the queue. Caller holds p->lock. */
+static void bgr_unqueue(struct bgr_pool *p, struct bgr_item *it)
+{
+	for (struct bgr_item **pp = &p->queue; *pp; pp = &(*pp)->next)
+		if (*pp == it) {
+			*pp = it->next;
+			return;
+		}
+}
+
+int bgr_step(struct mcg_engine *e, uint64_t *next_due)
+{
+	struct bgr_pool *p = e->bgr;
+	uint64_t now = e->cfg.clock ? e->cfg.clock(e->cfg.clock_arg) : bgr_clock();
+	struct bgr_item *it;
+	long over, got;
+	struct mcg_group *g;
+
+	*next_due = UINT64_MAX;
+	if (!p)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	while (p->delayed && p->delayed->due <= now) {
+		it = p->delayed;
+		p->delayed = it->next;
+		it->due = 0;
+		bgr_enqueue(p, it);
+	}
+	if (!(it = p->queue)) {
+		if (p->delayed)
+			*next_due = p->delayed->due;
+		pthread_mutex_unlock(&p->lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&p->lock);
+	g = it->g;
+	over = pc_usage(&g->cnt[MCG_MEM]) - bgr_wmark(g, BGR_LOW);
+	if (over > 0 && !atomic_load(&g->removed)) {
+		if (!it->started) {
+			it->started = true;
+			atomic_fetch_add(&g->bgr_runs, 1);
+		}
+		got = reclaim_subtree(g, over < BGR_BATCH ? over : BGR_BATCH, true, RECLAIM_BACKGROUND);
+		if (got == 0) {
+			/* no progress: back off in simulated time */
+			pthread_mutex_lock(&p->lock);
+			bgr_unqueue(p, it);
+			it->started = false;
+			it->due = now + it->delay;
+			it->delay = it->delay * 2 > BGR_DELAY_MAX ? BGR_DELAY_MAX : it->delay * 2;
+			bgr_enqueue(p, it);
+			pthread_mutex_unlock(&p->lock);
+			return 1;
+		}
+		if (pc_usage(&g->cnt[MCG_MEM]) > bgr_wmark(g, BGR_LOW))
+			return 1;         /* more next step */
+	}
+	pthread_mutex_lock(&p->lock);
+	bgr_unqueue(p, it);
+	pthread_mutex_unlock(&p->lock);
+	atomic_store(&g->bgr_queued, false);
+	mcg_put(g);
+	free(it);
+	return 1;
 }

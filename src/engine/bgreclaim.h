@@ -7,6 +7,7 @@
 #define MEMCGFS_BGRECLAIM_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct mcg_engine;
 struct mcg_group;
@@ -29,5 +30,10 @@ void bgr_limit_changed(struct mcg_group *g, long limit);
 void bgr_check(struct mcg_group *g);
 /* Wait until no background reclaim is queued or running (tests). */
 void bgr_quiesce(struct mcg_engine *e);
+/* cfg.bgr_manual (replay): one batch of background reclaim for the first
+ * queued group, timed by cfg.clock. 1 when it did something (the caller
+ * charges the scanning to its simulated reclaimer), 0 when nothing is due
+ * (*next_due: when delayed work is, or UINT64_MAX). */
+int bgr_step(struct mcg_engine *e, uint64_t *next_due);
 
 #endif

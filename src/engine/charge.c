@@ -244,11 +244,16 @@ int charge_try(struct mcg_group *g, unsigned cpu, long n)
 			stalled = true;
 			atomic_fetch_add(&g->allocstall, 1);
 		}
-		if (charge_throttled(e) && !charge_reclaim_slot(over))
+		if (e->cfg.throttle_slot) {
+			/* simulated time: the caller's clock decides */
+			if (!e->cfg.throttle_slot(over, e->cfg.throttle_arg))
+				return -EAGAIN;
+		} else if (charge_throttled(e) && !charge_reclaim_slot(over)) {
 			continue;         /* others reclaim for us: try again */
+		}
 		/* Only page cache can go when the memsw limit is the one hit. */
 		reclaimed = reclaim_subtree(over, n, kind == MCG_MEM, RECLAIM_DIRECT);
-		if (charge_throttled(e))
+		if (!e->cfg.throttle_slot && charge_throttled(e))
 			charge_reclaim_done(over);
 		if (pc_max(&over->cnt[kind]) - pc_usage(&over->cnt[kind]) >= n)
 			continue;

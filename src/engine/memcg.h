@@ -64,6 +64,13 @@ struct mcg_config {
 	bool watermarks;         /* watermarks and background reclaim are on */
 	bool oom_nowait;         /* oom_kill_disable fails the charge instead of
 				  * waiting (single-threaded replay) */
+	/* Simulated time (replay): background reclaim runs only when the
+	 * caller calls bgr_step, and throttled direct reclaim asks
+	 * throttle_slot for a slot; false makes the charge fail with -EAGAIN
+	 * (the caller retries when its clock says a slot is free). */
+	bool bgr_manual;
+	bool (*throttle_slot)(struct mcg_group *over, void *arg);
+	void *throttle_arg;
 	/* Reclaim asks a page's owner to let it go (NULL: pages have no
 	 * owner to ask). slot is the swap slot for anon/shmem pages, or
 	 * SWAP_NONE for dropped page cache. false: keep the page. */

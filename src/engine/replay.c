@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/bgreclaim.h"
 #include "engine/memcg.h"
 #include "engine/replay.h"
+#include "engine/swap.h"
 #include "engine/vm.h"
 #include "engine/workload.h"
 #include "engine/writeback.h"
@@ -21,6 +23,8 @@
 #define RP_STEP      64           /* pages touched per scheduling step */
 #define RP_DEPTH     8            /* nested repeats */
 #define RP_MAX_STEPS 50000000L
+#define RP_SLICE     1000000ull   /* compute runs in 1 ms slices */
+#define RP_SLOTS     8            /* throttle slots per group, at most */
 
 enum rp_state { T_RUNNING, T_EXITED, T_KILLED };
 
@@ -35,6 +39,15 @@ struct rp_task {
 	long rleft[RP_DEPTH];
 	struct wl_task wl;
 	long stalls;
+	long throttled;               /* waits for a direct-reclaim slot */
+	uint64_t compute_left;        /* of the current compute op */
+};
+
+/* Direct-reclaim slots of one group in simulated time: each is free from
+ * its time on (UINT64_MAX: held by the step running now). */
+struct rp_slots {
+	unsigned id;
+	uint64_t until[RP_SLOTS];
 };
 
 struct rp_group {
@@ -73,6 +86,22 @@ struct rp {
 	int nat, next_at;
 	struct mcg_config cfg;
 	bool machine_done;
+	/* the cost model's reclaim side and the CPU model (docs/replay.md) */
+	bool wmarks, throttle, cpu_model;
+	uint64_t scan_ns, swapout_ns;
+	uint64_t cpu_free[256];       /* when each simulated CPU is free */
+	uint64_t step_cpu;            /* CPU time of the step running now */
+	/* the simulated background reclaimer */
+	bool bg_active;
+	uint64_t bg_ready;
+	/* throttled direct reclaim */
+	struct rp_slots slots[RP_MAX];
+	int nslots;
+	uint64_t *held[RP_MAX];       /* slots taken by the step running now */
+	int nheld;
+	bool step_throttled;
+	uint64_t throttle_until;
+	char tmp[64];
 };
 
 static int rp_fail(struct rp *rp, const char *fmt, ...)
@@ -113,12 +142,55 @@ static struct vm_region *rp_file_region(void *arg, const char *name)
 	return NULL;
 }
 
+/* The engine asks for a direct-reclaim slot on over: at most ncpus/4 + 1
+ * steps reclaim on one group at a time, in simulated time. A refused step
+ * waits until the first slot is free, then retries its charge. */
+static bool rp_throttle_slot(struct mcg_group *over, void *arg)
+{
+	struct rp *rp = arg;
+	unsigned max = rp->cfg.cpus / 4 + 1 > RP_SLOTS ? RP_SLOTS : rp->cfg.cpus / 4 + 1;
+	struct rp_slots *sl = NULL;
+	uint64_t first = UINT64_MAX;
+
+	for (int i = 0; i < rp->nslots && !sl; i++)
+		if (rp->slots[i].id == over->id)
+			sl = &rp->slots[i];
+	if (!sl) {
+		if (rp->nslots == RP_MAX)
+			return true;          /* more groups than tracked: unthrottled */
+		sl = &rp->slots[rp->nslots++];
+		*sl = (struct rp_slots){ .id = over->id };
+	}
+	for (unsigned i = 0; i < max; i++)
+		for (int h = 0; h < rp->nheld; h++)
+			if (rp->held[h] == &sl->until[i])
+				return true;      /* this step holds one already */
+	for (unsigned i = 0; i < max; i++) {
+		if (sl->until[i] <= rp->now && rp->nheld < RP_MAX) {
+			sl->until[i] = UINT64_MAX;
+			rp->held[rp->nheld++] = &sl->until[i];
+			return true;
+		}
+		if (sl->until[i] < first)
+			first = sl->until[i];
+	}
+	rp->step_throttled = true;
+	rp->throttle_until = first;
+	return false;
+}
+
 static int rp_machine(struct rp *rp)
 {
 	if (rp->machine_done)
 		return 0;
 	rp->machine_done = true;
 	rp->cfg.oom_nowait = true;
+	rp->cfg.watermarks = rp->wmarks;
+	rp->cfg.bgr_manual = true;        /* the simulated reclaimer runs it */
+	if (rp->throttle) {
+		rp->cfg.throttle_slot = rp_throttle_slot;
+		rp->cfg.throttle_arg = rp;
+	}
 	rp->e = mcg_engine_new(&rp->cfg);
 	if (!rp->e)
 		return rp_fail(rp, "cannot build the simulated machine");
@@ -137,6 +209,16 @@ static int rp_set(struct rp *rp, struct mcg_group *g, const char *key, const cha
 			return rp_fail(rp, "bad size %s", val);
 		return mcg_set_limit(g, key[0] == 'l' ? MCG_MEM : MCG_MEMSW,
 				     strcmp(val, "-1") ? pages : PC_MAX, NULL, NULL) ?
+			rp_fail(rp, "%s=%s refused", key, val) : 0;
+	}
+	if (!strcmp(key, "high") || !strcmp(key, "low")) {
+		bool automatic = !strcmp(val, "-1");
+
+		if (!rp->wmarks)
+			return rp_fail(rp, "%s= needs machine watermarks=1", key);
+		if ((pages = wl_pages(val)) < 0 && !automatic)
+			return rp_fail(rp, "bad size %s", val);
+		return bgr_set_wmark(g, key[0] == 'h' ? BGR_HIGH : BGR_LOW, pages, automatic) ?
 			rp_fail(rp, "%s=%s refused", key, val) : 0;
 	}
 	if (!strcmp(key, "swappiness"))
@@ -214,6 +296,12 @@ static int rp_parse_line(struct rp *rp, char *line)
 			rp->cfg.immediate_reclaim = strtoul(v, NULL, 10) != 0;
 		if ((v = wl_arg(argv, argc, "kernel")) && prof_parse(v, &rp->cfg.prof))
 			return rp_fail(rp, "unsupported kernel=%s", v);
+		if ((v = wl_arg(argv, argc, "watermarks")))
+			rp->wmarks = strtoul(v, NULL, 10) != 0;
+		if ((v = wl_arg(argv, argc, "throttle")))
+			rp->throttle = strtoul(v, NULL, 10) != 0;
+		if ((v = wl_arg(argv, argc, "cpu_model")))
+			rp->cpu_model = strtoul(v, NULL, 10) != 0;
 		if (rp->cfg.cpus < 1 || rp->cfg.cpus > 256 || rp->cfg.nodes < 1 || rp->cfg.nodes > 64)
 			return rp_fail(rp, "cpus 1..256, nodes 1..64");
 		return rp_machine(rp);
@@ -224,6 +312,10 @@ static int rp_parse_line(struct rp *rp, char *line)
 		if ((v = wl_arg(argv, argc, "fault")) && wl_time(v, &rp->cost.fault))
 			return rp_fail(rp, "bad time %s", v);
 		if ((v = wl_arg(argv, argc, "major")) && wl_time(v, &rp->cost.major))
+			return rp_fail(rp, "bad time %s", v);
+		if ((v = wl_arg(argv, argc, "scan")) && wl_time(v, &rp->scan_ns))
+			return rp_fail(rp, "bad time %s", v);
+		if ((v = wl_arg(argv, argc, "swapout")) && wl_time(v, &rp->swapout_ns))
 			return rp_fail(rp, "bad time %s", v);
 		return 0;
 	}
@@ -349,6 +441,17 @@ static int rp_step(struct rp *rp, struct rp_task *t)
 	case WL_SLEEP:
 		t->ready += op->ns;
 		break;
+	case WL_COMPUTE: {
+		uint64_t slice;
+
+		if (!t->compute_left)
+			t->compute_left = op->ns;
+		slice = t->compute_left < RP_SLICE ? t->compute_left : RP_SLICE;
+		rp->step_cpu += slice;
+		if ((t->compute_left -= slice) > 0)
+			return 0;
+		break;
+	}
 	case WL_REPEAT:
 		if (t->rsp == RP_DEPTH)
 			return rp_fail(rp, "repeats nested too deep");
@@ -373,14 +476,19 @@ static int rp_step(struct rp *rp, struct rp_task *t)
 		c->ready = t->ready;
 		break;
 	}
-	default:
-		ret = wl_exec(&t->wl, op, RP_STEP, &rp->cost, &t->ready, msg, sizeof(msg));
+	default: {
+		uint64_t cpu = 0;
+
+		ret = wl_exec(&t->wl, op, RP_STEP, &rp->cost, &cpu, msg, sizeof(msg));
+		rp->step_cpu += cpu;
 		if (ret < 0)
 			return rp_fail(rp, "task %s: %s", t->name, msg);
 		if (ret == WL_KILLED) {
 			rp_exit(t, T_KILLED);
 			return 0;
 		}
+		if (ret == WL_STALL && rp->step_throttled)
+			return 0;         /* waits for a reclaim slot (rp_simulate) */
 		if (ret == WL_STALL) {
 			/* an OOM wait: retry the same page a millisecond later */
 			t->stalls++;
@@ -389,6 +497,7 @@ static int rp_step(struct rp *rp, struct rp_task *t)
 		}
 		if (ret == WL_AGAIN)
 			return 0;
+	}
 	}
 	t->pc++;
 	return 0;
@@ -419,6 +528,11 @@ static void rp_print(struct rp *rp, uint64_t t)
 			stat_total(g, STAT_PGMAJFAULT), stat_total(g, STAT_REFAULT_FILE),
 			stat_total(g, STAT_REFAULT_ANON), atomic_load(&g->pg_scanned[0]),
 			atomic_load(&g->pg_reclaimed[0]), atomic_load(&g->oom_kill));
+		if (rp->wmarks || rp->throttle || rp->cpu_model)
+			fprintf(rp->out, "  %s scan_bg=%ld steal_bg=%ld allocstall=%ld bg_runs=%ld\n",
+				rp->grp[i].path, atomic_load(&g->pg_scanned[1]),
+				atomic_load(&g->pg_reclaimed[1]), atomic_load(&g->allocstall),
+				atomic_load(&g->bgr_runs));
 	}
 }
 
@@ -447,6 +561,86 @@ static void rp_kill(uint32_t id, void *arg)
 		rp->task[id].state = T_KILLED;
 }
 
+static long rp_scanned(struct rp *rp, int who)
+{
+	long n = 0;
+
+	for (int i = 0; i < rp->ngrp; i++)
+		n += atomic_load(&rp->grp[i].g->pg_scanned[who]);
+	return n;
+}
+
+/* Run cpu nanoseconds of work that may start at *ready, then wait wait
+ * nanoseconds off the CPU. With the CPU model, the work takes the CPU that
+ * is free first (no more than cpus run at once). */
+static void rp_account(struct rp *rp, uint64_t *ready, uint64_t cpu, uint64_t wait)
+{
+	if (rp->cpu_model) {
+		unsigned best = 0;
+		uint64_t begin;
+
+		for (unsigned i = 1; i < rp->cfg.cpus; i++)
+			if (rp->cpu_free[i] < rp->cpu_free[best])
+				best = i;
+		begin = *ready > rp->cpu_free[best] ? *ready : rp->cpu_free[best];
+		rp->cpu_free[best] = begin + cpu;
+		*ready = begin + cpu + wait;
+	} else {
+		*ready += cpu + wait;
+	}
+}
+
+/* One step of task t: its operation's CPU time plus what its direct
+ * reclaim scanned, then the waits (writeback, swap-out I/O, a reclaim
+ * slot). The background reclaimer is woken if it sleeps. */
+static int rp_task_step(struct rp *rp, struct rp_task *t)
+{
+	long scan0 = rp_scanned(rp, 0), out0 = swap_outs(rp->e);
+	uint64_t cpu, wait;
+	int err;
+
+	rp->step_cpu = 0;
+	rp->nheld = 0;
+	rp->step_throttled = false;
+	err = rp_step(rp, t);
+	cpu = rp->step_cpu + (uint64_t)(rp_scanned(rp, 0) - scan0) * rp->scan_ns;
+	wait = wb_take_stall() + (uint64_t)(swap_outs(rp->e) - out0) * rp->swapout_ns;
+	rp_account(rp, &t->ready, cpu, wait);
+	for (int h = 0; h < rp->nheld; h++)
+		*rp->held[h] = t->ready;      /* the slots were held all step */
+	rp->nheld = 0;
+	if (rp->step_throttled) {
+		t->throttled++;
+		if (rp->throttle_until > t->ready)
+			t->ready = rp->throttle_until;
+	}
+	if (rp->wmarks && !rp->bg_active) {
+		rp->bg_active = true;
+		if (rp->bg_ready < rp->now)
+			rp->bg_ready = rp->now;
+	}
+	return err;
+}
+
+/* One batch of the simulated background reclaimer: its scanning is CPU
+ * time, its swap-outs I/O; it never waits for writeback. */
+static void rp_bg_step(struct rp *rp)
+{
+	long scan0 = rp_scanned(rp, 1), out0 = swap_outs(rp->e);
+	uint64_t next;
+
+	rp->now = rp->bg_ready;
+	if (!bgr_step(rp->e, &next)) {
+		rp->bg_active = next != UINT64_MAX;
+		if (rp->bg_active)
+			rp->bg_ready = next;
+		return;
+	}
+	wb_take_stall();
+	rp_account(rp, &rp->bg_ready, (uint64_t)(rp_scanned(rp, 1) - scan0) * rp->scan_ns,
+		   (uint64_t)(swap_outs(rp->e) - out0) * rp->swapout_ns);
+}
+
 static int rp_simulate(struct rp *rp)
 {
 	uint64_t next_print = rp->every;
@@ -455,22 +649,29 @@ static int rp_simulate(struct rp *rp)
 	int err = 0;
 
 	while ((t = rp_next(rp)) && !err) {
-		if (rp->until && t->ready > rp->until)
+		/* the next event: the task due first, or the reclaimer */
+		bool bg = rp->bg_active && rp->bg_ready <= t->ready;
+		uint64_t at = bg ? rp->bg_ready : t->ready;
+
+		if (rp->until && at > rp->until)
 			break;
-		while (rp->every && next_print <= t->ready && (!rp->until || next_print <= rp->until)) {
+		while (rp->every && next_print <= at && (!rp->until || next_print <= rp->until)) {
 			rp_print(rp, next_print);
 			next_print += rp->every;
 		}
-		while (rp->next_at < rp->nat && rp->at[rp->next_at].t <= t->ready) {
+		while (rp->next_at < rp->nat && rp->at[rp->next_at].t <= at) {
 			struct rp_at *a = &rp->at[rp->next_at++];
 
 			rp->line = a->line;
 			if ((err = rp_set(rp, rp->grp[a->group].g, a->key, a->val)))
 				return err;
 		}
+		if (bg) {
+			rp_bg_step(rp);
+			continue;
+		}
 		rp->now = t->ready;
-		err = rp_step(rp, t);
-		t->ready += wb_take_stall();    /* waits for writeback, in simulated time */
+		err = rp_task_step(rp, t);
 		if (++steps > RP_MAX_STEPS)
 			return rp_fail(rp, "more than %ld steps: stopping", RP_MAX_STEPS);
 	}
@@ -518,9 +719,11 @@ int replay_run(const char *text, FILE *out, FILE *err)
 		fputc('\n', out);
 		rp_print(rp, rp->now);
 		for (int i = 0; i < rp->ntask; i++)
-			fprintf(out, "task %s %s stalls=%ld\n", rp->task[i].name,
+			fprintf(out, "task %s %s stalls=%ld%s\n", rp->task[i].name,
 				rp->task[i].state == T_EXITED ? "exited" :
-				rp->task[i].state == T_KILLED ? "killed" : "running", rp->task[i].stalls);
+				rp->task[i].state == T_KILLED ? "killed" : "running", rp->task[i].stalls,
+				rp->throttle ? (snprintf(rp->tmp, sizeof(rp->tmp), " throttled=%ld",
+							 rp->task[i].throttled), rp->tmp) : "");
 	}
 	for (int i = 0; i < rp->ntask; i++) {
 		if (rp->task[i].wl.obj)

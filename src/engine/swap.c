@@ -49,6 +49,7 @@ uint32_t swap_out(struct mcg_group *g)
 	}
 	if (slot != SWAP_NONE) {
 		s->nr_free--;
+		s->outs++;
 		s->memcg[slot] = (uint16_t)g->id;
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -90,7 +91,20 @@ void swap_release(struct mcg_engine *e, uint32_t slot)
 
 void swap_cancel(struct mcg_engine *e, uint32_t slot)
 {
+	pthread_mutex_lock(&e->swap.lock);
+	e->swap.outs--;                   /* never written after all */
+	pthread_mutex_unlock(&e->swap.lock);
 	swap_free_slot(e, slot, false);
+}
+
+long swap_outs(struct mcg_engine *e)
+{
+	long n;
+
+	pthread_mutex_lock(&e->swap.lock);
+	n = e->swap.outs;
+	pthread_mutex_unlock(&e->swap.lock);
+	return n;
 }
 
 long swap_nr_free(struct mcg_engine *e)

@@ -20,6 +20,7 @@ struct swap_dev {
 	uint32_t free_head;       /* freed slots, linked through next[] */
 	long nr_free;
 	uint16_t *memcg;          /* owner id per slot, 0 when free */
+	long outs;                /* pages written out (swap_out, less cancels) */
 	uint32_t *next;
 };
 
@@ -28,6 +29,8 @@ void swap_destroy(struct mcg_engine *e);
 /* A slot for a page of g being swapped out (its memsw charge stays and now
  * stands for the slot), or SWAP_NONE when swap is full or absent. */
 uint32_t swap_out(struct mcg_group *g);
+/* Pages swapped out so far (a cost model's I/O count). */
+long swap_outs(struct mcg_engine *e);
 /* The slot is gone (freed, or its page came back in): memsw uncharged. */
 void swap_release(struct mcg_engine *e, uint32_t slot);
 /* A swap-out that did not happen: the slot goes, the page keeps its memsw

@@ -132,8 +132,8 @@ int wl_parse(char **argv, int argc, struct wl_op *op, char *msg, size_t len)
 		    !strcmp(argv[0], "munlock")) && argc == 2) {
 		op->code = argv[0][0] == 'f' ? WL_FREE : argv[0][1] == 'l' ? WL_MLOCK : WL_MUNLOCK;
 		snprintf(op->a, WL_NAME, "%s", argv[1]);
-	} else if (!strcmp(argv[0], "sleep") && argc == 2) {
-		op->code = WL_SLEEP;
+	} else if ((!strcmp(argv[0], "sleep") || !strcmp(argv[0], "compute")) && argc == 2) {
+		op->code = argv[0][0] == 's' ? WL_SLEEP : WL_COMPUTE;
 		if (wl_time(argv[1], &op->ns))
 			return wl_err(msg, len, "bad time ", argv[1]);
 	} else if (!strcmp(argv[0], "repeat") && argc == 2) {

@@ -21,7 +21,7 @@ struct vm_object;
 struct vm_region;
 
 enum wl_code { WL_ALLOC, WL_MAP, WL_TOUCH, WL_FREE, WL_MLOCK, WL_MUNLOCK, WL_SLEEP, WL_REPEAT,
-	       WL_END, WL_EXIT, WL_FORK };
+	       WL_END, WL_EXIT, WL_FORK, WL_COMPUTE };
 enum wl_pattern { WL_SEQ, WL_RANDOM, WL_HOT };
 
 struct wl_op {
