@@ -51,6 +51,9 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c $(wildcard src/*/*.h tests/unit/*.h)
 $(BUILD)/bench_engine: bench/bench_engine.c $(BUILD)/libmemcg.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
 
+$(BUILD)/bench_wmark: bench/bench_wmark.c $(BUILD)/libmemcg.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
+
 $(BUILD)/bench_move: bench/bench_move.c $(BUILD)/libmemcg.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
 
@@ -81,11 +84,13 @@ tsan:
 	$(MAKE) BUILD=build-tsan OPT="-O1 -g" SANFLAGS="-fsanitize=thread" check
 
 # Benchmarks print "name value unit" lines; they are not part of check.
-bench: $(BUILD)/bench_engine $(BUILD)/bench_move $(BUILD)/memcgfs $(BUILD)/memcgctl
+bench: $(BUILD)/bench_engine $(BUILD)/bench_move $(BUILD)/bench_wmark $(BUILD)/memcgfs \
+       $(BUILD)/memcgctl
 	$(BUILD)/bench_engine
 	bench/sim_throughput.sh $(BUILD)
 	$(BUILD)/bench_move
 	bench/move_mount.sh $(BUILD)
+	$(BUILD)/bench_wmark
 
 install: $(BUILD)/memcgfs $(BUILD)/memcgctl
 	install -D -m 0755 $(BUILD)/memcgfs $(DESTDIR)$(PREFIX)/bin/memcgfs

@@ -117,11 +117,13 @@ static int run(int jobs, const struct config *c, struct result *r)
 	err = replay_run(text, f, stderr);
 	fclose(f);
 	free(text);
-	if (err || !(end = strstr(out, "\nend t="))) {
+	end = out && !strncmp(out, "end t=", 6) ? out : out ? strstr(out, "\nend t=") : NULL;
+	if (err || !end) {
 		free(out);
 		return -1;
 	}
-	end++;
+	if (*end == '\n')
+		end++;
 	r->end_ms = strtod(end + 6, NULL);
 	if (strstr(end, "us\n") == strchr(end, '\n') - 2)
 		r->end_ms /= 1000;

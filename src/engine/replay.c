@@ -622,23 +622,29 @@ static int rp_task_step(struct rp *rp, struct rp_task *t)
 	return err;
 }
 
-/* One batch of the simulated background reclaimer: its scanning is CPU
- * time, its swap-outs I/O; it never waits for writeback. */
+/* One time slice of the simulated background reclaimer: batches until it
+ * has used RP_SLICE of CPU, as compute does, or has nothing left to do.
+ * Its scanning is CPU time, its swap-outs I/O; it never waits for
+ * writeback. */
 static void rp_bg_step(struct rp *rp)
 {
 	long scan0 = rp_scanned(rp, 1), out0 = swap_outs(rp->e);
-	uint64_t next;
+	uint64_t next = UINT64_MAX, cpu = 0;
+	bool worked = false;
 
 	rp->now = rp->bg_ready;
-	if (!bgr_step(rp->e, &next)) {
+	while (cpu < RP_SLICE && bgr_step(rp->e, &next)) {
+		worked = true;
+		cpu = (uint64_t)(rp_scanned(rp, 1) - scan0) * rp->scan_ns;
+	}
+	wb_take_stall();
+	if (!worked) {
 		rp->bg_active = next != UINT64_MAX;
 		if (rp->bg_active)
 			rp->bg_ready = next;
 		return;
 	}
-	wb_take_stall();
-	rp_account(rp, &rp->bg_ready, (uint64_t)(rp_scanned(rp, 1) - scan0) * rp->scan_ns,
-		   (uint64_t)(swap_outs(rp->e) - out0) * rp->swapout_ns);
+	rp_account(rp, &rp->bg_ready, cpu, (uint64_t)(swap_outs(rp->e) - out0) * rp->swapout_ns);
 }
 
 static int rp_simulate(struct rp *rp)

@@ -168,6 +168,101 @@ START_TEST(test_errors_name_the_line)
 }
 END_TEST
 
+/* The value of key on the last extension line ("  PATH scan_bg=...") of
+ * group path. */
+static long ext_value(const char *out, const char *path, const char *key)
+{
+	char pat[300], kpat[64];
+	const char *p = out, *line = NULL, *k;
+
+	snprintf(pat, sizeof(pat), "  %s scan_bg=", path);
+	while ((p = strstr(p, pat)))
+		line = p++;
+	ck_assert_ptr_nonnull(line);
+	snprintf(kpat, sizeof(kpat), " %s=", key);
+	k = strstr(line, kpat);
+	ck_assert_ptr_nonnull(k);
+	return strtol(k + strlen(kpat), NULL, 10);
+}
+
+/* Eight jobs whose heaps and page cache outgrow their group. */
+static char *pressure(const char *machine, const char *marks, int *ret)
+{
+	char text[4096];
+	int n = snprintf(text, sizeof(text),
+			 "seed 3\n"
+			 "machine memory=256M swap=64M cpus=4 %s\n"
+			 "cost scan=200ns swapout=20us\n"
+			 "group /g limit=24M%s\n"
+			 "file f 16M\n", machine, marks);
+
+	for (int j = 0; j < 8; j++)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "task j%d group=/g\n", j);
+	for (int j = 0; j < 8; j++)
+		n += snprintf(text + n, sizeof(text) - (size_t)n,
+			      "j%d repeat 3\n"
+			      "j%d alloc anon h 2M\n"
+			      "j%d touch h seq write\n"
+			      "j%d map f m\n"
+			      "j%d touch m random count=400\n"
+			      "j%d compute 3ms\n"
+			      "j%d free m\n"
+			      "j%d free h\n"
+			      "j%d end\n", j, j, j, j, j, j, j, j, j);
+	return run(text, ret);
+}
+
+START_TEST(test_background_reclaim_in_simulated_time)
+{
+	int ret;
+	char *plain = pressure("cpu_model=1", "", &ret), *wm, *again;
+
+	ck_assert_int_eq(ret, 0);
+	wm = pressure("cpu_model=1 watermarks=1 throttle=1", " high=20M low=16M", &ret);
+	ck_assert_int_eq(ret, 0);
+	/* without watermarks every page is found by direct reclaim */
+	ck_assert_int_gt(value(plain, "/g", "scan_direct"), 0);
+	ck_assert_int_eq(ext_value(plain, "/g", "scan_bg"), 0);
+	ck_assert_int_gt(ext_value(plain, "/g", "allocstall"), 0);
+	/* with them the simulated reclaimer does most of it, and charges
+	 * stall far less often */
+	ck_assert_int_gt(ext_value(wm, "/g", "scan_bg"), value(wm, "/g", "scan_direct"));
+	ck_assert_int_gt(ext_value(wm, "/g", "bg_runs"), 0);
+	ck_assert_int_lt(ext_value(wm, "/g", "allocstall"), ext_value(plain, "/g", "allocstall") / 2);
+	/* still deterministic, throttle waits included */
+	again = pressure("cpu_model=1 watermarks=1 throttle=1", " high=20M low=16M", &ret);
+	ck_assert_str_eq(wm, again);
+	ck_assert_ptr_nonnull(strstr(wm, " throttled="));
+	free(plain);
+	free(wm);
+	free(again);
+}
+END_TEST
+
+START_TEST(test_cpu_model_shares_cpus)
+{
+	const char *fmt = "machine memory=64M cpus=2 cpu_model=%d\n"
+			  "task a group=/\ntask b group=/\ntask c group=/\ntask d group=/\n"
+			  "a compute 10ms\nb compute 10ms\nc compute 10ms\nd compute 10ms\n";
+	char text[512];
+	char *out;
+	int ret;
+
+	/* four tasks of 10 ms on two CPUs take 20 ms; without the model,
+	 * every task has a CPU of its own */
+	snprintf(text, sizeof(text), fmt, 1);
+	out = run(text, &ret);
+	ck_assert_int_eq(ret, 0);
+	ck_assert_ptr_nonnull(strstr(out, "end t=20ms\n"));
+	free(out);
+	snprintf(text, sizeof(text), fmt, 0);
+	out = run(text, &ret);
+	ck_assert_int_eq(ret, 0);
+	ck_assert_ptr_nonnull(strstr(out, "end t=10ms\n"));
+	free(out);
+}
+END_TEST
+
 Suite *replay_suite(void)
 {
 	Suite *s = suite_create("replay");
@@ -179,6 +274,8 @@ Suite *replay_suite(void)
 	tcase_add_test(tc, test_oom_kill_in_replay);
 	tcase_add_test(tc, test_oom_wait_and_timed_limit);
 	tcase_add_test(tc, test_errors_name_the_line);
+	tcase_add_test(tc, test_background_reclaim_in_simulated_time);
+	tcase_add_test(tc, test_cpu_model_shares_cpus);
 	suite_add_tcase(s, tc);
 	return s;
 }
