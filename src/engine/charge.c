@@ -18,6 +18,7 @@
 #include "engine/writeback.h"
 
 #define CHARGE_COSTLY_PAGES     8     /* PAGE_ALLOC_COSTLY_ORDER */
+#define CHARGE_RECLAIM_MIN      32    /* SWAP_CLUSTER_MAX */
 #define CHARGE_PROGRESS_RETRIES 256   /* bound on "reclaimed something, retry" */
 
 /* Throttled direct reclaim (seed topic 1, patches 5/8 and 8/8): at most
@@ -240,10 +241,6 @@ int charge_try(struct mcg_group *g, unsigned cpu, long n)
 			continue;
 		}
 		over = charge_counter_owner(fail, kind);
-		if (!stalled) {
-			stalled = true;
-			atomic_fetch_add(&g->allocstall, 1);
-		}
 		if (e->cfg.throttle_slot) {
 			/* simulated time: the caller's clock decides */
 			if (!e->cfg.throttle_slot(over, e->cfg.throttle_arg))
@@ -251,8 +248,16 @@ int charge_try(struct mcg_group *g, unsigned cpu, long n)
 		} else if (charge_throttled(e) && !charge_reclaim_slot(over)) {
 			continue;         /* others reclaim for us: try again */
 		}
-		/* Only page cache can go when the memsw limit is the one hit. */
-		reclaimed = reclaim_subtree(over, n, kind == MCG_MEM, RECLAIM_DIRECT);
+		/* allocstall: this charge enters direct reclaim (once) */
+		if (!stalled) {
+			stalled = true;
+			atomic_fetch_add(&g->allocstall, 1);
+		}
+		/* Only page cache can go when the memsw limit is the one hit.
+		 * Like try_to_free_mem_cgroup_pages, reclaim at least a
+		 * cluster (SWAP_CLUSTER_MAX), not just the pages asked for. */
+		reclaimed = reclaim_subtree(over, n > CHARGE_RECLAIM_MIN ? n : CHARGE_RECLAIM_MIN,
+					    kind == MCG_MEM, RECLAIM_DIRECT);
 		if (!e->cfg.throttle_slot && charge_throttled(e))
 			charge_reclaim_done(over);
 		if (pc_max(&over->cnt[kind]) - pc_usage(&over->cnt[kind]) >= n)
