@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine/bgreclaim.h"
 #include "engine/charge.h"
@@ -87,11 +88,13 @@ int charge_init(struct mcg_engine *e)
 		return -ENOMEM;
 	pthread_mutex_init(&e->throttle->lock, NULL);
 	pthread_cond_init(&e->throttle->cond, NULL);
-	e->stock = calloc(e->cfg.cpus, sizeof(*e->stock));
+	e->stock = aligned_alloc(64, e->cfg.cpus * sizeof(*e->stock));
+	if (e->stock)
+		memset(e->stock, 0, e->cfg.cpus * sizeof(*e->stock));
 	if (!e->stock)
 		return -ENOMEM;
 	for (unsigned c = 0; c < e->cfg.cpus; c++)
-		pthread_mutex_init(&e->stock[c].lock, NULL);
+		spin_init(&e->stock[c].lock);
 	return 0;
 }
 
@@ -106,8 +109,6 @@ void charge_destroy(struct mcg_engine *e)
 	if (!e->stock)
 		return;
 	charge_drain(e, NULL);
-	for (unsigned c = 0; c < e->cfg.cpus; c++)
-		pthread_mutex_destroy(&e->stock[c].lock);
 	free(e->stock);
 	e->stock = NULL;
 }
@@ -136,12 +137,12 @@ static bool charge_stock_consume(struct mcg_engine *e, unsigned cpu, struct mcg_
 	struct charge_stock *s = &e->stock[cpu];
 	bool hit = false;
 
-	pthread_mutex_lock(&s->lock);
+	spin_lock(&s->lock);
 	if (s->g == g && s->nr >= n) {
 		s->nr -= n;
 		hit = true;
 	}
-	pthread_mutex_unlock(&s->lock);
+	spin_unlock(&s->lock);
 	return hit;
 }
 
@@ -149,7 +150,7 @@ static void charge_stock_refill(struct mcg_engine *e, unsigned cpu, struct mcg_g
 {
 	struct charge_stock *s = &e->stock[cpu];
 
-	pthread_mutex_lock(&s->lock);
+	spin_lock(&s->lock);
 	if (s->g != g) {
 		charge_stock_drain_locked(s);
 		mcg_get(g);
@@ -158,7 +159,7 @@ static void charge_stock_refill(struct mcg_engine *e, unsigned cpu, struct mcg_g
 	s->nr += n;
 	if (s->nr > (long)prof_charge_batch(&e->cfg.prof))
 		charge_stock_drain_locked(s);
-	pthread_mutex_unlock(&s->lock);
+	spin_unlock(&s->lock);
 }
 
 static bool charge_in_subtree(struct mcg_group *g, struct mcg_group *top)
@@ -174,10 +175,10 @@ void charge_drain(struct mcg_engine *e, struct mcg_group *g)
 	for (unsigned c = 0; c < e->cfg.cpus; c++) {
 		struct charge_stock *s = &e->stock[c];
 
-		pthread_mutex_lock(&s->lock);
+		spin_lock(&s->lock);
 		if (s->g && (!g || charge_in_subtree(s->g, g)))
 			charge_stock_drain_locked(s);
-		pthread_mutex_unlock(&s->lock);
+		spin_unlock(&s->lock);
 	}
 }
 
@@ -188,10 +189,10 @@ long charge_stocked(struct mcg_engine *e, struct mcg_group *g)
 	for (unsigned c = 0; c < e->cfg.cpus; c++) {
 		struct charge_stock *s = &e->stock[c];
 
-		pthread_mutex_lock(&s->lock);
+		spin_lock(&s->lock);
 		if (s->g && (!g || charge_in_subtree(s->g, g)))
 			n += s->nr;
-		pthread_mutex_unlock(&s->lock);
+		spin_unlock(&s->lock);
 	}
 	return n;
 }
@@ -366,10 +367,19 @@ void charge_stats_apply(struct mcg_group *g, const long *d, long sign)
 
 void charge_page_stats(struct mcg_group *g, const struct page *p, long sign)
 {
-	long d[STAT__COUNT] = { 0 };
+	unsigned kind = p->kind & PK_MASK;
+	bool cache = kind == PK_FILE || kind == PK_SHMEM;
 
-	charge_page_stat_delta(p, d, sign);
-	charge_stats_apply(g, d, 1);
+	/* (the same items as charge_page_stat_delta, added one by one) */
+	stat_add(g, kind == PK_ANON ? STAT_RSS : STAT_CACHE, sign);
+	if (kind == PK_SHMEM)
+		stat_add(g, STAT_SHMEM, sign);
+	if (cache && (p->flags & PG_MAPPED))
+		stat_add(g, STAT_MAPPED_FILE, sign);
+	if (cache && (p->flags & PG_DIRTY))
+		stat_add(g, STAT_DIRTY, sign);
+	if (p->flags & PG_WRITEBACK)
+		stat_add(g, STAT_WRITEBACK, sign);
 }
 
 static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned node,
@@ -453,13 +463,13 @@ void charge_free_page(struct mcg_engine *e, uint32_t idx)
 	struct lru_vec *v = lru_vec_of(e, g, idx);
 	bool isolated;
 
-	pthread_mutex_lock(&v->lock);
+	spin_lock(&v->lock);
 	isolated = p->kind & PS_ISOLATED;
 	if (isolated)
 		p->kind |= PS_DOOMED;     /* reclaim holds it and will finish */
 	else
 		lru_unlink(e, g, idx);
-	pthread_mutex_unlock(&v->lock);
+	spin_unlock(&v->lock);
 	if (!isolated)
 		charge_release_page(e, g, idx, false);
 }
@@ -485,9 +495,9 @@ void charge_page_flags(struct mcg_engine *e, uint32_t idx, uint8_t set, uint8_t 
 	struct mcg_group *g = mcg_by_id_pinned(e, e->pages.pages[idx].memcg);
 	struct lru_vec *v = lru_vec_of(e, g, idx);
 
-	pthread_mutex_lock(&v->lock);
+	spin_lock(&v->lock);
 	charge_page_flags_locked(e, g, idx, set, clear);
-	pthread_mutex_unlock(&v->lock);
+	spin_unlock(&v->lock);
 }
 
 void charge_page_accessed(struct mcg_engine *e, uint32_t idx, uint8_t set)
@@ -497,7 +507,7 @@ void charge_page_accessed(struct mcg_engine *e, uint32_t idx, uint8_t set)
 	struct lru_vec *v = lru_vec_of(e, g, idx);
 	uint8_t clear = 0;
 
-	pthread_mutex_lock(&v->lock);
+	spin_lock(&v->lock);
 	if ((p->kind & PK_MASK) == PK_ANON)
 		set &= (uint8_t)~(PG_DIRTY | PG_MAPPED);   /* page-cache states */
 	if ((p->flags & PG_REFERENCED) && !(p->flags & PG_ACTIVE)) {
@@ -507,5 +517,5 @@ void charge_page_accessed(struct mcg_engine *e, uint32_t idx, uint8_t set)
 		set |= PG_REFERENCED;
 	}
 	charge_page_flags_locked(e, g, idx, set, clear);
-	pthread_mutex_unlock(&v->lock);
+	spin_unlock(&v->lock);
 }

@@ -7,21 +7,22 @@
 #define MEMCGFS_CHARGE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "engine/page.h"
+#include "engine/spin.h"
 
 struct mcg_engine;
 struct mcg_group;
 
 /* One per simulated CPU; padded so CPUs do not share a cache line. */
 struct charge_stock {
-	pthread_mutex_t lock;
+	spin_t lock;
 	struct mcg_group *g;       /* referenced while it holds pages */
 	long nr;
-	char pad[64 - sizeof(pthread_mutex_t) % 64];
-};
+} __attribute__((aligned(64)));
 
 int charge_init(struct mcg_engine *e);
 void charge_destroy(struct mcg_engine *e);

@@ -1,5 +1,5 @@
 /* lru.c: LRU list membership. Each (group, node) pair has five lists under
- * one mutex; the sizes are the group's LRU statistics. Never scans and
+ * one spinlock; the sizes are the group's LRU statistics. Never scans and
  * never frees a page. */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@ int lru_vecs_init(struct mcg_group *g, unsigned nodes)
 		return -ENOMEM;
 	memset(g->lruvec, 0, nodes * sizeof(*g->lruvec));
 	for (unsigned n = 0; n < nodes; n++) {
-		pthread_mutex_init(&g->lruvec[n].lock, NULL);
+		spin_init(&g->lruvec[n].lock);
 		for (int l = 0; l < LRU__COUNT; l++)
 			g->lruvec[n].list[l].head = g->lruvec[n].list[l].tail = PAGE_NONE;
 	}
@@ -26,8 +26,7 @@ void lru_vecs_destroy(struct mcg_group *g, unsigned nodes)
 {
 	if (!g->lruvec)
 		return;
-	for (unsigned n = 0; n < nodes; n++)
-		pthread_mutex_destroy(&g->lruvec[n].lock);
+	(void)nodes;
 	free(g->lruvec);
 	g->lruvec = NULL;
 }
@@ -128,9 +127,9 @@ void lru_add(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
 {
 	struct lru_vec *v = lru_vec_of(e, g, idx);
 
-	pthread_mutex_lock(&v->lock);
+	spin_lock(&v->lock);
 	lru_link(e, g, idx);
-	pthread_mutex_unlock(&v->lock);
+	spin_unlock(&v->lock);
 }
 
 void lru_set_flags(struct mcg_engine *e, struct mcg_group *g, uint32_t idx,
@@ -139,9 +138,9 @@ void lru_set_flags(struct mcg_engine *e, struct mcg_group *g, uint32_t idx,
 	struct lru_vec *v = lru_vec_of(e, g, idx);
 	struct page *p = &e->pages.pages[idx];
 
-	pthread_mutex_lock(&v->lock);
+	spin_lock(&v->lock);
 	lru_unlink(e, g, idx);
 	p->flags = (uint8_t)((p->flags | set) & ~clear);
 	lru_link(e, g, idx);
-	pthread_mutex_unlock(&v->lock);
+	spin_unlock(&v->lock);
 }

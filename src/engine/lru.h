@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "engine/page.h"
+#include "engine/spin.h"
 #include "engine/stat.h"
 
 struct mcg_engine;
@@ -23,7 +24,7 @@ struct lru_list {
 /* One per (group, node), on its own cache lines. The sizes change only
  * under lock but are read without it. */
 struct lru_vec {
-	pthread_mutex_t lock;
+	spin_t lock;
 	struct lru_list list[LRU__COUNT];
 	atomic_long size[LRU__COUNT];
 } __attribute__((aligned(64)));

@@ -103,8 +103,8 @@ static void move_flush(struct mcg_engine *e, struct move_ctx *m)
 		struct lru_vec *sv = &m->src->lruvec[node], *dv = &m->dst->lruvec[node];
 
 		/* in address order, so two lruvecs are always taken alike */
-		pthread_mutex_lock(sv < dv ? &sv->lock : &dv->lock);
-		pthread_mutex_lock(sv < dv ? &dv->lock : &sv->lock);
+		spin_lock(sv < dv ? &sv->lock : &dv->lock);
+		spin_lock(sv < dv ? &dv->lock : &sv->lock);
 		for (; i < m->n && page_node_of(&e->pages, m->batch[i]) == node; i++) {
 			uint32_t idx = m->batch[i];
 			struct page *p = &pg[idx];
@@ -117,8 +117,8 @@ static void move_flush(struct mcg_engine *e, struct move_ctx *m)
 			m->pages++;
 			m->budget--;
 		}
-		pthread_mutex_unlock(&dv->lock);
-		pthread_mutex_unlock(&sv->lock);
+		spin_unlock(&dv->lock);
+		spin_unlock(&sv->lock);
 		for (int l = 0; l < LRU__COUNT; l++)
 			if (lru[l]) {
 				stat_lru_add(m->src, (enum stat_lru)l, (int)node, -lru[l]);

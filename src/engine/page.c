@@ -21,7 +21,9 @@ int page_pool_init(struct page_pool *pp, long nr_pages, unsigned nr_nodes)
 		pp->pages = NULL;
 		return -ENOMEM;
 	}
-	pp->node = calloc(nr_nodes, sizeof(*pp->node));
+	pp->node = aligned_alloc(64, nr_nodes * sizeof(*pp->node));
+	if (pp->node)
+		memset(pp->node, 0, nr_nodes * sizeof(*pp->node));
 	if (!pp->node) {
 		munmap(pp->pages, (size_t)nr_pages * sizeof(struct page));
 		return -ENOMEM;
@@ -31,7 +33,7 @@ int page_pool_init(struct page_pool *pp, long nr_pages, unsigned nr_nodes)
 	for (unsigned n = 0; n < nr_nodes; n++) {
 		struct page_node *pn = &pp->node[n];
 
-		pthread_mutex_init(&pn->lock, NULL);
+		spin_init(&pn->lock);
 		pn->first = (uint32_t)((uint64_t)nr_pages * n / nr_nodes);
 		pn->end = (uint32_t)((uint64_t)nr_pages * (n + 1) / nr_nodes);
 		/* Freed pages are reused first; never-used ones come from a
@@ -47,8 +49,6 @@ void page_pool_destroy(struct page_pool *pp)
 {
 	if (!pp->pages)
 		return;
-	for (unsigned n = 0; n < pp->nr_nodes; n++)
-		pthread_mutex_destroy(&pp->node[n].lock);
 	munmap(pp->pages, (size_t)pp->nr_pages * sizeof(struct page));
 	free(pp->node);
 	memset(pp, 0, sizeof(*pp));
@@ -58,7 +58,7 @@ static uint32_t page_take(struct page_pool *pp, struct page_node *pn)
 {
 	uint32_t idx = PAGE_NONE;
 
-	pthread_mutex_lock(&pn->lock);
+	spin_lock(&pn->lock);
 	if (pn->free_head != PAGE_NONE) {
 		idx = pn->free_head;
 		pn->free_head = pp->pages[idx].next;
@@ -70,7 +70,7 @@ static uint32_t page_take(struct page_pool *pp, struct page_node *pn)
 		memset(&pp->pages[idx], 0, sizeof(pp->pages[idx]));
 		pp->pages[idx].prev = pp->pages[idx].next = PAGE_NONE;
 	}
-	pthread_mutex_unlock(&pn->lock);
+	spin_unlock(&pn->lock);
 	return idx;
 }
 
@@ -89,14 +89,14 @@ void page_free(struct page_pool *pp, uint32_t idx)
 {
 	struct page_node *pn = &pp->node[page_node_of(pp, idx)];
 
-	pthread_mutex_lock(&pn->lock);
+	spin_lock(&pn->lock);
 	pp->pages[idx].kind = PK_FREE;
 	pp->pages[idx].memcg = 0;
 	pp->pages[idx].flags = 0;
 	pp->pages[idx].next = pn->free_head;
 	pn->free_head = idx;
 	pn->nr_free++;
-	pthread_mutex_unlock(&pn->lock);
+	spin_unlock(&pn->lock);
 }
 
 long page_nr_free(struct page_pool *pp)
@@ -104,9 +104,9 @@ long page_nr_free(struct page_pool *pp)
 	long n = 0;
 
 	for (unsigned i = 0; i < pp->nr_nodes; i++) {
-		pthread_mutex_lock(&pp->node[i].lock);
+		spin_lock(&pp->node[i].lock);
 		n += pp->node[i].nr_free;
-		pthread_mutex_unlock(&pp->node[i].lock);
+		spin_unlock(&pp->node[i].lock);
 	}
 	return n;
 }

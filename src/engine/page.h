@@ -7,6 +7,8 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "engine/spin.h"
+
 #define PAGE_NONE UINT32_MAX
 
 enum page_kind {
@@ -42,12 +44,12 @@ struct page {
 };
 
 struct page_node {
-	pthread_mutex_t lock;
+	spin_t lock;
 	uint32_t first, end;   /* [first, end) are this node's pages */
 	uint32_t bump;         /* [bump, end) were never used */
 	uint32_t free_head;    /* freed pages, linked through next */
 	long nr_free;          /* both kinds */
-};
+} __attribute__((aligned(64)));   /* one per node, each on its own lines */
 
 struct page_pool {
 	struct page *pages;

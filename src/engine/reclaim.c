@@ -77,7 +77,7 @@ static void reclaim_age_active(struct reclaim_ctl *rc, struct mcg_group *g, unsi
 	struct lru_vec *v = &g->lruvec[node];
 	struct page *pg = rc->e->pages.pages;
 
-	pthread_mutex_lock(&v->lock);
+	spin_lock(&v->lock);
 	while (nr-- > 0 && v->list[active].tail != PAGE_NONE) {
 		uint32_t idx = v->list[active].tail;
 
@@ -85,7 +85,7 @@ static void reclaim_age_active(struct reclaim_ctl *rc, struct mcg_group *g, unsi
 		pg[idx].flags &= (uint8_t)~(PG_ACTIVE | PG_REFERENCED);
 		lru_link(rc->e, g, idx);
 	}
-	pthread_mutex_unlock(&v->lock);
+	spin_unlock(&v->lock);
 }
 
 /* Put an isolated page back (or finish it if its owner freed it). */
@@ -96,14 +96,14 @@ static void reclaim_putback(struct reclaim_ctl *rc, struct mcg_group *g, uint32_
 	struct lru_vec *v = lru_vec_of(rc->e, g, idx);
 	bool doomed;
 
-	pthread_mutex_lock(&v->lock);
+	spin_lock(&v->lock);
 	doomed = p->kind & PS_DOOMED;
 	p->kind &= (uint8_t)~(PS_ISOLATED | PS_DOOMED);
 	if (!doomed) {
 		p->flags = (uint8_t)((p->flags | set) & ~clear);
 		lru_link(rc->e, g, idx);
 	}
-	pthread_mutex_unlock(&v->lock);
+	spin_unlock(&v->lock);
 	if (doomed)
 		charge_release_page(rc->e, g, idx, false);
 }
@@ -119,9 +119,9 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 	bool doomed;
 
 	/* accesses may still set bits of an isolated page: read them locked */
-	pthread_mutex_lock(&v->lock);
+	spin_lock(&v->lock);
 	flags = p->flags;
-	pthread_mutex_unlock(&v->lock);
+	spin_unlock(&v->lock);
 	if (flags & PG_REFERENCED) {
 		/* second chance: used since it was last looked at */
 		reclaim_putback(rc, g, idx, PG_ACTIVE, PG_REFERENCED);
@@ -131,9 +131,9 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 		/* memcg reclaim waits for a page it marked (legacy memcg has
 		 * no dirty throttling); it comes back clean */
 		wb_wait(e, idx);
-		pthread_mutex_lock(&v->lock);
+		spin_lock(&v->lock);
 		flags = p->flags;
-		pthread_mutex_unlock(&v->lock);
+		spin_unlock(&v->lock);
 	}
 	if (!anon && (flags & PG_WRITEBACK)) {
 		reclaim_putback(rc, g, idx, PG_RECLAIM, 0);
@@ -159,10 +159,10 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 		reclaim_putback(rc, g, idx, PG_ACTIVE, 0);
 		return false;
 	}
-	pthread_mutex_lock(&v->lock);
+	spin_lock(&v->lock);
 	doomed = p->kind & PS_DOOMED;
 	p->kind &= (uint8_t)~(PS_ISOLATED | PS_DOOMED);
-	pthread_mutex_unlock(&v->lock);
+	spin_unlock(&v->lock);
 	if (doomed && slot != SWAP_NONE) {
 		/* freed by its owner meanwhile: nothing left to keep in swap */
 		swap_cancel(e, slot);
@@ -186,7 +186,7 @@ static void reclaim_inactive(struct reclaim_ctl *rc, struct mcg_group *g, unsign
 		/* isolate no more than is still wanted, so reclaim stops on target */
 		long room = rc->want - rc->reclaimed;
 
-		pthread_mutex_lock(&v->lock);
+		spin_lock(&v->lock);
 		while (n < RECLAIM_CLUSTER && n < nr && n < room &&
 		       v->list[inactive].tail != PAGE_NONE) {
 			uint32_t idx = v->list[inactive].tail;
@@ -195,7 +195,7 @@ static void reclaim_inactive(struct reclaim_ctl *rc, struct mcg_group *g, unsign
 			pg[idx].kind |= PS_ISOLATED;
 			batch[n++] = idx;
 		}
-		pthread_mutex_unlock(&v->lock);
+		spin_unlock(&v->lock);
 		if (n == 0)
 			break;
 		nr -= n;

@@ -107,7 +107,7 @@ static void wb_finish(struct mcg_engine *e, const struct wb_entry *en)
 	if (!g)
 		return;
 	v = lru_vec_of(e, g, en->idx);
-	pthread_mutex_lock(&v->lock);
+	spin_lock(&v->lock);
 	if (p->memcg == en->memcg && p->owner == en->owner && (p->flags & PG_WRITEBACK)) {
 		bool was_reclaim = p->flags & PG_RECLAIM;
 		bool isolated = p->kind & PS_ISOLATED;
@@ -128,7 +128,7 @@ static void wb_finish(struct mcg_engine *e, const struct wb_entry *en)
 				atomic_fetch_add(&e->wb->rotated, 1);
 		}
 	}
-	pthread_mutex_unlock(&v->lock);
+	spin_unlock(&v->lock);
 	if (reclaim_now && reclaim_isolated_page(g, en->idx))
 		atomic_fetch_add(&e->wb->immediate, 1);
 	mcg_put(g);
