@@ -245,7 +245,7 @@ int charge_try(struct mcg_group *g, unsigned cpu, long n)
 		if (e->cfg.throttle_slot) {
 			/* simulated time: the caller's clock decides */
 			if (!e->cfg.throttle_slot(over, e->cfg.throttle_arg))
-				return -EAGAIN;
+				return -EBUSY;
 		} else if (charge_throttled(e) && !charge_reclaim_slot(over)) {
 			continue;         /* others reclaim for us: try again */
 		}

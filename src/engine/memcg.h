@@ -66,7 +66,7 @@ struct mcg_config {
 				  * waiting (single-threaded replay) */
 	/* Simulated time (replay): background reclaim runs only when the
 	 * caller calls bgr_step, and throttled direct reclaim asks
-	 * throttle_slot for a slot; false makes the charge fail with -EAGAIN
+	 * throttle_slot for a slot; false makes the charge fail with -EBUSY
 	 * (the caller retries when its clock says a slot is free). */
 	bool bgr_manual;
 	bool (*throttle_slot)(struct mcg_group *over, void *arg);

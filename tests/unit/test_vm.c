@@ -362,6 +362,49 @@ START_TEST(test_real_anon_never_swapped)
 }
 END_TEST
 
+static bool refuse_slot(struct mcg_group *over, void *arg)
+{
+	(*(int *)arg)++;
+	return false;
+}
+
+START_TEST(test_throttle_hook_refusal_stays_in_group)
+{
+	int asked = 0;
+	struct mcg_config cfg = {
+		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
+		.throttle_slot = refuse_slot, .throttle_arg = &asked,
+	};
+	struct mcg_engine *e;
+	struct mcg_group *p, *a;
+	struct vm_object *t;
+	struct vm_region *r;
+	enum vm_fault f;
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	e = mcg_engine_new(&cfg);
+	p = mk(e, "p", 0);
+	ck_assert_int_eq(mcg_create(e, p, "a", NULL, NULL, &a), 0);
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 8, NULL, NULL), 0);
+	t = vm_object_new(e, a, true, 1);
+	ck_assert_int_eq(vm_region_new(t, PK_ANON, 9, &r), 0);
+	for (uint32_t i = 0; i < 8; i++)
+		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
+	/* a refused reclaim slot fails the charge: it is retried later, not
+	 * charged anywhere else, and it does not count as a stall */
+	ck_assert_int_eq(vm_touch(r, 8, 0, true, &f), -EBUSY);
+	ck_assert_int_eq(asked, 1);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 8);
+	ck_assert_int_eq(pc_usage(&p->cnt[MCG_MEM]), 8);
+	ck_assert_int_eq(atomic_load(&a->allocstall), 0);
+	CHECK_OK(e);
+	vm_object_free(t);
+	mcg_put(p);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
 struct waiter {
 	struct vm_region *r;
 	int err;
@@ -697,6 +740,7 @@ Suite *vm_suite(void)
 	tcase_add_test(tc, test_soft_limit_steers_global_reclaim);
 	tcase_add_test(tc, test_oom_skips_unkillable_and_nowait);
 	tcase_add_test(tc, test_real_anon_never_swapped);
+	tcase_add_test(tc, test_throttle_hook_refusal_stays_in_group);
 	suite_add_tcase(s, tc);
 	return s;
 }
