@@ -164,6 +164,8 @@ int main(int argc, char *argv[])
 	cfg.watermarks = !o.nowatermarks;
 	cfg.on_release = release_notify;
 	cfg.oom_event = event_oom;
+	cfg.usage_event = event_usage;
+	cfg.pressure_event = event_pressure;
 	cfg.kill = sim_kill;
 	cfg.on_free = node_free_group;
 	cfg.hook_arg = &fs;
@@ -178,7 +180,7 @@ int main(int argc, char *argv[])
 	pthread_mutex_init(&fs.attach_lock, NULL);
 	fs.watermarks = !o.nowatermarks;
 	fs.eng = mcg_engine_new(&cfg);
-	fs.events = event_new();
+	fs.events = event_new(&fs);
 	if (fs.eng)
 		fs.prof = &fs.eng->cfg.prof;
 	if (!fs.eng || !fs.events || node_init_root(&fs, fs.eng->root, getuid(), getgid())) {

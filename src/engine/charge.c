@@ -20,6 +20,21 @@
 
 #define CHARGE_COSTLY_PAGES     8     /* PAGE_ALLOC_COSTLY_ORDER */
 #define CHARGE_RECLAIM_MIN      32    /* SWAP_CLUSTER_MAX */
+#define CHARGE_EVENTS_TARGET    128   /* THRESHOLDS_EVENTS_TARGET */
+
+static __thread long charge_nevents;
+
+/* n pages were charged to or uncharged from g (counters up to date): every
+ * CHARGE_EVENTS_TARGET of them on this thread, thresholds are checked. */
+static void charge_events(struct mcg_group *g, long n)
+{
+	struct mcg_engine *e = g->eng;
+
+	if (!e->cfg.usage_event || (charge_nevents += n) < CHARGE_EVENTS_TARGET)
+		return;
+	charge_nevents = 0;
+	e->cfg.usage_event(g, e->cfg.hook_arg);
+}
 #define CHARGE_PROGRESS_RETRIES 256   /* bound on "reclaimed something, retry" */
 
 /* Throttled direct reclaim (seed topic 1, patches 5/8 and 8/8): at most
@@ -301,6 +316,7 @@ static void charge_batch_flush(void)
 		return;
 	pc_uncharge(&g->cnt[MCG_MEM], charge_batch.pages);
 	pc_uncharge(&g->cnt[MCG_MEMSW], charge_batch.memsw);
+	charge_events(g, charge_batch.pages);
 	oom_wake(g->eng);
 	charge_throttle_wake(g->eng);
 	charge_batch.g = NULL;
@@ -338,6 +354,7 @@ void charge_uncharge(struct mcg_group *g, long n, bool keep_memsw)
 		return;
 	}
 	charge_counters_uncharge(g, n, keep_memsw);
+	charge_events(g, n);
 	oom_wake(g->eng);
 	charge_throttle_wake(g->eng);
 }
@@ -438,6 +455,7 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 	charge_page_stats(g, p, 1);
 	stat_add(g, STAT_PGPGIN, 1);
 	lru_add(e, g, idx);
+	charge_events(g, 1);
 	return idx;
 }
 

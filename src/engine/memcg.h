@@ -80,6 +80,14 @@ struct mcg_config {
 	void (*kill)(uint32_t id, void *arg);
 	/* An OOM starts in over: OOM notifications of its subtree fire. */
 	void (*oom_event)(struct mcg_group *over, void *arg);
+	/* Every CHARGE_EVENTS_TARGET (128) pages charged or uncharged on a
+	 * thread: usage thresholds of g and its ancestors are due a check
+	 * (§5.12). May be called with an object lock held. */
+	void (*usage_event)(struct mcg_group *g, void *arg);
+	/* Reclaim aimed at g scanned and reclaimed pages, its priority going
+	 * down to prio (§5.14, vmpressure). */
+	void (*pressure_event)(struct mcg_group *g, long scanned, long reclaimed, int prio,
+			       void *arg);
 	mcg_release_fn on_release;
 	mcg_free_fn on_free;
 	void *hook_arg;

@@ -251,18 +251,24 @@ long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim
 	};
 	struct mcg_group **groups;
 	size_t ng;
+	int prio;
 
 	wb_complete(rc.e);
 	if (nr <= 0 || !(groups = reclaim_groups(top, &ng)))
 		return 0;
 	/* Limit reclaim with swappiness 0 may still not swap (§3.13). */
-	for (int prio = RECLAIM_PRIO_DEF; prio >= 0 && rc.reclaimed < nr; prio--)
+	for (prio = RECLAIM_PRIO_DEF; prio >= 0 && rc.reclaimed < nr; prio--)
 		for (size_t i = 0; i < ng && rc.reclaimed < nr; i++)
 			for (unsigned n = 0; n < rc.e->pages.nr_nodes && rc.reclaimed < nr; n++)
 				reclaim_lruvec(&rc, groups[i], n, prio);
 	for (size_t i = 0; i < ng; i++)
 		mcg_put(groups[i]);
 	free(groups);
+	/* vmpressure: what this reclaim aimed at top found, and how deep it
+	 * had to go (the last priority it scanned at) */
+	if (rc.scanned && rc.e->cfg.pressure_event)
+		rc.e->cfg.pressure_event(top, rc.scanned, rc.reclaimed, prio < 0 ? 0 : prio + 1,
+					 rc.e->cfg.hook_arg);
 	return rc.reclaimed;
 }
 

@@ -3,6 +3,7 @@
  * order of checks and keep the eventfd. Never blocks on an eventfd (writes
  * of 1 cannot block short of 2^64-1 pending) and never reads one. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,22 +29,48 @@ struct event_reg {
 	int efd;                      /* our duplicate of the writer's eventfd */
 	enum event_kind kind;
 	long threshold;               /* pages */
+	bool above;                   /* threshold <= usage at the last check */
 	int level, mode;
 	struct event_reg *next;
 };
 
+/* vmpressure's window of one group: reclaim aimed at it since the last
+ * report. */
+struct event_window {
+	unsigned id, gen;
+	long scanned, reclaimed;
+};
+
+#define EVENT_WINDOWS   64
+#define EVENT_WIN_PAGES 512           /* SWAP_CLUSTER_MAX * 16 */
+#define EVENT_CRIT_PRIO 3             /* reclaim this deep is critical */
+
 struct event_registry {
 	pthread_mutex_t lock;
 	struct event_reg *head;
+	struct cgfs *fs;
+	atomic_int nthresh, npress;   /* registrations of each kind */
+	struct event_window win[EVENT_WINDOWS];
+	unsigned next_win;
 };
 
-struct event_registry *event_new(void)
+struct event_registry *event_new(struct cgfs *fs)
 {
 	struct event_registry *er = calloc(1, sizeof(*er));
 
-	if (er)
+	if (er) {
 		pthread_mutex_init(&er->lock, NULL);
+		er->fs = fs;
+	}
 	return er;
+}
+
+static void event_count(struct event_registry *er, const struct event_reg *ev, int d)
+{
+	if (ev->kind == EV_THRESHOLD || ev->kind == EV_MEMSW_THRESHOLD)
+		atomic_fetch_add(&er->nthresh, d);
+	else if (ev->kind == EV_PRESSURE)
+		atomic_fetch_add(&er->npress, d);
 }
 
 static void event_drop(struct event_reg *ev)
@@ -169,6 +196,110 @@ static void event_signal(int efd)
 	eventfd_write(efd, 1);
 }
 
+/* The usage a threshold of kind on g compares with, in pages: the root's
+ * is the global approximation of its usage file. */
+static long event_usage_of(struct mcg_group *g, enum event_kind kind)
+{
+	enum mcg_counter c = kind == EV_THRESHOLD ? MCG_MEM : MCG_MEMSW;
+
+	if (mcg_is_root(g))
+		return mcg_root_usage(g->eng) + (c == MCG_MEMSW ? stat_total(g, STAT_SWAP) : 0);
+	return pc_usage(&g->cnt[c]);
+}
+
+static bool event_is_ancestor(struct mcg_group *a, struct mcg_group *g)
+{
+	for (; g; g = g->parent)
+		if (g == a)
+			return true;
+	return false;
+}
+
+/* Signal every threshold on g or its ancestors that usage crossed, either
+ * way, since its last check. Caller holds er->lock. */
+static void event_thresholds_locked(struct event_registry *er, struct mcg_group *g)
+{
+	for (struct event_reg *ev = er->head; ev; ev = ev->next) {
+		bool above;
+
+		if ((ev->kind != EV_THRESHOLD && ev->kind != EV_MEMSW_THRESHOLD) ||
+		    !event_is_ancestor(ev->g, g))
+			continue;
+		above = ev->threshold <= event_usage_of(ev->g, ev->kind);
+		if (above != ev->above) {
+			ev->above = above;
+			event_signal(ev->efd);
+		}
+	}
+}
+
+void event_usage(struct mcg_group *g, void *arg)
+{
+	struct event_registry *er = ((struct cgfs *)arg)->events;
+
+	if (!er || atomic_load(&er->nthresh) == 0)
+		return;
+	pthread_mutex_lock(&er->lock);
+	event_thresholds_locked(er, g);
+	pthread_mutex_unlock(&er->lock);
+}
+
+/* Deliver a pressure level computed for origin (§5.14): walking up, local
+ * registrations fire only at the origin, default ones only until some
+ * registration below fired, hierarchy ones always. Caller holds er->lock. */
+static void event_pressure_deliver(struct event_registry *er, struct mcg_group *origin, int level)
+{
+	bool signalled = false;
+
+	for (struct mcg_group *g = origin; g; g = g->parent) {
+		bool fired = false;
+
+		for (struct event_reg *ev = er->head; ev; ev = ev->next) {
+			if (ev->kind != EV_PRESSURE || ev->g != g || level < ev->level)
+				continue;
+			if ((g != origin && ev->mode == PRESS_LOCAL) ||
+			    (signalled && ev->mode == PRESS_DEFAULT))
+				continue;
+			event_signal(ev->efd);
+			fired = true;
+		}
+		signalled |= fired;
+	}
+}
+
+void event_pressure(struct mcg_group *g, long scanned, long reclaimed, int prio, void *arg)
+{
+	struct event_registry *er = ((struct cgfs *)arg)->events;
+	struct event_window *w = NULL;
+	long pct;
+
+	if (!er || atomic_load(&er->npress) == 0)
+		return;
+	pthread_mutex_lock(&er->lock);
+	if (prio <= EVENT_CRIT_PRIO) {
+		/* reclaim had to dig this deep: critical, whatever it got */
+		event_pressure_deliver(er, g, PRESS_CRITICAL);
+		pthread_mutex_unlock(&er->lock);
+		return;
+	}
+	for (unsigned i = 0; i < EVENT_WINDOWS && !w; i++)
+		if (er->win[i].id == g->id && er->win[i].gen == g->gen)
+			w = &er->win[i];
+	if (!w) {
+		w = &er->win[er->next_win++ % EVENT_WINDOWS];
+		*w = (struct event_window){ g->id, g->gen, 0, 0 };
+	}
+	w->scanned += scanned;
+	w->reclaimed += reclaimed;
+	if (w->scanned >= EVENT_WIN_PAGES) {
+		pct = w->reclaimed >= w->scanned ? 0 : 100 - w->reclaimed * 100 / w->scanned;
+		w->scanned = w->reclaimed = 0;
+		event_pressure_deliver(er, g, pct >= 95 ? PRESS_CRITICAL :
+					      pct >= 60 ? PRESS_MEDIUM : PRESS_LOW);
+	}
+	pthread_mutex_unlock(&er->lock);
+}
+
 int event_control_write(struct cgfs_req *r, int unused, const struct gram_value *v)
 {
 	const char *s = v->str, *args;
@@ -220,8 +351,15 @@ int event_control_write(struct cgfs_req *r, int unused, const struct gram_value 
 	ev->g = r->g;
 	mcg_get(ev->g);
 	pthread_mutex_lock(&r->fs->events->lock);
+	if (ev->kind == EV_THRESHOLD || ev->kind == EV_MEMSW_THRESHOLD) {
+		/* the others are checked first; the new one takes its side
+		 * without a signal */
+		event_thresholds_locked(r->fs->events, ev->g);
+		ev->above = ev->threshold <= event_usage_of(ev->g, ev->kind);
+	}
 	ev->next = r->fs->events->head;
 	r->fs->events->head = ev;
+	event_count(r->fs->events, ev, 1);
 	/* An OOM registration on a group already under OOM fires at once. */
 	if (ev->kind == EV_OOM)
 		for (struct mcg_group *i = ev->g; i; i = i->parent)
@@ -245,6 +383,7 @@ void event_group_removed(struct cgfs *fs, struct mcg_group *g)
 			*pp = ev->next;
 			ev->next = dead;
 			dead = ev;
+			event_count(fs->events, ev, -1);
 		} else {
 			pp = &ev->next;
 		}

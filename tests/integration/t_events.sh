@@ -36,6 +36,41 @@ expect "user registration" "$(as_user "$TEST_USER" "$EVCTL" "$A" memory.usage_in
 chmod 222 "$A/cgroup.event_control"
 expect "world-writable on 6.12" "$(as_user "$TEST_USER" "$EVCTL" "$A" memory.oom_control "")" "OK"
 
+# usage thresholds fire when usage crosses them, up and down (§5.12)
+CTL="$MEMCGFS_BUILD/memcgctl"
+mkdir "$MNT/t"
+expect "threshold crossed up, then down at exit" \
+	"$("$EVCTL" "$MNT/t" memory.usage_in_bytes 8M run 300 \
+		"$CTL" sim -m "$MNT" -g /t -e 'alloc anon h 16M' -e 'touch h seq write')" "FIRED 2"
+expect "threshold never reached" \
+	"$("$EVCTL" "$MNT/t" memory.usage_in_bytes 64M run 300 \
+		"$CTL" sim -m "$MNT" -g /t -e 'alloc anon h 16M' -e 'touch h seq write')" "FIRED 0"
+expect "memsw threshold" \
+	"$("$EVCTL" "$MNT/t" memory.memsw.usage_in_bytes 4M run 300 \
+		"$CTL" sim -m "$MNT" -g /t -e 'alloc anon h 16M' -e 'touch h seq write')" "FIRED 2"
+expect "a parent's threshold sees its children" \
+	"$("$EVCTL" "$MNT" memory.usage_in_bytes "$(( $(cat "$MNT/memory.usage_in_bytes") + (8 << 20) ))" run 300 \
+		"$CTL" sim -m "$MNT" -g /t -e 'alloc anon h 16M' -e 'touch h seq write')" "FIRED 2"
+
+# pressure levels from reclaim aimed at a group (§5.14)
+mkdir "$MNT/pr" "$MNT/pr/c"
+echo 8M > "$MNT/pr/c/memory.limit_in_bytes"
+"$CTL" sim -m "$MNT" -e 'file pf 32M'
+CHURN="$MNT.churn"
+printf '#!/bin/sh\nexec "%s" sim -m "%s" -g /pr/c -e "map pf m" -e "touch m seq"\n' "$CTL" "$MNT" > "$CHURN"
+chmod +x "$CHURN"
+fired() { "$EVCTL" "$1" memory.pressure_level "$2" run 200 "${@:3}" | cut -d' ' -f2; }
+expect "low fires on reclaim of clean page cache" "$(( $(fired "$MNT/pr/c" low "$CHURN") > 0 ))" 1
+expect "critical does not (it was easy)" "$(fired "$MNT/pr/c" critical "$CHURN")" 0
+expect "local on the parent does not" "$(fired "$MNT/pr" low,local "$CHURN")" 0
+expect "hierarchy on the parent does" "$(( $(fired "$MNT/pr" low,hierarchy "$CHURN") > 0 ))" 1
+# default mode: the parent's stays quiet while the child's fires
+out=$("$EVCTL" "$MNT/pr" memory.pressure_level low run 200 \
+	"$EVCTL" "$MNT/pr/c" memory.pressure_level low run 100 "$CHURN")
+expect "default: the child's fired" "$(( $(echo "$out" | head -n1 | cut -d' ' -f2) > 0 ))" 1
+expect "default: the parent's did not" "$(echo "$out" | tail -n1)" "FIRED 0"
+rm -f "$CHURN"
+
 # rmdir signals every registration once
 mkdir "$MNT/gone"
 expect "rmdir fires the eventfd" "$("$EVCTL" "$MNT/gone" memory.oom_control "" rmdir)" "FIRED 1"

@@ -4,14 +4,17 @@
  * DIR is the group directory, CONTROL a file name in it (or an absolute
  * path), ARGS the third field ("" for none). MODE:
  *   eventfd (default), pipe (a non-eventfd), closed-efd, closed-cfd,
- *   rmdir (register, remove DIR, then report whether the eventfd fired).
- * Prints OK, the errno name, or for rmdir "FIRED n". */
+ *   rmdir (register, remove DIR, then report whether the eventfd fired),
+ *   run MS CMD... (register, run CMD and wait for it, wait MS more
+ *   milliseconds, then report how often the eventfd fired).
+ * Prints OK, the errno name, or for rmdir and run "FIRED n". */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
@@ -55,6 +58,25 @@ int main(int argc, char **argv)
 	if (write(ecfd, line, strlen(line)) < 0) {
 		printf("%s\n", strerrorname_np(errno));
 		return 1;
+	}
+	if (strcmp(mode, "run") == 0 && argc > 6) {
+		pid_t pid = fork();
+		int status;
+
+		if (pid == 0) {
+			close(efd);
+			close(cfd);
+			close(ecfd);
+			execvp(argv[6], argv + 6);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) < 0)
+			return 2;
+		usleep((useconds_t)atoi(argv[5]) * 1000);
+		if (eventfd_read(efd, &v) < 0)
+			v = 0;
+		printf("FIRED %llu\n", (unsigned long long)v);
+		return 0;
 	}
 	if (strcmp(mode, "rmdir") == 0) {
 		close(cfd);

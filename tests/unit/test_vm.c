@@ -405,6 +405,72 @@ START_TEST(test_throttle_hook_refusal_stays_in_group)
 }
 END_TEST
 
+struct hook_log {
+	int usage_calls, pressure_calls;
+	long scanned, reclaimed;
+	int prio;
+};
+
+static void log_usage(struct mcg_group *g, void *arg)
+{
+	((struct hook_log *)arg)->usage_calls++;
+}
+
+static void log_pressure(struct mcg_group *g, long scanned, long reclaimed, int prio, void *arg)
+{
+	struct hook_log *l = arg;
+
+	l->pressure_calls++;
+	l->scanned += scanned;
+	l->reclaimed += reclaimed;
+	l->prio = prio;
+}
+
+START_TEST(test_usage_and_pressure_hooks)
+{
+	struct hook_log log = { 0 };
+	struct mcg_config cfg = {
+		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
+		.usage_event = log_usage, .pressure_event = log_pressure, .hook_arg = &log,
+	};
+	struct mcg_engine *e;
+	struct mcg_group *a;
+	struct vm_object *t, *file;
+	struct vm_region *r, *fr, *m;
+	enum vm_fault f;
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	e = mcg_engine_new(&cfg);
+	a = mk(e, "a", 0);
+	t = vm_object_new(e, a, true, 1);
+	ck_assert_int_eq(vm_region_new(t, PK_ANON, 1280, &r), 0);
+	for (uint32_t i = 0; i < 1280; i++)
+		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
+	/* one check per 128 page events on this thread */
+	ck_assert_int_eq(log.usage_calls, 10);
+	ck_assert_int_eq(log.pressure_calls, 0);
+	vm_object_free(t);             /* 1280 uncharged, in one batch */
+	ck_assert_int_eq(log.usage_calls, 11);
+	/* reclaim aimed at a reports what it scanned and reclaimed */
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 64, NULL, NULL), 0);
+	file = vm_object_new(e, e->root, false, 2);
+	t = vm_object_new(e, a, true, 3);
+	ck_assert_int_eq(vm_region_new(file, PK_FILE, 200, &fr), 0);
+	ck_assert_int_eq(vm_map_file(t, fr, 0, 200, &m), 0);
+	for (uint32_t i = 0; i < 200; i++)
+		ck_assert_int_eq(vm_touch(m, i, 0, false, &f), 0);
+	ck_assert_int_gt(log.pressure_calls, 0);
+	ck_assert_int_ge(log.scanned, log.reclaimed);
+	ck_assert_int_ge(log.reclaimed, 200 - 64);
+	ck_assert_int_le(log.prio, 12);
+	CHECK_OK(e);
+	vm_object_free(t);
+	vm_object_free(file);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
 struct waiter {
 	struct vm_region *r;
 	int err;
@@ -741,6 +807,7 @@ Suite *vm_suite(void)
 	tcase_add_test(tc, test_oom_skips_unkillable_and_nowait);
 	tcase_add_test(tc, test_real_anon_never_swapped);
 	tcase_add_test(tc, test_throttle_hook_refusal_stays_in_group);
+	tcase_add_test(tc, test_usage_and_pressure_hooks);
 	suite_add_tcase(s, tc);
 	return s;
 }
