@@ -229,7 +229,14 @@ out_unmount:
 out_session:
 	fuse_session_destroy(se);
 out_engine:
-	event_free(fs.events);
+	{
+		/* registrations hold groups: they go first, and the engine's
+		 * teardown must not call into them any more */
+		struct event_registry *er = fs.events;
+
+		fs.events = NULL;
+		event_free(er);
+	}
 	mcg_engine_free(fs.eng);
 out_args:
 	free(cl.mountpoint);

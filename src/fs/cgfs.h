@@ -27,7 +27,7 @@ struct cgfs {
 	char release_agent[4096];
 	struct pidwatch *watch;
 	struct release_runner *rel;
-	struct event_registry *events;
+	struct event_registry *_Atomic events;  /* NULL again at teardown */
 	struct sim_server *sim;
 	struct mirror *mirror;         /* real processes (NULL: none yet) */
 	char mountpoint[4096];         /* absolute, for event_control fds */
