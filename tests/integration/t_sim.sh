@@ -81,6 +81,55 @@ expect "and moves nothing" "$(stat_of "$MNT/to" rss)/$(cat "$MNT/tiny/tasks")" "
 kill $M
 wait $M 2>/dev/null
 
+# every verb of the workload language, through the mount
+mkdir "$MNT/verbs"
+V="$MNT/verbs"
+stat_is() { wait_until 5 sh -c "[ \"\$(grep '^$2 ' '$1/memory.stat' | cut -d' ' -f2)\" = '$3' ]"; }
+"$CTL" sim -m "$MNT" -g /verbs -e 'alloc shmem sh 4M' -e 'touch sh seq' -e 'sleep 30s' &
+S=$!
+stat_is "$V" shmem $((4 << 20)) && ok || bad "shmem: $(stat_of "$V" shmem)"
+expect "shmem is page cache" "$(stat_of "$V" cache)" "$((4 << 20))"
+kill $S; wait $S 2>/dev/null
+"$CTL" sim -m "$MNT" -e 'file dirtyf 4M'
+"$CTL" sim -m "$MNT" -g /verbs -e 'map dirtyf d' -e 'touch d seq write' -e 'sleep 30s' &
+S=$!
+stat_is "$V" dirty $((4 << 20)) && ok || bad "written file pages are dirty: $(stat_of "$V" dirty)"
+kill $S; wait $S 2>/dev/null
+mkdir "$MNT/verbs2"
+V="$MNT/verbs2"
+"$CTL" sim -m "$MNT" -g /verbs2 -e 'alloc anon r 4M' -e 'touch r random count=256 write' \
+	-e 'alloc anon h 4M' -e 'touch h hot=90/10 count=512 write' -e 'sleep 30s' &
+S=$!
+wait_until 5 sh -c "[ \$(grep '^pgfault ' '$V/memory.stat' | cut -d' ' -f2) -gt 0 ]"
+sleep 0.2
+pf=$(stat_of "$V" pgfault)
+[ "$pf" -gt 0 ] && [ "$pf" -le 768 ] && ok || bad "random and hot touches fault at most once per page: $pf"
+[ "$(stat_of "$V" rss)" -le $((8 << 20)) ] && [ "$(stat_of "$V" rss)" -gt 0 ] && ok || bad "random/hot rss"
+kill $S; wait $S 2>/dev/null
+mkdir "$MNT/verbs3"
+V="$MNT/verbs3"
+"$CTL" sim -m "$MNT" -g /verbs3 -e 'alloc anon k 2M' -e 'touch k seq write' -e 'mlock k' -e 'sleep 1s' \
+	-e 'munlock k' -e 'alloc anon g 2M' -e 'touch g seq write' -e 'free g' -e 'sleep 30s' &
+S=$!
+stat_is "$V" unevictable $((2 << 20)) && ok || bad "mlock: unevictable $(stat_of "$V" unevictable)"
+stat_is "$V" unevictable 0 && ok || bad "munlock"
+stat_is "$V" rss $((2 << 20)) && ok || bad "free gives the region back: rss $(stat_of "$V" rss)"
+kill $S; wait $S 2>/dev/null
+mkdir "$MNT/verbs4"
+V="$MNT/verbs4"
+"$CTL" sim -m "$MNT" -g /verbs4 -e 'repeat 3' -e 'alloc anon t 1M' -e 'touch t seq write' -e 'free t' \
+	-e 'end' -e 'compute 20ms' -e 'fork kid' -e 'alloc anon f 1M' -e 'touch f seq write' -e 'sleep 30s' &
+S=$!
+stat_is "$V" rss $((2 << 20)) && ok || bad "fork: parent and child 1M each: rss $(stat_of "$V" rss)"
+expect "fork: two tasks" "$(wc -l < "$V/tasks")" 2
+expect "repeat: three rounds of faults, then two" "$(stat_of "$V" pgfault)" $((3 * 256 + 2 * 256))
+pkill -P $S; kill $S; wait $S 2>/dev/null
+"$CTL" sim -m "$MNT" -g /verbs4 -e 'alloc anon e 1M' -e 'touch e seq write' -e 'exit' \
+	-e 'alloc anon never 8M' -e 'touch never seq write'
+expect "exit ends the task" "$?" 0
+wait_until 5 sh -c "[ \$(grep '^rss ' '$V/memory.stat' | cut -d' ' -f2) -eq 0 ]" && ok ||
+	bad "exit: nothing after it ran, its memory is gone"
+
 # joining obeys the tasks permission rule: a user cannot join root's group
 expect "user cannot join" "$(as_user "$TEST_USER" "$CTL" sim -m "$MNT" -g /a -e 'alloc anon x 1M' 2>&1 | grep -c 'Permission denied')" "1"
 summary
