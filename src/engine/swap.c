@@ -84,6 +84,17 @@ static void swap_free_slot(struct mcg_engine *e, uint32_t slot, bool uncharge)
 	}
 }
 
+/* A counter of the device, read under its lock. */
+static long swap_read(struct mcg_engine *e, const long *field)
+{
+	long n;
+
+	pthread_mutex_lock(&e->swap.lock);
+	n = *field;
+	pthread_mutex_unlock(&e->swap.lock);
+	return n;
+}
+
 void swap_release(struct mcg_engine *e, uint32_t slot)
 {
 	swap_free_slot(e, slot, true);
@@ -99,22 +110,12 @@ void swap_cancel(struct mcg_engine *e, uint32_t slot)
 
 long swap_outs(struct mcg_engine *e)
 {
-	long n;
-
-	pthread_mutex_lock(&e->swap.lock);
-	n = e->swap.outs;
-	pthread_mutex_unlock(&e->swap.lock);
-	return n;
+	return swap_read(e, &e->swap.outs);
 }
 
 long swap_nr_free(struct mcg_engine *e)
 {
-	long n;
-
-	pthread_mutex_lock(&e->swap.lock);
-	n = e->swap.nr_free;
-	pthread_mutex_unlock(&e->swap.lock);
-	return n;
+	return swap_read(e, &e->swap.nr_free);
 }
 
 unsigned swap_owner(struct mcg_engine *e, uint32_t slot)

@@ -27,13 +27,14 @@ static char *run(const char *text, int *ret)
 	return buf;
 }
 
-/* The value of key on the last line that mentions group path. */
-static long value(const char *out, const char *path, const char *key)
+/* The value of key on the last line that starts with pat (a format with
+ * the group path in it). */
+static long last_value(const char *out, const char *fmt, const char *path, const char *key)
 {
 	char pat[300], kpat[64];
 	const char *p = out, *line = NULL, *k;
 
-	snprintf(pat, sizeof(pat), " %s usage=", path);
+	snprintf(pat, sizeof(pat), fmt, path);
 	while ((p = strstr(p, pat)))
 		line = p++;
 	ck_assert_ptr_nonnull(line);
@@ -41,6 +42,12 @@ static long value(const char *out, const char *path, const char *key)
 	k = strstr(line, kpat);
 	ck_assert_ptr_nonnull(k);
 	return strtol(k + strlen(kpat), NULL, 10);
+}
+
+/* The value of key on the last timeline line of group path. */
+static long value(const char *out, const char *path, const char *key)
+{
+	return last_value(out, " %s usage=", path, key);
 }
 
 static const char *scenario =
@@ -172,17 +179,7 @@ END_TEST
  * group path. */
 static long ext_value(const char *out, const char *path, const char *key)
 {
-	char pat[300], kpat[64];
-	const char *p = out, *line = NULL, *k;
-
-	snprintf(pat, sizeof(pat), "  %s scan_bg=", path);
-	while ((p = strstr(p, pat)))
-		line = p++;
-	ck_assert_ptr_nonnull(line);
-	snprintf(kpat, sizeof(kpat), " %s=", key);
-	k = strstr(line, kpat);
-	ck_assert_ptr_nonnull(k);
-	return strtol(k + strlen(kpat), NULL, 10);
+	return last_value(out, "  %s scan_bg=", path, key);
 }
 
 /* Eight jobs whose heaps and page cache outgrow their group. */
