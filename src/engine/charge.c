@@ -16,6 +16,7 @@
 #include "engine/move.h"
 #include "engine/oom.h"
 #include "engine/reclaim.h"
+#include "engine/swap.h"
 #include "engine/writeback.h"
 
 #define CHARGE_COSTLY_PAGES     8     /* PAGE_ALLOC_COSTLY_ORDER */
@@ -367,6 +368,8 @@ void charge_page_stat_delta(const struct page *p, long *d, long sign)
 	d[kind == PK_ANON ? STAT_RSS : STAT_CACHE] += sign;
 	if (kind == PK_SHMEM)
 		d[STAT_SHMEM] += sign;
+	if (p->kind & PS_SWAPCACHE)
+		d[STAT_SWAPCACHED] += sign;
 	if (cache && (p->flags & PG_MAPPED))
 		d[STAT_MAPPED_FILE] += sign;
 	if (cache && (p->flags & PG_DIRTY))
@@ -391,6 +394,8 @@ void charge_page_stats(struct mcg_group *g, const struct page *p, long sign)
 	stat_add(g, kind == PK_ANON ? STAT_RSS : STAT_CACHE, sign);
 	if (kind == PK_SHMEM)
 		stat_add(g, STAT_SHMEM, sign);
+	if (p->kind & PS_SWAPCACHE)
+		stat_add(g, STAT_SWAPCACHED, sign);
 	if (cache && (p->flags & PG_MAPPED))
 		stat_add(g, STAT_MAPPED_FILE, sign);
 	if (cache && (p->flags & PG_DIRTY))
@@ -468,6 +473,8 @@ void charge_release_page(struct mcg_engine *e, struct mcg_group *g, uint32_t idx
 	charge_page_stats(g, p, -1);
 	stat_add(g, STAT_PGPGOUT, 1);
 	charge_uncharge(g, 1, keep_memsw);
+	if (p->kind & PS_SWAPCACHE)
+		swap_cache_drop(e, idx);      /* its copy in swap is of no use now */
 	page_free(&e->pages, idx);
 	if (g->removed)
 		mcg_reap(g);
@@ -516,6 +523,24 @@ void charge_page_flags(struct mcg_engine *e, uint32_t idx, uint8_t set, uint8_t 
 	spin_lock(&v->lock);
 	charge_page_flags_locked(e, g, idx, set, clear);
 	spin_unlock(&v->lock);
+}
+
+bool charge_page_swapcache(struct mcg_engine *e, uint32_t idx, bool on)
+{
+	struct page *p = &e->pages.pages[idx];
+	struct mcg_group *g = mcg_by_id_pinned(e, p->memcg);
+	struct lru_vec *v = lru_vec_of(e, g, idx);
+	bool was;
+
+	spin_lock(&v->lock);
+	was = p->kind & PS_SWAPCACHE;
+	if (was != on) {
+		charge_page_stats(g, p, -1);
+		p->kind ^= PS_SWAPCACHE;
+		charge_page_stats(g, p, 1);
+	}
+	spin_unlock(&v->lock);
+	return was;
 }
 
 void charge_page_accessed(struct mcg_engine *e, uint32_t idx, uint8_t set)

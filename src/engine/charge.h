@@ -64,6 +64,10 @@ void charge_page_flags(struct mcg_engine *e, uint32_t idx, uint8_t set, uint8_t 
  * cache. All decided under the lruvec lock. */
 void charge_page_accessed(struct mcg_engine *e, uint32_t idx, uint8_t set);
 
+/* Set or clear a page's swap-cache state (its statistic follows); the
+ * state it had. */
+bool charge_page_swapcache(struct mcg_engine *e, uint32_t idx, bool on);
+
 /* Statistics a page of this kind and these flags contributes (±1 each). */
 void charge_page_stats(struct mcg_group *g, const struct page *p, long sign);
 /* The same, summed into d[STAT__COUNT] (for bulk moves), and applied. */

@@ -7,9 +7,10 @@
 
 #include "engine/check.h"
 #include "engine/memcg.h"
+#include "engine/swap.h"
 
 struct check_count {
-	long anon, file, shmem, mapped, dirty, lru[LRU__COUNT], swap, stocked;
+	long anon, file, shmem, mapped, dirty, lru[LRU__COUNT], swap, stocked, cached;
 };
 
 static int check_fail(char *msg, size_t len, const char *fmt, ...)
@@ -63,11 +64,13 @@ static int check_group(struct mcg_engine *e, struct mcg_group *g, struct check_c
 	    stat_local(g, STAT_SHMEM) != c->shmem ||
 	    stat_local(g, STAT_MAPPED_FILE) != c->mapped ||
 	    stat_local(g, STAT_DIRTY) != c->dirty ||
+	    stat_local(g, STAT_SWAPCACHED) != c->cached ||
 	    stat_local(g, STAT_SWAP) != c->swap)
 		return check_fail(msg, len, "group %u: statistics disagree with its pages "
-				  "(rss %ld/%ld cache %ld/%ld swap %ld/%ld)", g->id,
+				  "(rss %ld/%ld cache %ld/%ld swap %ld/%ld swapcached %ld/%ld)", g->id,
 				  stat_local(g, STAT_RSS), c->anon, stat_local(g, STAT_CACHE),
-				  c->file + c->shmem, stat_local(g, STAT_SWAP), c->swap);
+				  c->file + c->shmem, stat_local(g, STAT_SWAP), c->swap,
+				  stat_local(g, STAT_SWAPCACHED), c->cached);
 	if (check_lists(e, g, msg, len))
 		return -1;
 	for (struct mcg_group *k = g->children; k; k = k->sibling) {
@@ -112,6 +115,7 @@ int check_invariants(struct mcg_engine *e, char *msg, size_t len)
 		case PK_FILE: c->file++; break;
 		case PK_SHMEM: c->shmem++; break;
 		}
+		c->cached += !!(pg[i].kind & PS_SWAPCACHE);
 		if ((pg[i].kind & PK_MASK) != PK_ANON) {
 			c->mapped += !!(pg[i].flags & PG_MAPPED);
 			c->dirty += !!(pg[i].flags & PG_DIRTY);
@@ -120,6 +124,18 @@ int check_invariants(struct mcg_engine *e, char *msg, size_t len)
 	for (uint32_t s = 0; s < e->swap.nr_slots; s++)
 		if (e->swap.memcg[s])
 			counts[e->swap.memcg[s]].swap++;
+	{
+		/* every cached slot belongs to a page in the swap cache */
+		long pages = 0;
+
+		for (uint32_t i = 0; i < e->pages.nr_pages; i++)
+			pages += pg[i].memcg && (pg[i].kind & PS_SWAPCACHE);
+		if (pages != swap_nr_cached(e)) {
+			free(counts);
+			return check_fail(msg, len, "swap cache: %ld pages, %ld cached slots", pages,
+					  swap_nr_cached(e));
+		}
+	}
 	for (unsigned cpu = 0; cpu < e->cfg.cpus; cpu++)
 		if (e->stock[cpu].g)
 			counts[e->stock[cpu].g->id].stocked += e->stock[cpu].nr;

@@ -21,6 +21,7 @@ enum page_kind {
 /* States kept in the upper bits of the kind byte, under the lruvec lock. */
 #define PS_ISOLATED  0x10   /* taken off its LRU by reclaim */
 #define PS_DOOMED    0x20   /* freed by its owner while isolated */
+#define PS_SWAPCACHE 0x40   /* an anon page whose copy in swap is still good */
 
 enum page_flag {
 	PG_ACTIVE      = 1 << 0,

@@ -116,7 +116,7 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 	struct lru_vec *v = lru_vec_of(e, g, idx);
 	uint32_t slot = SWAP_NONE;
 	uint8_t flags;
-	bool doomed;
+	bool doomed, reused = false;
 
 	/* accesses may still set bits of an isolated page: read them locked */
 	spin_lock(&v->lock);
@@ -148,14 +148,19 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 		return false;
 	}
 	if (anon) {
-		if (!rc->may_swap || (slot = swap_out(g)) == SWAP_NONE) {
+		/* a page whose copy in swap is still good goes back to its
+		 * slot without a write (the swap cache) */
+		if (rc->may_swap && charge_page_swapcache(e, idx, false) &&
+		    (slot = swap_cache_reuse(g, idx)) != SWAP_NONE)
+			reused = true;
+		else if (!rc->may_swap || (slot = swap_out(g)) == SWAP_NONE) {
 			reclaim_putback(rc, g, idx, PG_ACTIVE, 0);
 			return false;
 		}
 	}
 	if (e->cfg.evict && !e->cfg.evict(p->owner, idx, slot, e->cfg.hook_arg_evict)) {
 		if (slot != SWAP_NONE)
-			swap_cancel(e, slot);
+			reused ? swap_cache_unreuse(e, slot) : swap_cancel(e, slot);
 		reclaim_putback(rc, g, idx, PG_ACTIVE, 0);
 		return false;
 	}
@@ -165,7 +170,7 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 	spin_unlock(&v->lock);
 	if (doomed && slot != SWAP_NONE) {
 		/* freed by its owner meanwhile: nothing left to keep in swap */
-		swap_cancel(e, slot);
+		reused ? swap_cache_unreuse(e, slot) : swap_cancel(e, slot);
 		slot = SWAP_NONE;
 	}
 	charge_release_page(e, g, idx, slot != SWAP_NONE);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine/charge.h"
 #include "engine/memcg.h"
@@ -21,8 +22,14 @@ int swap_init(struct mcg_engine *e, long nr_slots)
 		return -EINVAL;
 	s->memcg = calloc((size_t)nr_slots, sizeof(*s->memcg));
 	s->next = calloc((size_t)nr_slots, sizeof(*s->next));
-	if (!s->memcg || !s->next)
+	for (s->cache_mask = 1; s->cache_mask < 2 * (uint32_t)nr_slots; s->cache_mask <<= 1)
+		;
+	s->cache_page = malloc((size_t)s->cache_mask * sizeof(*s->cache_page));
+	s->cache_slot = malloc((size_t)s->cache_mask * sizeof(*s->cache_slot));
+	if (!s->memcg || !s->next || !s->cache_page || !s->cache_slot)
 		return -ENOMEM;
+	memset(s->cache_page, 0xff, (size_t)s->cache_mask * sizeof(*s->cache_page));
+	s->cache_mask--;
 	s->nr_slots = (uint32_t)nr_slots;
 	s->nr_free = nr_slots;
 	return 0;
@@ -33,6 +40,8 @@ void swap_destroy(struct mcg_engine *e)
 	pthread_mutex_destroy(&e->swap.lock);
 	free(e->swap.memcg);
 	free(e->swap.next);
+	free(e->swap.cache_page);
+	free(e->swap.cache_slot);
 }
 
 uint32_t swap_out(struct mcg_group *g)
@@ -145,4 +154,116 @@ bool swap_move(struct mcg_engine *e, uint32_t slot, struct mcg_group *src, struc
 		mcg_put(src);
 	}
 	return moved;
+}
+
+/* The cache's home of page: its bucket, or the empty one where it would
+ * go. Caller holds the lock. */
+static uint32_t swap_cache_find(struct swap_dev *s, uint32_t page)
+{
+	uint32_t i = (page * 2654435761u) & s->cache_mask;
+
+	while (s->cache_page[i] != SWAP_NONE && s->cache_page[i] != page)
+		i = (i + 1) & s->cache_mask;
+	return i;
+}
+
+/* Remove page's entry (backward-shift deletion: no tombstones); its slot or
+ * SWAP_NONE. Caller holds the lock. */
+static uint32_t swap_cache_remove(struct swap_dev *s, uint32_t page)
+{
+	uint32_t i, j, slot;
+
+	if (!s->cache_page)
+		return SWAP_NONE;
+	i = swap_cache_find(s, page);
+	if (s->cache_page[i] == SWAP_NONE)
+		return SWAP_NONE;
+	slot = s->cache_slot[i];
+	s->nr_cached--;
+	for (j = (i + 1) & s->cache_mask; s->cache_page[j] != SWAP_NONE; j = (j + 1) & s->cache_mask) {
+		uint32_t home = (s->cache_page[j] * 2654435761u) & s->cache_mask;
+
+		/* move j back into the hole at i unless its home lies in (i, j] */
+		if (((j - home) & s->cache_mask) >= ((j - i) & s->cache_mask)) {
+			s->cache_page[i] = s->cache_page[j];
+			s->cache_slot[i] = s->cache_slot[j];
+			i = j;
+		}
+	}
+	s->cache_page[i] = SWAP_NONE;
+	return slot;
+}
+
+bool swap_cache_keep(struct mcg_engine *e, uint32_t slot, uint32_t page)
+{
+	struct swap_dev *s = &e->swap;
+	struct mcg_group *g;
+	unsigned id;
+	uint32_t i;
+
+	pthread_mutex_lock(&s->lock);
+	/* vm_swap_full: with half the device in use, swap-ins free their slot */
+	if (s->nr_free * 2 < (long)s->nr_slots) {
+		pthread_mutex_unlock(&s->lock);
+		swap_release(e, slot);
+		return false;
+	}
+	id = s->memcg[slot];
+	s->memcg[slot] = 0;               /* allocated, charged to nobody */
+	i = swap_cache_find(s, page);
+	s->cache_page[i] = page;
+	s->cache_slot[i] = slot;
+	s->nr_cached++;
+	pthread_mutex_unlock(&s->lock);
+	if ((g = mcg_by_id(e, id))) {
+		/* the page's own memsw charge stands for both now */
+		stat_add(g, STAT_SWAP, -1);
+		if (!mcg_is_root(g) && !e->cfg.no_accounting)
+			pc_uncharge(&g->cnt[MCG_MEMSW], 1);
+		mcg_put(g);               /* the slot's */
+		if (g->removed)
+			mcg_reap(g);
+		mcg_put(g);               /* ours */
+	}
+	return true;
+}
+
+uint32_t swap_cache_reuse(struct mcg_group *g, uint32_t page)
+{
+	struct swap_dev *s = &g->eng->swap;
+	uint32_t slot;
+
+	pthread_mutex_lock(&s->lock);
+	if ((slot = swap_cache_remove(s, page)) != SWAP_NONE)
+		s->memcg[slot] = (uint16_t)g->id;
+	pthread_mutex_unlock(&s->lock);
+	if (slot != SWAP_NONE) {
+		mcg_get(g);
+		stat_add(g, STAT_SWAP, 1);
+	}
+	return slot;
+}
+
+void swap_cache_unreuse(struct mcg_engine *e, uint32_t slot)
+{
+	swap_free_slot(e, slot, false);
+}
+
+void swap_cache_drop(struct mcg_engine *e, uint32_t page)
+{
+	struct swap_dev *s = &e->swap;
+	uint32_t slot;
+
+	pthread_mutex_lock(&s->lock);
+	if ((slot = swap_cache_remove(s, page)) != SWAP_NONE) {
+		s->next[slot] = s->free_head;
+		s->free_head = slot;
+		s->nr_free++;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+long swap_nr_cached(struct mcg_engine *e)
+{
+	return swap_read(e, &e->swap.nr_cached);
 }

@@ -21,6 +21,12 @@ struct swap_dev {
 	long nr_free;
 	uint16_t *memcg;          /* owner id per slot, 0 when free */
 	long outs;                /* pages written out (swap_out, less cancels) */
+	/* The swap cache: resident pages whose slot still holds their copy
+	 * (swapped in by a read), page -> slot, open addressing. The slot is
+	 * allocated but charged to nobody (owner 0). */
+	uint32_t *cache_page, *cache_slot;
+	uint32_t cache_mask;      /* capacity - 1 (a power of two) */
+	long nr_cached;
 	uint32_t *next;
 };
 
@@ -37,6 +43,21 @@ void swap_release(struct mcg_engine *e, uint32_t slot);
  * charge. */
 void swap_cancel(struct mcg_engine *e, uint32_t slot);
 long swap_nr_free(struct mcg_engine *e);
+
+/* Swap cache (swapcached in memory.stat). At a read swap-in of page from
+ * slot: while swap is under half full, the slot's memsw charge and
+ * statistic go (as swap_release) but the slot stays, cached for the page;
+ * false when it was released instead. */
+bool swap_cache_keep(struct mcg_engine *e, uint32_t slot, uint32_t page);
+/* Reclaim swaps a cached page out again: its slot, now owned (charged
+ * statistic and group reference) by g, without a write; or SWAP_NONE. */
+uint32_t swap_cache_reuse(struct mcg_group *g, uint32_t page);
+/* The page was written or freed: its cached slot is freed. */
+void swap_cache_drop(struct mcg_engine *e, uint32_t page);
+/* Undo swap_cache_reuse when the page stays after all (no write, no
+ * charge change: the slot is freed). */
+void swap_cache_unreuse(struct mcg_engine *e, uint32_t slot);
+long swap_nr_cached(struct mcg_engine *e);
 /* Move-charge: hand slot from src to dst (statistic and the slot's group
  * reference; the caller moves the memsw charge). false if src did not own
  * it. */

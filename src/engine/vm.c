@@ -356,6 +356,10 @@ int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_
 		pthread_mutex_lock(&o->lock);
 		v = atomic_load(&t->slot[off]);
 		if (v != VM_EMPTY && (v & VM_TAG_MASK) == VM_TAG_PAGE) {
+			/* a write makes the copy in swap stale */
+			if (write && e->swap.nr_slots && t->kind != PK_FILE &&
+			    charge_page_swapcache(e, v, false))
+				swap_cache_drop(e, v);
 			vm_accessed(e, v, write, r->file != NULL);
 			pthread_mutex_unlock(&o->lock);
 			mcg_put(charge_to);
@@ -388,8 +392,12 @@ int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_
 		if (v == VM_EMPTY) {
 			*fault = t->kind == PK_FILE ? VM_MAJOR : VM_MINOR;
 		} else if ((v & VM_TAG_MASK) == VM_TAG_SWAP) {
-			/* swap-in: the page's new charge replaces the slot's */
-			swap_release(e, v & ~VM_TAG_MASK);
+			/* swap-in: the page's new charge replaces the slot's; a
+			 * read keeps the slot as the page's swap cache */
+			if (write)
+				swap_release(e, v & ~VM_TAG_MASK);
+			else if (swap_cache_keep(e, v & ~VM_TAG_MASK, (uint32_t)idx))
+				charge_page_swapcache(e, (uint32_t)idx, true);   /* (else released) */
 			atomic_fetch_sub(&o->swapped, 1);
 			stat_add(charge_to, STAT_REFAULT_ANON, 1);
 			*fault = VM_REFAULT;

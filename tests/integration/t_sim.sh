@@ -121,7 +121,7 @@ V="$MNT/verbs4"
 	-e 'end' -e 'compute 20ms' -e 'fork kid' -e 'alloc anon f 1M' -e 'touch f seq write' -e 'sleep 30s' &
 S=$!
 stat_is "$V" rss $((2 << 20)) && ok || bad "fork: parent and child 1M each: rss $(stat_of "$V" rss)"
-expect "fork: two tasks" "$(wc -l < "$V/tasks")" 2
+expect "fork: two processes" "$(wc -l < "$V/cgroup.procs")" 2
 expect "repeat: three rounds of faults, then two" "$(stat_of "$V" pgfault)" $((3 * 256 + 2 * 256))
 pkill -P $S; kill $S; wait $S 2>/dev/null
 "$CTL" sim -m "$MNT" -g /verbs4 -e 'alloc anon e 1M' -e 'touch e seq write' -e 'exit' \

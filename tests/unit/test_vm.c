@@ -14,6 +14,7 @@
 #include "engine/memcg.h"
 #include "engine/oom.h"
 #include "engine/reclaim.h"
+#include "engine/swap.h"
 #include "engine/vm.h"
 #include "engine/writeback.h"
 #include "engine_fixture.h"
@@ -471,6 +472,51 @@ START_TEST(test_usage_and_pressure_hooks)
 }
 END_TEST
 
+START_TEST(test_swap_cache)
+{
+	struct mcg_engine *e = vm_engine(1024);
+	struct mcg_group *a = mk(e, "a", 50);
+	struct vm_object *t = vm_object_new(e, a, true, 1);
+	struct vm_region *r;
+	enum vm_fault f;
+	long outs, swapped;
+
+	ck_assert_int_eq(vm_region_new(t, PK_ANON, 100, &r), 0);
+	for (uint32_t i = 0; i < 100; i++)
+		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
+	swapped = stat_local(a, STAT_SWAP);
+	ck_assert_int_ge(swapped, 50);
+	ck_assert_int_eq(stat_local(a, STAT_SWAPCACHED), 0);
+	/* read back: the pages keep their copy in swap (swap cache); memsw
+	 * counts each page once */
+	for (uint32_t i = 0; i < 100; i++)
+		ck_assert_int_eq(vm_touch(r, i, 0, false, &f), 0);
+	ck_assert_int_gt(stat_local(a, STAT_SWAPCACHED), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEMSW]),
+			 pc_usage(&a->cnt[MCG_MEM]) + stat_local(a, STAT_SWAP));
+	CHECK_OK(e);
+	/* a cached page goes back to swap without another write */
+	outs = swap_outs(e);
+	for (int round = 0; round < 3; round++)
+		for (uint32_t i = 0; i < 100; i++)
+			ck_assert_int_eq(vm_touch(r, i, 0, false, &f), 0);
+	ck_assert_int_eq(swap_outs(e), outs);
+	CHECK_OK(e);
+	/* a write makes the copy stale: the cache entry and its slot go */
+	for (uint32_t i = 0; i < 100; i++)
+		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
+	ck_assert_int_lt(stat_local(a, STAT_SWAPCACHED), 50);
+	CHECK_OK(e);
+	vm_object_free(t);
+	ck_assert_int_eq(stat_local(a, STAT_SWAPCACHED), 0);
+	ck_assert_int_eq(swap_nr_cached(e), 0);
+	ck_assert_int_eq(swap_nr_free(e), 1024);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
 struct waiter {
 	struct vm_region *r;
 	int err;
@@ -808,6 +854,7 @@ Suite *vm_suite(void)
 	tcase_add_test(tc, test_real_anon_never_swapped);
 	tcase_add_test(tc, test_throttle_hook_refusal_stays_in_group);
 	tcase_add_test(tc, test_usage_and_pressure_hooks);
+	tcase_add_test(tc, test_swap_cache);
 	suite_add_tcase(s, tc);
 	return s;
 }
