@@ -30,6 +30,13 @@ int page_pool_init(struct page_pool *pp, long nr_pages, unsigned nr_nodes)
 	}
 	pp->nr_pages = (uint32_t)nr_pages;
 	pp->nr_nodes = nr_nodes;
+	pp->chunk_node = malloc(((size_t)nr_pages >> PAGE_CHUNK_SHIFT) + 1);
+	if (!pp->chunk_node) {
+		munmap(pp->pages, (size_t)nr_pages * sizeof(struct page));
+		free(pp->node);
+		memset(pp, 0, sizeof(*pp));
+		return -ENOMEM;
+	}
 	for (unsigned n = 0; n < nr_nodes; n++) {
 		struct page_node *pn = &pp->node[n];
 
@@ -42,6 +49,11 @@ int page_pool_init(struct page_pool *pp, long nr_pages, unsigned nr_nodes)
 		pn->free_head = PAGE_NONE;
 		pn->nr_free = pn->end - pn->first;
 	}
+	for (uint32_t c = 0, n = 0; c <= pp->nr_pages >> PAGE_CHUNK_SHIFT; c++) {
+		while ((c << PAGE_CHUNK_SHIFT) >= pp->node[n].end && n + 1 < nr_nodes)
+			n++;
+		pp->chunk_node[c] = (uint8_t)n;
+	}
 	return 0;
 }
 
@@ -51,6 +63,7 @@ void page_pool_destroy(struct page_pool *pp)
 		return;
 	munmap(pp->pages, (size_t)pp->nr_pages * sizeof(struct page));
 	free(pp->node);
+	free(pp->chunk_node);
 	memset(pp, 0, sizeof(*pp));
 }
 

@@ -52,11 +52,14 @@ struct page_node {
 	long nr_free;          /* both kinds */
 } __attribute__((aligned(64)));   /* one per node, each on its own lines */
 
+#define PAGE_CHUNK_SHIFT 16   /* node lookup granule: 64 Ki pages */
+
 struct page_pool {
 	struct page *pages;
 	uint32_t nr_pages;
 	unsigned nr_nodes;
 	struct page_node *node;
+	uint8_t *chunk_node;   /* node of each granule's first page */
 };
 
 /* -ENOMEM, -EINVAL (no pages, or more than 2^32 - 1). Memory is reserved,
@@ -74,10 +77,8 @@ static inline unsigned page_node_of(const struct page_pool *pp, uint32_t idx)
 
 	if (pp->nr_nodes == 1)
 		return 0;
-	n = (unsigned)((uint64_t)idx * pp->nr_nodes / pp->nr_pages);
-
-	while (idx < pp->node[n].first)
-		n--;
+	/* a granule starts in one node and may end in the next few */
+	n = pp->chunk_node[idx >> PAGE_CHUNK_SHIFT];
 	while (idx >= pp->node[n].end)
 		n++;
 	return n;
