@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "engine/bgreclaim.h"
 #include "engine/memcg.h"
 #include "fs/cgfs.h"
 #include "fs/event.h"
@@ -231,9 +232,12 @@ out_session:
 out_engine:
 	{
 		/* registrations hold groups: they go first, and the engine's
-		 * teardown must not call into them any more */
+		 * teardown must not call into them any more. Background reclaim
+		 * (whose hooks read them) stops before. */
 		struct event_registry *er = fs.events;
 
+		if (fs.eng)
+			bgr_destroy(fs.eng);
 		fs.events = NULL;
 		event_free(er);
 	}
