@@ -79,12 +79,13 @@ dd if=/dev/urandom of="$DATA/shared" bs=1M count=32 status=none conv=fsync
 mkdir "$MNT/f1" "$MNT/f2"
 hog sh1 f1 -- -f "$DATA/shared"
 ready sh1
+c1=$(stat_key f1 cache)           # (a read samples sh1: it has mapped the file)
+between "first mapper pays for the file" "$c1" $((32 * MiB)) $((40 * MiB))
 hog sh2 f2 -- -f "$DATA/shared"
 ready sh2
-c1=$(stat_key f1 cache)
 c2=$(stat_key f2 cache)
-between "first mapper pays for the file" "$c1" $((32 * MiB)) $((40 * MiB))
 between "second mapper pays nothing for it" "$c2" 0 $((4 * MiB))
+expect "the first keeps it" "$(stat_key f1 cache)" "$c1"
 stop_hog "${HOGS[-1]}"
 stop_hog "${HOGS[-2]}"
 
