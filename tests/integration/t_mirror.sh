@@ -141,7 +141,9 @@ wait_until 10 sh -c "[ \$(awk '/^RssFile:/{print \$2}' /proc/$HOG_PID/status) -l
 expect "still alive" "$(kill -0 "$HOG_PID" && echo yes)" yes
 expect "no OOM kill" "$(oom_key p oom_kill)" 0
 between "usage within the limit" "$(usage p)" 0 $((32 * MiB))
-expect "limit was hit" "$(( $(cat "$MNT/p/memory.failcnt") > 0 ))" 1
+# (direct reclaim at the limit, or background reclaim above the automatic
+# high watermark got there first)
+expect "reclaim ran" "$(( $(stat_key p pg_scan) + $(stat_key p kswapd_pgscan) > 0 ))" 1
 stop_hog "$HOG_PID"
 
 # --- background reclaim pages out a real process's file pages ---
