@@ -360,6 +360,34 @@ void charge_uncharge(struct mcg_group *g, long n, bool keep_memsw)
 	charge_throttle_wake(g->eng);
 }
 
+int charge_kmem(struct mcg_group *g, unsigned cpu, long n)
+{
+	struct pc_counter *fail = NULL;
+	int err;
+
+	if (mcg_is_root(g) || g->eng->cfg.no_accounting || n <= 0)
+		return 0;
+	if ((err = charge_try(g, cpu, n)))
+		return err;
+	if (!pc_try_charge(&g->cnt[MCG_KMEM], n, &fail)) {
+		charge_uncharge(g, n, false);     /* the kmem limit (old profiles) */
+		return -ENOMEM;
+	}
+	atomic_fetch_add(&g->kmem_local, n);
+	return 0;
+}
+
+void charge_kmem_uncharge(struct mcg_group *g, long n)
+{
+	if (mcg_is_root(g) || g->eng->cfg.no_accounting || n <= 0)
+		return;
+	atomic_fetch_sub(&g->kmem_local, n);
+	pc_uncharge(&g->cnt[MCG_KMEM], n);
+	charge_uncharge(g, n, false);
+	if (atomic_load(&g->removed))
+		mcg_reap(g);
+}
+
 void charge_page_stat_delta(const struct page *p, long *d, long sign)
 {
 	unsigned kind = p->kind & PK_MASK;

@@ -38,6 +38,12 @@ void charge_drain(struct mcg_engine *e, struct mcg_group *g);
 /* Pages currently parked in stocks, for the invariant checker. */
 long charge_stocked(struct mcg_engine *e, struct mcg_group *g);
 
+/* Kernel memory of g's tasks (page tables, stacks; no page of ours): as
+ * cgroup v1 does, it is charged to memory and memsw (with reclaim) and to
+ * kmem. 0, or -ENOMEM (nothing charged). */
+int charge_kmem(struct mcg_group *g, unsigned cpu, long n);
+void charge_kmem_uncharge(struct mcg_group *g, long n);
+
 /* Batched uncharge: between begin and end, uncharges of one group on this
  * thread are summed and applied once at end (or when the group changes). */
 void charge_batch_begin(void);

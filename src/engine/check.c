@@ -56,8 +56,8 @@ static int check_group(struct mcg_engine *e, struct mcg_group *g, struct check_c
 		       long *mem_out, long *memsw_out, char *msg, size_t len)
 {
 	struct check_count *c = &counts[g->id];
-	long own = c->anon + c->file + c->shmem + c->stocked;
-	long kids = 0, kids_sw = 0, want, want_sw;
+	long own = c->anon + c->file + c->shmem + c->stocked + atomic_load(&g->kmem_local);
+	long kids = 0, kids_sw = 0, kids_kmem = 0, want, want_sw;
 
 	if (stat_local(g, STAT_RSS) != c->anon ||
 	    stat_local(g, STAT_CACHE) != c->file + c->shmem ||
@@ -82,7 +82,13 @@ static int check_group(struct mcg_engine *e, struct mcg_group *g, struct check_c
 			kids += km;
 			kids_sw += ks;
 		}
+		if (k->cnt[MCG_KMEM].parent == &g->cnt[MCG_KMEM])
+			kids_kmem += pc_usage(&k->cnt[MCG_KMEM]);
 	}
+	if (!e->cfg.no_accounting && !mcg_is_root(g) &&
+	    pc_usage(&g->cnt[MCG_KMEM]) != atomic_load(&g->kmem_local) + kids_kmem)
+		return check_fail(msg, len, "group %u: kmem %ld, charges say %ld", g->id,
+				  pc_usage(&g->cnt[MCG_KMEM]), atomic_load(&g->kmem_local) + kids_kmem);
 	*mem_out = own + kids;
 	*memsw_out = own + c->swap + kids_sw;
 	/* The root is never charged directly: its counters see its children. */

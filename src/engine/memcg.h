@@ -126,6 +126,7 @@ struct mcg_group {
 	atomic_bool bgr_queued;       /* background reclaim queued or running */
 	atomic_long bgr_runs;         /* background reclaim runs (pgoutrun) */
 	atomic_long allocstall;       /* charges that went into direct reclaim */
+	atomic_long kmem_local;       /* kernel memory charged here (not children) */
 	atomic_int reclaimers;        /* tasks in direct reclaim on this group */
 	atomic_int reclaimers_peak;   /* the most there ever were (tests) */
 	/* reclaim activity, split by who reclaimed: [0] direct, [1] background */

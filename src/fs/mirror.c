@@ -96,6 +96,8 @@ struct mirror_proc {
 	_Atomic uint64_t next_ns;     /* also set by mirror_track */
 	long last_pages;
 	struct mcg_group *stopped;    /* SIGSTOPped for this group's OOM */
+	struct mcg_group *kmem_g;     /* where its kernel memory is charged */
+	long kmem;                    /* pages: page tables and kernel stacks */
 	bool gone;
 	struct mirror_proc *next;
 };
@@ -460,6 +462,55 @@ static void mirror_shrink(struct mirror_proc *p, enum page_kind kind, struct mcg
 	}
 }
 
+/* ---- kernel memory ---- */
+
+#define MIRROR_STACK_PAGES 4          /* THREAD_SIZE: 16 KiB a thread */
+
+/* Page tables (VmPTE) and a kernel stack per thread, in pages; -1 when
+ * the process is gone. */
+static long mirror_kmem_pages(pid_t tgid)
+{
+	char path[64], line[256];
+	long pte = -1, threads = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tgid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "VmPTE:", 6))
+			pte = mirror_kb_pages(line + 6);
+		else if (!strncmp(line, "Threads:", 8))
+			threads = strtol(line + 8, NULL, 10);
+	}
+	fclose(f);
+	return pte < 0 || threads < 0 ? -1 : pte + threads * MIRROR_STACK_PAGES;
+}
+
+/* Charge p's kernel memory to g (NULL: nowhere). It follows the process's
+ * current group; a charge that fails is tried again next sample. */
+static void mirror_kmem(struct mirror_proc *p, struct mcg_group *g, long want, unsigned cpu)
+{
+	if (p->kmem_g && p->kmem_g != g) {
+		charge_kmem_uncharge(p->kmem_g, p->kmem);
+		mcg_put(p->kmem_g);
+		p->kmem_g = NULL;
+		p->kmem = 0;
+	}
+	if (!g)
+		return;
+	if (!p->kmem_g) {
+		mcg_get(g);
+		p->kmem_g = g;
+	}
+	if (want > p->kmem && charge_kmem(g, cpu, want - p->kmem) == 0)
+		p->kmem = want;
+	else if (want < p->kmem) {
+		charge_kmem_uncharge(g, p->kmem - want);
+		p->kmem = want;
+	}
+}
+
 /* ---- enforcement ---- */
 
 /* A charge failed. With oom_kill_disable the group named the engine's OOM
@@ -700,6 +751,12 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 			mirror_oom(m, p);
 		else if (err == -EFAULT)
 			mirror_release(p);   /* the OOM killer chose it */
+		if (!p->gone) {
+			long kmem = mirror_kmem_pages(p->tgid);
+
+			if (kmem >= 0)
+				mirror_kmem(p, in_child ? g : NULL, kmem, cpu);
+		}
 	}
 	free(s.files);
 	if (p->gone) {
@@ -731,6 +788,7 @@ static void mirror_release(struct mirror_proc *p)
 		return;
 	p->gone = true;
 	mirror_cont(p);
+	mirror_kmem(p, NULL, 0, 0);
 	for (unsigned i = 0; i < p->nera; i++) {
 		mcg_put(p->era[i].g);
 		free(p->era[i].reg);

@@ -59,6 +59,10 @@ between "usage covers the anon RSS once (4 threads)" "$u" "$anon" $((rss + 4 * M
 expect "rss stat is the anon RSS" "$(stat_key a/b rss)" "$anon"
 expect "parent carries it" "$(usage a)" "$u"
 between "parent total_rss" "$(stat_key a total_rss)" "$anon" "$anon"
+# kernel memory: its page tables and a 16 KiB stack per thread
+kmem=$(( ($(kb "$HOG_PID" VmPTE) + 16 * $(kb "$HOG_PID" Threads)) * 1024 ))
+expect "kmem: page tables and stacks" "$(cat "$MNT/a/b/memory.kmem.usage_in_bytes")" "$kmem"
+expect "kmem is in the parent's too" "$(cat "$MNT/a/memory.kmem.usage_in_bytes")" "$kmem"
 between "mapped_file counted" "$(stat_key a/b mapped_file)" 4096 $((rss - anon + 4 * MiB))
 # within a second, without a read to prompt it: the periodic sample
 hog acc2 a/b -- -a 16
@@ -72,6 +76,7 @@ stop_hog "${HOGS[0]}"
 wait_until 5 sh -c "[ \$(awk '\$1==\"rss\"{print \$2}' $MNT/a/b/memory.stat) -eq 0 ]" ||
 	bad "rss did not drop after exit"
 expect "rss after exit" "$(stat_key a/b rss)" 0
+expect "kmem after exit" "$(cat "$MNT/a/b/memory.kmem.usage_in_bytes")" 0
 between "usage after exit: page cache only" "$(usage a/b)" 0 $((8 * MiB))
 
 # --- a file mapped in two groups is charged once ---

@@ -517,6 +517,34 @@ START_TEST(test_swap_cache)
 }
 END_TEST
 
+START_TEST(test_kmem_charges)
+{
+	struct mcg_engine *e = vm_engine(0);
+	struct mcg_group *p = mk(e, "p", 0), *a;
+
+	ck_assert_int_eq(mcg_create(e, p, "a", NULL, NULL, &a), 0);
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 20, NULL, NULL), 0);
+	/* kernel memory counts in kmem and, as in cgroup v1, in memory */
+	ck_assert_int_eq(charge_kmem(a, 0, 12), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), 12);
+	ck_assert_int_eq(pc_usage(&p->cnt[MCG_KMEM]), 12);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 12);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEMSW]), 12);
+	CHECK_OK(e);
+	/* over the memory limit with nothing to reclaim: refused, nothing kept */
+	ck_assert_int_eq(charge_kmem(a, 0, 10), -ENOMEM);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), 12);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 12);
+	charge_kmem_uncharge(a, 12);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), 0);
+	ck_assert_int_eq(pc_usage(&p->cnt[MCG_MEM]), 0);
+	CHECK_OK(e);
+	mcg_put(p);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
 struct waiter {
 	struct vm_region *r;
 	int err;
@@ -855,6 +883,7 @@ Suite *vm_suite(void)
 	tcase_add_test(tc, test_throttle_hook_refusal_stays_in_group);
 	tcase_add_test(tc, test_usage_and_pressure_hooks);
 	tcase_add_test(tc, test_swap_cache);
+	tcase_add_test(tc, test_kmem_charges);
 	suite_add_tcase(s, tc);
 	return s;
 }
