@@ -178,21 +178,13 @@ static void charge_stock_refill(struct mcg_engine *e, unsigned cpu, struct mcg_g
 	spin_unlock(&s->lock);
 }
 
-static bool charge_in_subtree(struct mcg_group *g, struct mcg_group *top)
-{
-	for (; g; g = g->parent)
-		if (g == top)
-			return true;
-	return false;
-}
-
 void charge_drain(struct mcg_engine *e, struct mcg_group *g)
 {
 	for (unsigned c = 0; c < e->cfg.cpus; c++) {
 		struct charge_stock *s = &e->stock[c];
 
 		spin_lock(&s->lock);
-		if (s->g && (!g || charge_in_subtree(s->g, g)))
+		if (s->g && (!g || mcg_in_subtree(s->g, g)))
 			charge_stock_drain_locked(s);
 		spin_unlock(&s->lock);
 	}
@@ -206,7 +198,7 @@ long charge_stocked(struct mcg_engine *e, struct mcg_group *g)
 		struct charge_stock *s = &e->stock[c];
 
 		spin_lock(&s->lock);
-		if (s->g && (!g || charge_in_subtree(s->g, g)))
+		if (s->g && (!g || mcg_in_subtree(s->g, g)))
 			n += s->nr;
 		spin_unlock(&s->lock);
 	}

@@ -194,6 +194,15 @@ void mcg_put(struct mcg_group *g);
 
 static inline bool mcg_is_root(const struct mcg_group *g) { return g->parent == NULL; }
 
+/* g is top or one of its descendants (removed ones included). */
+static inline bool mcg_in_subtree(const struct mcg_group *g, const struct mcg_group *top)
+{
+	for (; g; g = g->parent)
+		if (g == top)
+			return true;
+	return false;
+}
+
 /* Names of the live children, for readdir: calls fn for each under the read
  * lock (fn must not call back into the engine). */
 void mcg_for_each_child(struct mcg_engine *e, struct mcg_group *g,

@@ -208,14 +208,6 @@ void move_end(struct mcg_engine *e)
 	pthread_mutex_unlock(&ms->serial);
 }
 
-static bool move_under(struct mcg_group *g, struct mcg_group *top)
-{
-	for (; g; g = g->parent)
-		if (g == top)
-			return true;
-	return false;
-}
-
 bool move_wait(struct mcg_group *over)
 {
 	struct move_state *ms = over->eng->move;
@@ -225,7 +217,7 @@ bool move_wait(struct mcg_group *over)
 		return false;
 	pthread_mutex_lock(&ms->lock);
 	while (ms->from && !pthread_equal(ms->mover, pthread_self()) &&
-	       (move_under(ms->from, over) || move_under(ms->to, over))) {
+	       (mcg_in_subtree(ms->from, over) || mcg_in_subtree(ms->to, over))) {
 		pthread_cond_wait(&ms->done, &ms->lock);
 		waited = true;
 	}

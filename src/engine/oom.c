@@ -53,14 +53,6 @@ void oom_wake(struct mcg_engine *e)
 	pthread_mutex_unlock(&os->lock);
 }
 
-static bool oom_in_subtree(struct mcg_group *g, struct mcg_group *top)
-{
-	for (; g; g = g->parent)
-		if (g == top)
-			return true;
-	return false;
-}
-
 /* The largest task of the subtree, referenced through its group; NULL if
  * there is none with memory. */
 static struct vm_object *oom_select(struct mcg_group *over)
@@ -78,7 +70,7 @@ static struct vm_object *oom_select(struct mcg_group *over)
 		if (!o->is_task || atomic_load(&o->dead) || atomic_load(&o->unkillable))
 			continue;
 		pthread_mutex_lock(&o->lock);
-		in = oom_in_subtree(o->g, over);
+		in = mcg_in_subtree(o->g, over);
 		pthread_mutex_unlock(&o->lock);
 		if (!in)
 			continue;

@@ -69,10 +69,26 @@ uint32_t swap_out(struct mcg_group *g)
 	return slot;
 }
 
+/* A slot of group id has no owner any more: its statistic, its memsw
+ * charge (when uncharge) and its reference on the group go. */
+static void swap_disown(struct mcg_engine *e, unsigned id, bool uncharge)
+{
+	struct mcg_group *g = mcg_by_id(e, id);
+
+	if (!g)
+		return;
+	stat_add(g, STAT_SWAP, -1);
+	if (uncharge && !mcg_is_root(g) && !e->cfg.no_accounting)
+		pc_uncharge(&g->cnt[MCG_MEMSW], 1);
+	mcg_put(g);                       /* the slot's */
+	if (g->removed)
+		mcg_reap(g);
+	mcg_put(g);                       /* ours */
+}
+
 static void swap_free_slot(struct mcg_engine *e, uint32_t slot, bool uncharge)
 {
 	struct swap_dev *s = &e->swap;
-	struct mcg_group *g;
 	unsigned id;
 
 	pthread_mutex_lock(&s->lock);
@@ -82,15 +98,7 @@ static void swap_free_slot(struct mcg_engine *e, uint32_t slot, bool uncharge)
 	s->free_head = slot;
 	s->nr_free++;
 	pthread_mutex_unlock(&s->lock);
-	if ((g = mcg_by_id(e, id))) {
-		stat_add(g, STAT_SWAP, -1);
-		if (uncharge && !mcg_is_root(g) && !e->cfg.no_accounting)
-			pc_uncharge(&g->cnt[MCG_MEMSW], 1);
-		mcg_put(g);               /* the slot's */
-		if (g->removed)
-			mcg_reap(g);
-		mcg_put(g);               /* ours */
-	}
+	swap_disown(e, id, uncharge);
 }
 
 /* A counter of the device, read under its lock. */
@@ -197,7 +205,6 @@ static uint32_t swap_cache_remove(struct swap_dev *s, uint32_t page)
 bool swap_cache_keep(struct mcg_engine *e, uint32_t slot, uint32_t page)
 {
 	struct swap_dev *s = &e->swap;
-	struct mcg_group *g;
 	unsigned id;
 	uint32_t i;
 
@@ -215,16 +222,7 @@ bool swap_cache_keep(struct mcg_engine *e, uint32_t slot, uint32_t page)
 	s->cache_slot[i] = slot;
 	s->nr_cached++;
 	pthread_mutex_unlock(&s->lock);
-	if ((g = mcg_by_id(e, id))) {
-		/* the page's own memsw charge stands for both now */
-		stat_add(g, STAT_SWAP, -1);
-		if (!mcg_is_root(g) && !e->cfg.no_accounting)
-			pc_uncharge(&g->cnt[MCG_MEMSW], 1);
-		mcg_put(g);               /* the slot's */
-		if (g->removed)
-			mcg_reap(g);
-		mcg_put(g);               /* ours */
-	}
+	swap_disown(e, id, true);         /* the page's memsw stands for both now */
 	return true;
 }
 

@@ -207,14 +207,6 @@ static long event_usage_of(struct mcg_group *g, enum event_kind kind)
 	return pc_usage(&g->cnt[c]);
 }
 
-static bool event_is_ancestor(struct mcg_group *a, struct mcg_group *g)
-{
-	for (; g; g = g->parent)
-		if (g == a)
-			return true;
-	return false;
-}
-
 /* Signal every threshold on g or its ancestors that usage crossed, either
  * way, since its last check. Caller holds er->lock. */
 static void event_thresholds_locked(struct event_registry *er, struct mcg_group *g)
@@ -223,7 +215,7 @@ static void event_thresholds_locked(struct event_registry *er, struct mcg_group 
 		bool above;
 
 		if ((ev->kind != EV_THRESHOLD && ev->kind != EV_MEMSW_THRESHOLD) ||
-		    !event_is_ancestor(ev->g, g))
+		    !mcg_in_subtree(g, ev->g))
 			continue;
 		above = ev->threshold <= event_usage_of(ev->g, ev->kind);
 		if (above != ev->above) {
@@ -404,13 +396,8 @@ void event_oom(struct mcg_group *over, void *arg)
 
 	pthread_mutex_lock(&fs->events->lock);
 	for (struct event_reg *ev = fs->events->head; ev; ev = ev->next) {
-		if (ev->kind != EV_OOM)
-			continue;
-		for (struct mcg_group *i = ev->g; i; i = i->parent)
-			if (i == over) {
-				event_signal(ev->efd);
-				break;
-			}
+		if (ev->kind == EV_OOM && mcg_in_subtree(ev->g, over))
+			event_signal(ev->efd);
 	}
 	pthread_mutex_unlock(&fs->events->lock);
 }

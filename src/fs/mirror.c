@@ -980,14 +980,6 @@ void mirror_track(struct mirror *m, pid_t tgid)
 	pthread_mutex_unlock(&m->lock);
 }
 
-static bool mirror_under(struct mcg_group *g, struct mcg_group *top)
-{
-	for (; g; g = g->parent)
-		if (g == top)
-			return true;
-	return false;
-}
-
 void mirror_refresh(struct mirror *m, struct mcg_group *g)
 {
 	struct mirror_proc **v;
@@ -1000,7 +992,7 @@ void mirror_refresh(struct mirror *m, struct mcg_group *g)
 	for (size_t i = 0; v && i < n; i++) {
 		struct mirror_proc *p = v[i];
 		struct mcg_group *pg = task_group(m->fs->eng, p->tgid);
-		bool mine = mirror_under(pg, g);
+		bool mine = mcg_in_subtree(pg, g);
 
 		mcg_put(pg);
 		if (mine) {
