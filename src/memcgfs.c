@@ -153,7 +153,7 @@ int main(int argc, char *argv[])
 	cfg.nodes = o.nodes ? o.nodes : 1;
 	cfg.cpus = o.cpus ? o.cpus : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	cfg.vm_swappiness = memcgfs_host_swappiness();
-	if (cfg.nodes > 64 || cfg.cpus > 4096) {
+	if (cfg.nodes > PAGE_MAX_NODES || cfg.cpus > 4096) {
 		fprintf(stderr, "memcgfs: nodes= at most 64, cpus= at most 4096\n");
 		goto out_args;
 	}

@@ -215,16 +215,17 @@ static struct mcg_group *charge_counter_owner(struct pc_counter *c, enum mcg_cou
 int charge_try(struct mcg_group *g, unsigned cpu, long n)
 {
 	struct mcg_engine *e = g->eng;
-	unsigned retries = prof_reclaim_retries(&e->cfg.prof);
-	unsigned progress_retries = CHARGE_PROGRESS_RETRIES;
+	unsigned retries, progress_retries = CHARGE_PROGRESS_RETRIES;
 	bool drained = false, stalled = false;
 	long batch;
 
 	if (mcg_is_root(g) || e->cfg.no_accounting)
 		return 0;
-	cpu %= e->cfg.cpus;
+	if (cpu >= e->cfg.cpus)
+		cpu %= e->cfg.cpus;
 	if (!e->cfg.no_stock && charge_stock_consume(e, cpu, g, n))
 		return 0;
+	retries = prof_reclaim_retries(&e->cfg.prof);
 	batch = e->cfg.no_stock ? n : (long)prof_charge_batch(&e->cfg.prof);
 	if (batch < n)
 		batch = n;
@@ -294,17 +295,35 @@ int charge_try(struct mcg_group *g, unsigned cpu, long n)
 	}
 }
 
+#define CHARGE_BATCH_FREE 64
+
+/* A batch (an unmap, an exit) uncharges once at its end and gives its
+ * pages back to the pool together, under one free-list lock per node, as
+ * the kernel's release_pages/free_unref_folios do. */
 static __thread struct {
 	int depth;
 	struct mcg_group *g;     /* referenced while pages are pending */
 	long pages;
 	long memsw;
+	struct mcg_engine *free_e;             /* whose pages free[] holds */
+	int nfree;
+	uint32_t free[CHARGE_BATCH_FREE];      /* released, not yet in the pool */
 } charge_batch;
+
+static void charge_batch_free_pages(void)
+{
+	if (charge_batch.nfree)
+		page_free_many(&charge_batch.free_e->pages, charge_batch.free, charge_batch.nfree);
+	charge_batch.nfree = 0;
+	charge_batch.free_e = NULL;
+}
 
 static void charge_batch_flush(void)
 {
 	struct mcg_group *g = charge_batch.g;
 
+	/* the pages first: once uncharged, a charger may want them */
+	charge_batch_free_pages();
 	if (!g)
 		return;
 	pc_uncharge(&g->cnt[MCG_MEM], charge_batch.pages);
@@ -460,13 +479,19 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 		mcg_reap(g);              /* it may have waited for us */
 		return -EAGAIN;
 	}
-	idx = page_alloc(&e->pages, node % e->pages.nr_nodes);
+	if (node >= e->pages.nr_nodes)
+		node %= e->pages.nr_nodes;
+	idx = page_alloc(&e->pages, node);
+	if (idx == PAGE_NONE && charge_batch.nfree) {
+		charge_batch_free_pages();    /* this thread's own, first */
+		idx = page_alloc(&e->pages, node);
+	}
 	if (idx == PAGE_NONE) {
 		/* The machine itself is full: groups over their soft limits
 		 * give first, then everybody (once). */
 		if (reclaim_soft_limits(e, 32) == 0)
 			reclaim_subtree(e->root, 32, true, RECLAIM_GLOBAL);
-		idx = page_alloc(&e->pages, node % e->pages.nr_nodes);
+		idx = page_alloc(&e->pages, node);
 	}
 	if (idx == PAGE_NONE) {
 		charge_uncharge(g, 1, false);
@@ -495,6 +520,13 @@ void charge_release_page(struct mcg_engine *e, struct mcg_group *g, uint32_t idx
 	charge_uncharge(g, 1, keep_memsw);
 	if (p->kind & PS_SWAPCACHE)
 		swap_cache_drop(e, idx);      /* its copy in swap is of no use now */
+	if (charge_batch.depth > 0) {
+		if (charge_batch.free_e != e || charge_batch.nfree == CHARGE_BATCH_FREE)
+			charge_batch_free_pages();
+		charge_batch.free_e = e;
+		charge_batch.free[charge_batch.nfree++] = idx;
+		return;                   /* the batch's end reaps, if need be */
+	}
 	page_free(&e->pages, idx);
 	if (g->removed)
 		mcg_reap(g);

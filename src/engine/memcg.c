@@ -24,11 +24,13 @@ static bool mcg_counter_tracks_failcnt(const struct prof *p, enum mcg_counter c)
 static struct mcg_group *mcg_alloc(struct mcg_engine *e, struct mcg_group *parent,
 				   const char *name)
 {
-	struct mcg_group *g = calloc(1, sizeof(*g));
+	/* aligned: the first cache line is the read-mostly one */
+	struct mcg_group *g = aligned_alloc(64, sizeof(*g));
 	bool linked = parent && atomic_load(&parent->use_hierarchy);
 
 	if (!g)
 		return NULL;
+	memset(g, 0, sizeof(*g));
 	g->name = strdup(name);
 	g->stat = aligned_alloc(64, STAT_SHARDS * sizeof(*g->stat));
 	if (!g->name || !g->stat || lru_vecs_init(g, e->cfg.nodes)) {

@@ -94,23 +94,29 @@ struct mcg_config {
 };
 
 struct mcg_group {
+	/* Read on every charge and uncharge, written almost never: one cache
+	 * line of its own, so no counter or reference count written by another
+	 * CPU evicts it (cf. the kernel's padding in struct page_counter). */
 	struct mcg_engine *eng;
 	unsigned id;                  /* 1..MCG_ID_MAX, recycled after the group is freed */
 	unsigned gen;                 /* how many groups held this id before */
 	struct mcg_group *parent;
+	struct stat_shard *stat;      /* [STAT_SHARDS], summed on read */
+	struct lru_vec *lruvec;       /* [nodes], with the LRU sizes */
+	unsigned depth;
+	atomic_bool removed;          /* rmdir'ed: hidden, dying while charged */
+	atomic_bool reaped;           /* unlinked for good: charges go to the parent */
+	bool linked;                  /* in its parent's children list */
+
+	atomic_int refs __attribute__((aligned(64)));
 	struct mcg_group *children;   /* first child; dying ones included */
 	struct mcg_group *sibling;
 	char *name;
-	unsigned depth;
-	atomic_int refs;
-	atomic_bool removed;          /* rmdir'ed: hidden, dying while charged */
-	bool linked;                  /* in its parent's children list */
-	atomic_bool reaped;           /* unlinked for good: charges go to the parent */
 	unsigned nr_live_children;
 	atomic_bool ever_populated;       /* had tasks or children: release rule */
 
 	pthread_mutex_t lock;         /* serialises setting writes */
-	struct pc_counter cnt[MCG__NCOUNTERS];
+	struct pc_counter cnt[MCG__NCOUNTERS] __attribute__((aligned(64)));
 	atomic_long soft_limit;
 	atomic_uint swappiness;
 	atomic_bool oom_kill_disable;
@@ -133,11 +139,13 @@ struct mcg_group {
 	atomic_long pg_scanned[2];
 	atomic_long pg_reclaimed[2];
 
-	struct stat_shard *stat;      /* [STAT_SHARDS], summed on read */
-	struct lru_vec *lruvec;       /* [nodes], with the LRU sizes */
-
 	void *owner_data;             /* for the layer above (src/fs) */
 };
+
+static inline void stat_add(struct mcg_group *g, enum stat_item it, long delta)
+{
+	stat_shard_add(g->stat, it, delta);
+}
 
 struct mcg_engine {
 	struct mcg_config cfg;

@@ -117,14 +117,14 @@ static void move_flush(struct mcg_engine *e, struct move_ctx *m)
 			m->pages++;
 			m->budget--;
 		}
-		spin_unlock(&dv->lock);
-		spin_unlock(&sv->lock);
 		for (int l = 0; l < LRU__COUNT; l++)
 			if (lru[l]) {
 				stat_lru_add(m->src, (enum stat_lru)l, (int)node, -lru[l]);
 				stat_lru_add(m->dst, (enum stat_lru)l, (int)node, lru[l]);
 				lru[l] = 0;
 			}
+		spin_unlock(&dv->lock);
+		spin_unlock(&sv->lock);
 	}
 	charge_stats_apply(m->src, d, -1);
 	charge_stats_apply(m->dst, d, 1);

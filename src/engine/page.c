@@ -12,7 +12,7 @@ int page_pool_init(struct page_pool *pp, long nr_pages, unsigned nr_nodes)
 {
 	memset(pp, 0, sizeof(*pp));
 	if (nr_pages <= 0 || nr_pages >= (long)PAGE_NONE || nr_nodes == 0 ||
-	    (long)nr_nodes > nr_pages)
+	    nr_nodes > PAGE_MAX_NODES || (long)nr_nodes > nr_pages)
 		return -EINVAL;
 	/* Anonymous mappings come zeroed and lazily backed. */
 	pp->pages = mmap(NULL, (size_t)nr_pages * sizeof(struct page), PROT_READ | PROT_WRITE,
@@ -48,9 +48,10 @@ int page_pool_init(struct page_pool *pp, long nr_pages, unsigned nr_nodes)
 		pn->bump = pn->first;
 		pn->free_head = PAGE_NONE;
 		pn->nr_free = pn->end - pn->first;
+		pp->node_end[n] = pn->end;
 	}
 	for (uint32_t c = 0, n = 0; c <= pp->nr_pages >> PAGE_CHUNK_SHIFT; c++) {
-		while ((c << PAGE_CHUNK_SHIFT) >= pp->node[n].end && n + 1 < nr_nodes)
+		while ((c << PAGE_CHUNK_SHIFT) >= pp->node_end[n] && n + 1 < nr_nodes)
 			n++;
 		pp->chunk_node[c] = (uint8_t)n;
 	}
@@ -89,13 +90,26 @@ static uint32_t page_take(struct page_pool *pp, struct page_node *pn)
 
 uint32_t page_alloc(struct page_pool *pp, unsigned node)
 {
-	for (unsigned i = 0; i < pp->nr_nodes; i++) {
-		uint32_t idx = page_take(pp, &pp->node[(node + i) % pp->nr_nodes]);
+	for (unsigned i = 0; i < pp->nr_nodes; i++, node++) {
+		uint32_t idx;
 
-		if (idx != PAGE_NONE)
+		if (node >= pp->nr_nodes)
+			node %= pp->nr_nodes;
+		if ((idx = page_take(pp, &pp->node[node])) != PAGE_NONE)
 			return idx;
 	}
 	return PAGE_NONE;
+}
+
+/* Caller holds pn->lock, pn being idx's node. */
+static void page_free_locked(struct page_pool *pp, struct page_node *pn, uint32_t idx)
+{
+	pp->pages[idx].kind = PK_FREE;
+	pp->pages[idx].memcg = 0;
+	pp->pages[idx].flags = 0;
+	pp->pages[idx].next = pn->free_head;
+	pn->free_head = idx;
+	pn->nr_free++;
 }
 
 void page_free(struct page_pool *pp, uint32_t idx)
@@ -103,13 +117,27 @@ void page_free(struct page_pool *pp, uint32_t idx)
 	struct page_node *pn = &pp->node[page_node_of(pp, idx)];
 
 	spin_lock(&pn->lock);
-	pp->pages[idx].kind = PK_FREE;
-	pp->pages[idx].memcg = 0;
-	pp->pages[idx].flags = 0;
-	pp->pages[idx].next = pn->free_head;
-	pn->free_head = idx;
-	pn->nr_free++;
+	page_free_locked(pp, pn, idx);
 	spin_unlock(&pn->lock);
+}
+
+void page_free_many(struct page_pool *pp, const uint32_t *idx, int n)
+{
+	struct page_node *held = NULL;
+
+	for (int i = 0; i < n; i++) {
+		struct page_node *pn = &pp->node[page_node_of(pp, idx[i])];
+
+		if (pn != held) {         /* one node lock at a time */
+			if (held)
+				spin_unlock(&held->lock);
+			spin_lock(&pn->lock);
+			held = pn;
+		}
+		page_free_locked(pp, pn, idx[i]);
+	}
+	if (held)
+		spin_unlock(&held->lock);
 }
 
 long page_nr_free(struct page_pool *pp)

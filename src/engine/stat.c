@@ -1,16 +1,54 @@
 /* stat.c: statistics items of each group and their sums over a subtree.
  * Owns the arithmetic only; never renders text and never walks pages. */
+#include <pthread.h>
+#include <stdint.h>
+
 #include "engine/memcg.h"
 #include "engine/stat.h"
 
-static atomic_uint stat_next_shard;
-static __thread int stat_my_shard = -1;
+/* Shard ownership. Shard STAT_SHARED takes atomic adds from any thread;
+ * every other shard belongs to one thread at a time, which alone writes
+ * it, with a plain load and store (the kernel's per-CPU counters: no
+ * locked instruction). A thread claims a free shard at its first update
+ * and gives it back when it exits; the next owner goes on from the same
+ * values. The claim (acquire) and the release order the two owners. */
+static atomic_uint stat_owned = 1u << STAT_SHARED;   /* bitmap: taken shards */
+static pthread_key_t stat_key;
+static pthread_once_t stat_key_once = PTHREAD_ONCE_INIT;
+__thread int stat_my_shard = -1;
 
-static int stat_shard_of_thread(void)
+static void stat_shard_release(void *arg)
 {
-	if (stat_my_shard < 0)
-		stat_my_shard = (int)(atomic_fetch_add(&stat_next_shard, 1) % STAT_SHARDS);
-	return stat_my_shard;
+	unsigned s = (unsigned)((uintptr_t)arg - 1);
+
+	atomic_fetch_and_explicit(&stat_owned, ~(1u << s), memory_order_release);
+}
+
+static void stat_key_init(void)
+{
+	if (pthread_key_create(&stat_key, stat_shard_release))
+		stat_key = (pthread_key_t)-1;
+}
+
+static int stat_shard_claim(void)
+{
+	unsigned owned = atomic_load_explicit(&stat_owned, memory_order_relaxed);
+
+	pthread_once(&stat_key_once, stat_key_init);
+	if (stat_key == (pthread_key_t)-1)
+		return STAT_SHARED;
+	while (owned != (1u << STAT_SHARDS) - 1) {
+		unsigned s = (unsigned)__builtin_ctz(~owned);
+
+		if (atomic_compare_exchange_weak_explicit(&stat_owned, &owned, owned | 1u << s,
+							  memory_order_acquire, memory_order_relaxed)) {
+			if (pthread_setspecific(stat_key, (void *)(uintptr_t)(s + 1)) == 0)
+				return (int)s;
+			stat_shard_release((void *)(uintptr_t)(s + 1));
+			return STAT_SHARED;
+		}
+	}
+	return STAT_SHARED;           /* more updating threads than shards */
 }
 
 long stat_local(const struct mcg_group *g, enum stat_item it)
@@ -22,10 +60,15 @@ long stat_local(const struct mcg_group *g, enum stat_item it)
 	return sum;
 }
 
-void stat_add(struct mcg_group *g, enum stat_item it, long delta)
+/* The first update of a thread, or one by a thread without a shard. */
+void stat_shard_add_slow(struct stat_shard *st, enum stat_item it, long delta)
 {
-	atomic_fetch_add_explicit(&g->stat[stat_shard_of_thread()].v[it], delta,
-				  memory_order_relaxed);
+	if (stat_my_shard < 0)
+		stat_my_shard = stat_shard_claim();
+	if (stat_my_shard != STAT_SHARED)
+		stat_shard_add(st, it, delta);
+	else
+		atomic_fetch_add_explicit(&st[STAT_SHARED].v[it], delta, memory_order_relaxed);
 }
 
 long stat_lru_local(const struct mcg_group *g, enum stat_lru l, int node)
@@ -41,7 +84,11 @@ long stat_lru_local(const struct mcg_group *g, enum stat_lru l, int node)
 
 void stat_lru_add(struct mcg_group *g, enum stat_lru l, int node, long delta)
 {
-	atomic_fetch_add_explicit(&g->lruvec[node].size[l], delta, memory_order_relaxed);
+	atomic_long *v = &g->lruvec[node].size[l];
+
+	/* the lruvec lock serialises writers; readers go without it */
+	atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + delta,
+			      memory_order_relaxed);
 }
 
 /* Subtree sums walk groups (dying ones included, §3.9), never pages. Caller

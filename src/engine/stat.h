@@ -35,9 +35,10 @@ enum stat_lru {
 	LRU__COUNT
 };
 
-/* Statistics are kept in shards, one per updating thread modulo
- * STAT_SHARDS (the kernel keeps them per CPU), so that threads charging one
- * group do not fight over a cache line; a read sums the shards. */
+/* Statistics are kept in shards (the kernel keeps them per CPU), so that
+ * threads charging one group neither fight over a cache line nor pay for
+ * a locked instruction: up to STAT_SHARDS - 1 threads own a shard each,
+ * the others share one with atomic adds. A read sums the shards. */
 #define STAT_SHARDS 8
 
 struct stat_shard {
@@ -52,7 +53,26 @@ long stat_total(struct mcg_group *g, enum stat_item it);
 long stat_lru_local(const struct mcg_group *g, enum stat_lru l, int node);
 long stat_lru_total(struct mcg_group *g, enum stat_lru l, int node);
 
-void stat_add(struct mcg_group *g, enum stat_item it, long delta);
+/* Add delta to item it of a group's shards (stat_add in memcg.h). */
+#define STAT_SHARED 0                 /* the shard shared with atomic adds */
+extern __thread int stat_my_shard;    /* this thread's, -1: none claimed yet */
+void stat_shard_add_slow(struct stat_shard *st, enum stat_item it, long delta);
+
+static inline void stat_shard_add(struct stat_shard *st, enum stat_item it, long delta)
+{
+	int s = stat_my_shard;
+	atomic_long *v;
+
+	if (__builtin_expect(s <= STAT_SHARED, 0)) {
+		stat_shard_add_slow(st, it, delta);
+		return;
+	}
+	/* this thread's own shard: nobody else writes it */
+	v = &st[s].v[it];
+	atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + delta,
+			      memory_order_relaxed);
+}
+/* Caller holds the lruvec lock of (g, node). */
 void stat_lru_add(struct mcg_group *g, enum stat_lru l, int node, long delta);
 
 #endif

@@ -203,9 +203,95 @@ START_TEST(test_batched_uncharge)
 	for (int i = 0; i < 20; i++)
 		charge_free_page(e, (uint32_t)p[i]);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 20);        /* not yet */
+	ck_assert_int_eq(page_nr_free(&e->pages), 4096 - 20);    /* pages too */
+	ck_assert_int_eq(stat_local(a, STAT_RSS), 0);            /* stats at once */
 	charge_batch_end();
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);         /* once, at the end */
+	ck_assert_int_eq(page_nr_free(&e->pages), 4096);
 	CHECK_OK(e);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* A full machine: a charge inside a batch gets the pages that the batch
+ * has released but not yet given back. */
+START_TEST(test_batch_pages_reused_when_full)
+{
+	struct mcg_engine *e = mk_engine(128, 0, 1, true);
+	struct mcg_group *a = fixture_group(e, e->root, "a");
+	long p[128], q;
+
+	for (int i = 0; i < 128; i++)
+		ck_assert_int_ge(p[i] = charge_new_page(a, 0, 0, PK_ANON, 1, 0), 0);
+	ck_assert_int_eq(page_nr_free(&e->pages), 0);
+	charge_batch_begin();
+	for (int i = 0; i < 10; i++)
+		charge_free_page(e, (uint32_t)p[i]);
+	q = charge_new_page(a, 0, 0, PK_ANON, 1, 0);
+	ck_assert_int_ge(q, 0);
+	ck_assert_int_eq(page_nr_free(&e->pages), 9);            /* the ten, less q */
+	charge_batch_end();
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 119);
+	ck_assert_int_eq(stat_local(a, STAT_RSS), 119);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* More updating threads than statistics shards: the ones without a shard
+ * of their own share one; every count is exact, and shards given back at
+ * thread exit carry their values to the next owner. */
+struct stat_arg {
+	struct mcg_group *g;
+	unsigned cpu;
+	pthread_barrier_t *all_alive;    /* so that some find no shard free */
+};
+
+static void *stat_worker(void *arg)
+{
+	struct stat_arg *a = arg;
+	long idx[16];
+
+	pthread_barrier_wait(a->all_alive);
+	for (int round = 0; round < 200; round++) {
+		for (int i = 0; i < 16; i++)
+			ck_assert_int_ge(idx[i] = charge_new_page(a->g, a->cpu, a->cpu, PK_ANON, 1, 0), 0);
+		charge_batch_begin();
+		for (int i = 0; i < 16; i++)
+			charge_free_page(a->g->eng, (uint32_t)idx[i]);
+		charge_batch_end();
+	}
+	/* leave 3 pages charged */
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_ge(charge_new_page(a->g, a->cpu, a->cpu, PK_ANON, 1, 0), 0);
+	return NULL;
+}
+
+START_TEST(test_stat_shards_exact)
+{
+	enum { N = STAT_SHARDS + 4 };
+	struct mcg_engine *e = mk_engine(4096, 0, 2, false);
+	struct mcg_group *a = fixture_group(e, e->root, "a");
+	struct stat_arg arg[N];
+	pthread_barrier_t b;
+	pthread_t t[N];
+
+	for (int wave = 1; wave <= 2; wave++) {
+		pthread_barrier_init(&b, NULL, N);
+		for (int i = 0; i < N; i++) {
+			arg[i] = (struct stat_arg){ a, (unsigned)i, &b };
+			ck_assert_int_eq(pthread_create(&t[i], NULL, stat_worker, &arg[i]), 0);
+		}
+		for (int i = 0; i < N; i++)
+			pthread_join(t[i], NULL);
+		pthread_barrier_destroy(&b);
+		ck_assert_int_eq(stat_local(a, STAT_RSS), wave * N * 3);
+		ck_assert_int_eq(stat_local(a, STAT_PGPGIN), wave * N * (200 * 16 + 3));
+		ck_assert_int_eq(stat_local(a, STAT_PGPGOUT), wave * N * 200 * 16);
+		CHECK_OK(e);
+	}
 	mcg_put(a);
 	mcg_engine_free(e);
 }
@@ -340,6 +426,8 @@ Suite *charge_suite(void)
 	tcase_add_test(tc, test_swappiness_zero_keeps_anon);
 	tcase_add_test(tc, test_second_chance);
 	tcase_add_test(tc, test_batched_uncharge);
+	tcase_add_test(tc, test_batch_pages_reused_when_full);
+	tcase_add_test(tc, test_stat_shards_exact);
 	tcase_add_test(tc, test_hierarchy_and_dying);
 	tcase_add_test(tc, test_random_two_threads);
 	suite_add_tcase(s, tc);
