@@ -5,7 +5,10 @@
  *     charged and uncharged in a child group, as the seed's map/fault/unmap
  *     loop does it: 64 pages faulted in one at a time (charge path: stock),
  *     then unmapped together (one batched uncharge). Each thread is its own
- *     simulated CPU and NUMA node.
+ *     simulated CPU and NUMA node. The median of ~10 ms slices.
+ *   engine.accounting_keeps, engine.stock_speedup.t2: the median ratio of
+ *     paired slices (t1 over t1_noaccounting, t2 over t2_nostock), run
+ *     back to back on the same threads.
  *   engine.bytes_per_page   (RSS growth at memory=64G, every page charged)
  */
 #include <pthread.h>
@@ -18,7 +21,7 @@
 #include "engine/charge.h"
 #include "engine/memcg.h"
 
-#define PAIRS_PER_THREAD 4000000L
+#define PAIRS_PER_SLICE  (64L * 2000)   /* about 10 ms */
 #define PAGES_PER_ROUND  64
 
 static double bench_now(void)
@@ -40,54 +43,152 @@ static struct mcg_engine *bench_engine(long pages, unsigned cpus, bool no_stock,
 	return mcg_engine_new(&cfg);
 }
 
-struct pair_arg {
+/* A variant: one engine, one child group, nthreads workers (each its own
+ * simulated CPU and node). */
+struct variant {
+	const char *name;
+	unsigned nthreads;
+	bool no_stock, no_acct;
+	struct mcg_engine *e;
 	struct mcg_group *g;
-	unsigned cpu;
-	long pairs;
+	double *rate;                 /* pairs/s of each slice */
 };
 
-static void *pair_main(void *p)
+/* Worker threads live for the whole run and are told which variant to
+ * run, slice by slice; the slices of two compared variants alternate. */
+struct crew {
+	unsigned n;
+	pthread_t t[2];
+	pthread_barrier_t start, done;
+	struct variant *v;            /* NULL: exit */
+};
+
+struct crew_arg {
+	struct crew *c;
+	unsigned cpu;
+};
+
+/* A page charged and uncharged, PAIRS_PER_SLICE times: faulted in one at
+ * a time (charge path: stock), unmapped 64 at a time (batched uncharge). */
+static void bench_slice(struct mcg_group *g, unsigned cpu)
 {
-	struct pair_arg *a = p;
-	struct mcg_engine *e = a->g->eng;
+	struct mcg_engine *e = g->eng;
 	long idx[PAGES_PER_ROUND];
 
-	for (long done = 0; done < a->pairs; done += PAGES_PER_ROUND) {
+	for (long done = 0; done < PAIRS_PER_SLICE; done += PAGES_PER_ROUND) {
 		int n = 0;
 
 		for (int i = 0; i < PAGES_PER_ROUND; i++)
-			if ((idx[n] = charge_new_page(a->g, a->cpu, a->cpu, PK_ANON, a->cpu, 0)) >= 0)
+			if ((idx[n] = charge_new_page(g, cpu, cpu, PK_ANON, cpu, 0)) >= 0)
 				n++;
 		charge_batch_begin();
 		while (n > 0)
 			charge_free_page(e, (uint32_t)idx[--n]);
 		charge_batch_end();
 	}
-	return NULL;
 }
 
-/* Charge plus uncharge of one page in a child group, on nthreads threads
- * (each its own simulated CPU). Returns pairs per second of one run. */
-static double bench_pairs_once(unsigned nthreads, bool no_stock, bool no_acct)
+static void *crew_main(void *p)
 {
-	struct mcg_engine *e = bench_engine(4096, nthreads, no_stock, no_acct);
-	struct mcg_group *g = NULL;
-	struct pair_arg a[8];
-	pthread_t t[8];
-	double t0, dt;
+	struct crew_arg *a = p;
+	struct crew *c = a->c;
 
-	mcg_create(e, e->root, "bench", NULL, NULL, &g);
-	t0 = bench_now();
-	for (unsigned i = 0; i < nthreads; i++) {
-		a[i] = (struct pair_arg){ g, i, PAIRS_PER_THREAD };
-		pthread_create(&t[i], NULL, pair_main, &a[i]);
+	for (;;) {
+		pthread_barrier_wait(&c->start);
+		if (!c->v)
+			return NULL;
+		bench_slice(c->v->g, a->cpu);
+		pthread_barrier_wait(&c->done);
 	}
-	for (unsigned i = 0; i < nthreads; i++)
-		pthread_join(t[i], NULL);
-	dt = bench_now() - t0;
-	mcg_put(g);
-	mcg_engine_free(e);
-	return nthreads * PAIRS_PER_THREAD / dt;
+}
+
+static void crew_start(struct crew *c, struct crew_arg *a, unsigned n)
+{
+	c->n = n;
+	c->v = NULL;
+	pthread_barrier_init(&c->start, NULL, n + 1);
+	pthread_barrier_init(&c->done, NULL, n + 1);
+	for (unsigned i = 0; i < n; i++) {
+		a[i] = (struct crew_arg){ c, i };
+		pthread_create(&c->t[i], NULL, crew_main, &a[i]);
+	}
+}
+
+static void crew_stop(struct crew *c)
+{
+	c->v = NULL;
+	pthread_barrier_wait(&c->start);
+	for (unsigned i = 0; i < c->n; i++)
+		pthread_join(c->t[i], NULL);
+	pthread_barrier_destroy(&c->start);
+	pthread_barrier_destroy(&c->done);
+}
+
+/* One slice of v on its crew: pairs per second. */
+static double crew_run(struct crew *c, struct variant *v)
+{
+	double t0;
+
+	c->v = v;
+	t0 = bench_now();
+	pthread_barrier_wait(&c->start);
+	pthread_barrier_wait(&c->done);
+	return (double)v->nthreads * PAIRS_PER_SLICE / (bench_now() - t0);
+}
+
+static int bench_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double bench_median(double *x, int n)
+{
+	qsort(x, (size_t)n, sizeof(*x), bench_cmp);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+/* Slices of a and b alternate on one crew; the ratio of each adjacent
+ * pair (a over b) is taken, and the median of those ratios returned. A
+ * neighbour's load changes over seconds, a pair of slices takes ~20 ms:
+ * both halves of a pair see nearly the same machine. */
+static double bench_paired(struct crew *c, struct variant *a, struct variant *b, int slices)
+{
+	double *ratio = calloc((size_t)slices, sizeof(*ratio)), med;
+
+	for (int i = 0; i < slices; i++) {
+		/* which goes first alternates too */
+		if (i % 2) {
+			b->rate[i] = crew_run(c, b);
+			a->rate[i] = crew_run(c, a);
+		} else {
+			a->rate[i] = crew_run(c, a);
+			b->rate[i] = crew_run(c, b);
+		}
+		ratio[i] = a->rate[i] / b->rate[i];
+	}
+	med = bench_median(ratio, slices);
+	free(ratio);
+	return med;
+}
+
+static void variant_init(struct variant *v, int slices)
+{
+	v->e = bench_engine(4096, v->nthreads, v->no_stock, v->no_acct);
+	v->g = NULL;
+	mcg_create(v->e, v->e->root, "bench", NULL, NULL, &v->g);
+	v->rate = calloc((size_t)slices, sizeof(*v->rate));
+}
+
+static double variant_fini(struct variant *v, int slices)
+{
+	double med = bench_median(v->rate, slices);
+
+	mcg_put(v->g);
+	mcg_engine_free(v->e);
+	free(v->rate);
+	return med;
 }
 
 static long bench_rss_kib(void)
@@ -128,27 +229,36 @@ static double bench_bytes_per_page(void)
 
 int main(int argc, char **argv)
 {
-	/* The variants are interleaved round by round, so that a noisy
-	 * neighbour slows all of them alike; each keeps its best round. */
-	static const struct { unsigned threads; bool no_stock, no_acct; } v[4] = {
-		{ 1, false, true }, { 1, false, false }, { 2, false, false }, { 2, true, false },
+	bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+	int slices = quick ? 40 : 150;
+	struct variant v[4] = {
+		{ .name = "t1_noaccounting", .nthreads = 1, .no_acct = true },
+		{ .name = "t1", .nthreads = 1 },
+		{ .name = "t2", .nthreads = 2 },
+		{ .name = "t2_nostock", .nthreads = 2, .no_stock = true },
 	};
-	double best[4] = { 0 };
+	struct crew c1, c2;
+	struct crew_arg a1[1], a2[2];
+	double keeps, speedup, med[4];
 
-	for (int round = 0; round < 5; round++)
-		for (int i = 0; i < 4; i++) {
-			double r = bench_pairs_once(v[i].threads, v[i].no_stock, v[i].no_acct);
-
-			if (r > best[i])
-				best[i] = r;
-		}
-	printf("engine.charge_pairs_per_s.t1_noaccounting %.0f pairs/s\n", best[0]);
-	printf("engine.charge_pairs_per_s.t1 %.0f pairs/s\n", best[1]);
-	printf("engine.charge_pairs_per_s.t2 %.0f pairs/s\n", best[2]);
-	printf("engine.charge_pairs_per_s.t2_nostock %.0f pairs/s\n", best[3]);
-	printf("engine.accounting_keeps %.3f ratio\n", best[1] / best[0]);
-	printf("engine.stock_speedup.t2 %.3f ratio\n", best[2] / best[3]);
-	if (argc < 2 || strcmp(argv[1], "--quick"))
+	for (int i = 0; i < 4; i++)
+		variant_init(&v[i], slices);
+	crew_start(&c1, a1, 1);
+	crew_start(&c2, a2, 2);
+	/* one warm-up slice each: the pages' descriptors become resident */
+	for (int i = 0; i < 4; i++)
+		crew_run(v[i].nthreads == 1 ? &c1 : &c2, &v[i]);
+	keeps = bench_paired(&c1, &v[1], &v[0], slices);
+	speedup = bench_paired(&c2, &v[2], &v[3], slices);
+	crew_stop(&c1);
+	crew_stop(&c2);
+	for (int i = 0; i < 4; i++) {
+		med[i] = variant_fini(&v[i], slices);
+		printf("engine.charge_pairs_per_s.%s %.0f pairs/s\n", v[i].name, med[i]);
+	}
+	printf("engine.accounting_keeps %.3f ratio\n", keeps);
+	printf("engine.stock_speedup.t2 %.3f ratio\n", speedup);
+	if (!quick)
 		printf("engine.bytes_per_page %.3f bytes\n", bench_bytes_per_page());
 	return 0;
 }
