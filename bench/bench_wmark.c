@@ -9,7 +9,9 @@
  *   wmark.direct_scan_pct.<N>.<config>   direct share of pages scanned
  *   wmark.allocstall.<N>.<config>        charges that entered reclaim
  * and wmark.j4_identical (1 when every counter at N = 4 is the same in
- * every configuration).
+ * every configuration), and wmark.completion_floor_ratio.j32: the N = 32
+ * build in a group without a limit (nothing reclaimed), relative to no
+ * watermarks, which no reclaim policy can beat under this cost model.
  *
  * The cost model is fixed here and in docs/benchmarks.md, before any
  * measurement, and is not tuned to the results:
@@ -59,7 +61,8 @@ struct result {
 	char *end_block;              /* everything from the "end" line on */
 };
 
-static char *scenario(int jobs, const struct config *c)
+/* limit: the group's, or "" for none (the floor: nothing is reclaimed) */
+static char *scenario(int jobs, const struct config *c, const char *limit)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -72,9 +75,9 @@ static char *scenario(int jobs, const struct config *c)
 		   "machine memory=2G swap=1G cpus=8 nodes=2 writeback=200M wb_latency=5ms"
 		   " watermarks=%d throttle=%d cpu_model=1\n"
 		   "cost touch=100ns fault=1us major=50us scan=200ns swapout=20us\n"
-		   "group /kb limit=800M%s\n"
+		   "group /kb%s%s\n"
 		   "file src 256M\n"
-		   "file obj 256M\n", c->wmarks, c->throttle, c->marks);
+		   "file obj 256M\n", c->wmarks, c->throttle, limit, c->marks);
 	for (int j = 0; j < jobs; j++)
 		fprintf(f, "task j%d group=/kb\n", j);
 	for (int j = 0; j < jobs; j++) {
@@ -105,9 +108,9 @@ static long field(const char *line, const char *key)
 	return p ? strtol(p + strlen(key), NULL, 10) : -1;
 }
 
-static int run(int jobs, const struct config *c, struct result *r)
+static int run(int jobs, const struct config *c, const char *limit, struct result *r)
 {
-	char *text = scenario(jobs, c), *out = NULL, *end, *line;
+	char *text = scenario(jobs, c, limit), *out = NULL, *end, *line;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
 	int err;
@@ -146,14 +149,14 @@ static int run(int jobs, const struct config *c, struct result *r)
 int main(void)
 {
 	static const int ns[] = { 4, 32 };
-	struct result res[2][NCONFIG];
+	struct result res[2][NCONFIG], floor;
 	int identical = 1;
 
 	for (int n = 0; n < 2; n++) {
 		for (int c = 0; c < NCONFIG; c++) {
 			struct result *r = &res[n][c];
 
-			if (run(ns[n], &configs[c], r)) {
+			if (run(ns[n], &configs[c], " limit=800M", r)) {
 				fprintf(stderr, "bench_wmark: j%d %s failed\n", ns[n], configs[c].name);
 				return 1;
 			}
@@ -172,6 +175,16 @@ int main(void)
 	for (int c = 1; c < NCONFIG; c++)
 		identical &= !strcmp(res[0][c].end_block, res[0][0].end_block);
 	printf("wmark.j4_identical %d bool\n", identical);
+	/* The floor: the same build with no limit, so that nothing is ever
+	 * reclaimed, scanned, refaulted or waited for. Reclaim only adds work
+	 * to the jobs' and the CPUs', so no configuration can finish sooner. */
+	if (run(32, &configs[0], "", &floor)) {
+		fprintf(stderr, "bench_wmark: j32 unlimited failed\n");
+		return 1;
+	}
+	printf("wmark.completion_ms.j32.unlimited %.3f ms\n", floor.end_ms);
+	printf("wmark.completion_floor_ratio.j32 %.3f ratio\n", floor.end_ms / res[1][0].end_ms);
+	free(floor.end_block);
 	for (int n = 0; n < 2; n++)
 		for (int c = 0; c < NCONFIG; c++)
 			free(res[n][c].end_block);
