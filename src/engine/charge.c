@@ -212,20 +212,15 @@ static struct mcg_group *charge_counter_owner(struct pc_counter *c, enum mcg_cou
 				    (size_t)k * sizeof(struct pc_counter));
 }
 
-int charge_try(struct mcg_group *g, unsigned cpu, long n)
+/* The charge when the stock cannot serve it: counters, then reclaim. */
+static __attribute__((noinline)) int charge_try_counters(struct mcg_group *g, unsigned cpu, long n)
 {
 	struct mcg_engine *e = g->eng;
-	unsigned retries, progress_retries = CHARGE_PROGRESS_RETRIES;
+	unsigned retries = prof_reclaim_retries(&e->cfg.prof);
+	unsigned progress_retries = CHARGE_PROGRESS_RETRIES;
 	bool drained = false, stalled = false;
 	long batch;
 
-	if (mcg_is_root(g) || e->cfg.no_accounting)
-		return 0;
-	if (cpu >= e->cfg.cpus)
-		cpu %= e->cfg.cpus;
-	if (!e->cfg.no_stock && charge_stock_consume(e, cpu, g, n))
-		return 0;
-	retries = prof_reclaim_retries(&e->cfg.prof);
 	batch = e->cfg.no_stock ? n : (long)prof_charge_batch(&e->cfg.prof);
 	if (batch < n)
 		batch = n;
@@ -293,6 +288,19 @@ int charge_try(struct mcg_group *g, unsigned cpu, long n)
 		}
 		return -ENOMEM;
 	}
+}
+
+int charge_try(struct mcg_group *g, unsigned cpu, long n)
+{
+	struct mcg_engine *e = g->eng;
+
+	if (mcg_is_root(g) || e->cfg.no_accounting)
+		return 0;
+	if (cpu >= e->cfg.cpus)
+		cpu %= e->cfg.cpus;
+	if (!e->cfg.no_stock && charge_stock_consume(e, cpu, g, n))
+		return 0;
+	return charge_try_counters(g, cpu, n);
 }
 
 #define CHARGE_BATCH_FREE 64
@@ -424,23 +432,51 @@ void charge_stats_apply(struct mcg_group *g, const long *d, long sign)
 			stat_add(g, (enum stat_item)i, d[i] * sign);
 }
 
-void charge_page_stats(struct mcg_group *g, const struct page *p, long sign)
+/* The items of charge_page_stat_delta, added to g's statistics; and event
+ * (PGPGIN or PGPGOUT) once, unless it is STAT__COUNT. */
+static __attribute__((noinline)) void charge_page_account_shared(struct mcg_group *g,
+								 const struct page *p, long sign,
+								 enum stat_item event)
 {
+	long d[STAT__COUNT] = { 0 };
+
+	charge_page_stat_delta(p, d, sign);
+	if (event != STAT__COUNT)
+		d[event] += 1;
+	for (int i = 0; i < STAT__COUNT; i++)
+		if (d[i])
+			stat_shard_add(g->stat, (enum stat_item)i, d[i]);
+}
+
+static void charge_page_account(struct mcg_group *g, const struct page *p, long sign,
+				enum stat_item event)
+{
+	atomic_long *own = stat_shard_own(g->stat);
 	unsigned kind = p->kind & PK_MASK;
 	bool cache = kind == PK_FILE || kind == PK_SHMEM;
 
-	/* (the same items as charge_page_stat_delta, added one by one) */
-	stat_add(g, kind == PK_ANON ? STAT_RSS : STAT_CACHE, sign);
+	if (!own) {
+		charge_page_account_shared(g, p, sign, event);
+		return;
+	}
+	stat_own_add(own, kind == PK_ANON ? STAT_RSS : STAT_CACHE, sign);
 	if (kind == PK_SHMEM)
-		stat_add(g, STAT_SHMEM, sign);
+		stat_own_add(own, STAT_SHMEM, sign);
 	if (p->kind & PS_SWAPCACHE)
-		stat_add(g, STAT_SWAPCACHED, sign);
+		stat_own_add(own, STAT_SWAPCACHED, sign);
 	if (cache && (p->flags & PG_MAPPED))
-		stat_add(g, STAT_MAPPED_FILE, sign);
+		stat_own_add(own, STAT_MAPPED_FILE, sign);
 	if (cache && (p->flags & PG_DIRTY))
-		stat_add(g, STAT_DIRTY, sign);
+		stat_own_add(own, STAT_DIRTY, sign);
 	if (p->flags & PG_WRITEBACK)
-		stat_add(g, STAT_WRITEBACK, sign);
+		stat_own_add(own, STAT_WRITEBACK, sign);
+	if (event != STAT__COUNT)
+		stat_own_add(own, event, 1);
+}
+
+void charge_page_stats(struct mcg_group *g, const struct page *p, long sign)
+{
+	charge_page_account(g, p, sign, STAT__COUNT);
 }
 
 static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned node,
@@ -502,8 +538,7 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 	p->kind = (uint8_t)kind;
 	p->flags = flags & (PG_DIRTY | PG_MAPPED | PG_MLOCKED);
 	p->owner = owner;
-	charge_page_stats(g, p, 1);
-	stat_add(g, STAT_PGPGIN, 1);
+	charge_page_account(g, p, 1, STAT_PGPGIN);
 	lru_add(e, g, idx);
 	charge_events(g, 1);
 	return idx;
@@ -515,8 +550,7 @@ void charge_release_page(struct mcg_engine *e, struct mcg_group *g, uint32_t idx
 {
 	struct page *p = &e->pages.pages[idx];
 
-	charge_page_stats(g, p, -1);
-	stat_add(g, STAT_PGPGOUT, 1);
+	charge_page_account(g, p, -1, STAT_PGPGOUT);
 	charge_uncharge(g, 1, keep_memsw);
 	if (p->kind & PS_SWAPCACHE)
 		swap_cache_drop(e, idx);      /* its copy in swap is of no use now */
@@ -545,7 +579,7 @@ void charge_free_page(struct mcg_engine *e, uint32_t idx)
 	if (isolated)
 		p->kind |= PS_DOOMED;     /* reclaim holds it and will finish */
 	else
-		lru_unlink(e, g, idx);
+		lru_del(e, v, idx);
 	spin_unlock(&v->lock);
 	if (!isolated)
 		charge_release_page(e, g, idx, false);

@@ -48,14 +48,22 @@ struct lru_vec *lru_vec_of(struct mcg_engine *e, struct mcg_group *g, uint32_t i
 	return &g->lruvec[page_node_of(&e->pages, idx)];
 }
 
-/* Link idx at the head (most recent) or the tail (next to be scanned) of
- * the list its flags imply, without touching the sizes. */
-static enum stat_lru lru_link_raw(struct mcg_engine *e, struct mcg_group *g, uint32_t idx, bool tail)
+/* Written under v->lock only, read without it: no locked add needed. */
+static inline void lru_size_add(struct lru_vec *v, enum stat_lru l, long delta)
 {
-	struct page *pg = e->pages.pages, *p = &pg[idx];
-	unsigned node = page_node_of(&e->pages, idx);
+	atomic_store_explicit(&v->size[l], atomic_load_explicit(&v->size[l], memory_order_relaxed) + delta,
+			      memory_order_relaxed);
+}
+
+/* Link idx at the head (most recent) or the tail (next to be scanned) of
+ * the list its flags imply in v, its node's lruvec, without touching the
+ * sizes. */
+static inline __attribute__((always_inline))
+enum stat_lru lru_link_raw(struct page *pg, struct lru_vec *v, uint32_t idx, bool tail)
+{
+	struct page *p = &pg[idx];
 	enum stat_lru l = lru_of(p);
-	struct lru_list *list = &g->lruvec[node].list[l];
+	struct lru_list *list = &v->list[l];
 	uint32_t *end = tail ? &list->tail : &list->head;
 	uint32_t *other = tail ? &list->head : &list->tail;
 
@@ -73,12 +81,12 @@ static enum stat_lru lru_link_raw(struct mcg_engine *e, struct mcg_group *g, uin
 	return l;
 }
 
-static enum stat_lru lru_unlink_raw(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
+static inline __attribute__((always_inline))
+enum stat_lru lru_unlink_raw(struct page *pg, struct lru_vec *v, uint32_t idx)
 {
-	struct page *pg = e->pages.pages, *p = &pg[idx];
-	unsigned node = page_node_of(&e->pages, idx);
+	struct page *p = &pg[idx];
 	enum stat_lru l = lru_of(p);
-	struct lru_list *list = &g->lruvec[node].list[l];
+	struct lru_list *list = &v->list[l];
 
 	if (p->prev != PAGE_NONE)
 		pg[p->prev].next = p->next;
@@ -92,35 +100,37 @@ static enum stat_lru lru_unlink_raw(struct mcg_engine *e, struct mcg_group *g, u
 	return l;
 }
 
-static void lru_link_at(struct mcg_engine *e, struct mcg_group *g, uint32_t idx, bool tail)
-{
-	enum stat_lru l = lru_link_raw(e, g, idx, tail);
-
-	stat_lru_add(g, l, (int)page_node_of(&e->pages, idx), 1);
-}
-
 enum stat_lru lru_transfer(struct mcg_engine *e, struct mcg_group *src, struct mcg_group *dst,
 			   uint32_t idx)
 {
-	lru_unlink_raw(e, src, idx);
-	return lru_link_raw(e, dst, idx, false);
+	unsigned node = page_node_of(&e->pages, idx);
+
+	lru_unlink_raw(e->pages.pages, &src->lruvec[node], idx);
+	return lru_link_raw(e->pages.pages, &dst->lruvec[node], idx, false);
 }
 
 void lru_link(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
 {
-	lru_link_at(e, g, idx, false);
+	struct lru_vec *v = lru_vec_of(e, g, idx);
+
+	lru_size_add(v, lru_link_raw(e->pages.pages, v, idx, false), 1);
 }
 
 void lru_link_tail(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
 {
-	lru_link_at(e, g, idx, true);
+	struct lru_vec *v = lru_vec_of(e, g, idx);
+
+	lru_size_add(v, lru_link_raw(e->pages.pages, v, idx, true), 1);
 }
 
 void lru_unlink(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
 {
-	enum stat_lru l = lru_unlink_raw(e, g, idx);
+	lru_del(e, lru_vec_of(e, g, idx), idx);
+}
 
-	stat_lru_add(g, l, (int)page_node_of(&e->pages, idx), -1);
+void lru_del(struct mcg_engine *e, struct lru_vec *v, uint32_t idx)
+{
+	lru_size_add(v, lru_unlink_raw(e->pages.pages, v, idx), -1);
 }
 
 void lru_add(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
@@ -128,7 +138,7 @@ void lru_add(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
 	struct lru_vec *v = lru_vec_of(e, g, idx);
 
 	spin_lock(&v->lock);
-	lru_link(e, g, idx);
+	lru_size_add(v, lru_link_raw(e->pages.pages, v, idx, false), 1);
 	spin_unlock(&v->lock);
 }
 

@@ -38,6 +38,8 @@ enum stat_lru lru_of(const struct page *p);
 /* Caller holds the lruvec lock of (g, node of idx). */
 void lru_link(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
 void lru_unlink(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
+/* The same, given v = lru_vec_of(e, g, idx), whose lock the caller holds. */
+void lru_del(struct mcg_engine *e, struct lru_vec *v, uint32_t idx);
 /* At the tail: the next page reclaim looks at (rotation after writeback). */
 void lru_link_tail(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
 /* Move idx from src's list to the same list of dst (the page changes

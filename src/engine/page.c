@@ -79,12 +79,12 @@ static uint32_t page_take(struct page_pool *pp, struct page_node *pn)
 	} else if (pn->bump < pn->end) {
 		idx = pn->bump++;
 	}
-	if (idx != PAGE_NONE) {
+	if (idx != PAGE_NONE)
 		pn->nr_free--;
-		memset(&pp->pages[idx], 0, sizeof(pp->pages[idx]));
-		pp->pages[idx].prev = pp->pages[idx].next = PAGE_NONE;
-	}
 	spin_unlock(&pn->lock);
+	/* off every list now: the descriptor is ours to clear */
+	if (idx != PAGE_NONE)
+		pp->pages[idx] = (struct page){ .prev = PAGE_NONE, .next = PAGE_NONE };
 	return idx;
 }
 

@@ -58,20 +58,32 @@ long stat_lru_total(struct mcg_group *g, enum stat_lru l, int node);
 extern __thread int stat_my_shard;    /* this thread's, -1: none claimed yet */
 void stat_shard_add_slow(struct stat_shard *st, enum stat_item it, long delta);
 
-static inline void stat_shard_add(struct stat_shard *st, enum stat_item it, long delta)
+/* This thread's own shard of st (its items), or NULL while it has none. */
+static inline atomic_long *stat_shard_own(struct stat_shard *st)
 {
 	int s = stat_my_shard;
-	atomic_long *v;
 
-	if (__builtin_expect(s <= STAT_SHARED, 0)) {
-		stat_shard_add_slow(st, it, delta);
-		return;
-	}
-	/* this thread's own shard: nobody else writes it */
-	v = &st[s].v[it];
-	atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + delta,
+	return s > STAT_SHARED ? st[s].v : NULL;
+}
+
+/* Add to item it of the thread's own shard (own = stat_shard_own(...)):
+ * nobody else writes it, so no locked instruction is needed. */
+static inline void stat_own_add(atomic_long *own, enum stat_item it, long delta)
+{
+	atomic_store_explicit(&own[it], atomic_load_explicit(&own[it], memory_order_relaxed) + delta,
 			      memory_order_relaxed);
 }
+
+static inline void stat_shard_add(struct stat_shard *st, enum stat_item it, long delta)
+{
+	atomic_long *own = stat_shard_own(st);
+
+	if (__builtin_expect(!own, 0))
+		stat_shard_add_slow(st, it, delta);
+	else
+		stat_own_add(own, it, delta);
+}
+
 /* Caller holds the lruvec lock of (g, node). */
 void stat_lru_add(struct mcg_group *g, enum stat_lru l, int node, long delta);
 
