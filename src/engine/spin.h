@@ -19,11 +19,19 @@ static inline void spin_init(spin_t *s)
 	atomic_init(&s->v, 0);
 }
 
-static inline void spin_lock(spin_t *s)
+/* Contended: out of line, so that the callers' fast paths stay lean. */
+static __attribute__((noinline, unused)) void spin_lock_contended(spin_t *s)
 {
-	while (atomic_exchange_explicit(&s->v, 1, memory_order_acquire))
+	do
 		while (atomic_load_explicit(&s->v, memory_order_relaxed))
 			sched_yield();
+	while (atomic_exchange_explicit(&s->v, 1, memory_order_acquire));
+}
+
+static inline void spin_lock(spin_t *s)
+{
+	if (__builtin_expect(atomic_exchange_explicit(&s->v, 1, memory_order_acquire), 0))
+		spin_lock_contended(s);
 }
 
 static inline void spin_unlock(spin_t *s)
