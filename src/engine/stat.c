@@ -17,10 +17,14 @@ static pthread_key_t stat_key;
 static pthread_once_t stat_key_once = PTHREAD_ONCE_INIT;
 __thread int stat_my_shard = -1;
 
+/* At the owner's exit (its thread-specific key's destructor, in the
+ * exiting thread). Anything the thread still adds goes to the shared
+ * shard. */
 static void stat_shard_release(void *arg)
 {
 	unsigned s = (unsigned)((uintptr_t)arg - 1);
 
+	stat_my_shard = STAT_SHARED;
 	atomic_fetch_and_explicit(&stat_owned, ~(1u << s), memory_order_release);
 }
 
