@@ -290,7 +290,7 @@ static __attribute__((noinline)) int charge_try_counters(struct mcg_group *g, un
 	}
 }
 
-int charge_try(struct mcg_group *g, unsigned cpu, long n)
+static inline int charge_try_fast(struct mcg_group *g, unsigned cpu, long n)
 {
 	struct mcg_engine *e = g->eng;
 
@@ -301,6 +301,11 @@ int charge_try(struct mcg_group *g, unsigned cpu, long n)
 	if (!e->cfg.no_stock && charge_stock_consume(e, cpu, g, n))
 		return 0;
 	return charge_try_counters(g, cpu, n);
+}
+
+int charge_try(struct mcg_group *g, unsigned cpu, long n)
+{
+	return charge_try_fast(g, cpu, n);
 }
 
 #define CHARGE_BATCH_FREE 64
@@ -358,16 +363,15 @@ void charge_batch_end(void)
 		charge_batch_flush();
 }
 
-void charge_uncharge(struct mcg_group *g, long n, bool keep_memsw)
+/* charge_uncharge for a group the open batch is not gathering, or with
+ * no batch open. */
+static __attribute__((noinline)) void charge_uncharge_slow(struct mcg_group *g, long n,
+							   bool keep_memsw)
 {
-	if (mcg_is_root(g) || g->eng->cfg.no_accounting)
-		return;
 	if (charge_batch.depth > 0) {
-		if (charge_batch.g != g) {
-			charge_batch_flush();
-			mcg_get(g);
-			charge_batch.g = g;
-		}
+		charge_batch_flush();
+		mcg_get(g);
+		charge_batch.g = g;
 		charge_batch.pages += n;
 		if (!keep_memsw)
 			charge_batch.memsw += n;
@@ -377,6 +381,24 @@ void charge_uncharge(struct mcg_group *g, long n, bool keep_memsw)
 	charge_events(g, n);
 	oom_wake(g->eng);
 	charge_throttle_wake(g->eng);
+}
+
+static inline void charge_uncharge_fast(struct mcg_group *g, long n, bool keep_memsw)
+{
+	if (mcg_is_root(g) || g->eng->cfg.no_accounting)
+		return;
+	if (charge_batch.depth > 0 && charge_batch.g == g) {
+		charge_batch.pages += n;
+		if (!keep_memsw)
+			charge_batch.memsw += n;
+		return;
+	}
+	charge_uncharge_slow(g, n, keep_memsw);
+}
+
+void charge_uncharge(struct mcg_group *g, long n, bool keep_memsw)
+{
+	charge_uncharge_fast(g, n, keep_memsw);
 }
 
 int charge_kmem(struct mcg_group *g, unsigned cpu, long n)
@@ -504,7 +526,7 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 	struct page *p;
 	int err;
 
-	if ((err = charge_try(g, cpu, 1)))
+	if ((err = charge_try_fast(g, cpu, 1)))
 		return err;
 	/* Dekker with mcg_reap: the charge above is published before reaped
 	 * is read; the reaper publishes reaped before it re-reads usage. One
@@ -546,12 +568,13 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 
 /* Off the LRU and uncharged; the page goes back to the pool. keep_memsw:
  * its content went to swap, which keeps the memsw charge. */
-void charge_release_page(struct mcg_engine *e, struct mcg_group *g, uint32_t idx, bool keep_memsw)
+static inline void charge_release_page_fast(struct mcg_engine *e, struct mcg_group *g, uint32_t idx,
+					    bool keep_memsw)
 {
 	struct page *p = &e->pages.pages[idx];
 
 	charge_page_account(g, p, -1, STAT_PGPGOUT);
-	charge_uncharge(g, 1, keep_memsw);
+	charge_uncharge_fast(g, 1, keep_memsw);
 	if (p->kind & PS_SWAPCACHE)
 		swap_cache_drop(e, idx);      /* its copy in swap is of no use now */
 	if (charge_batch.depth > 0) {
@@ -564,6 +587,11 @@ void charge_release_page(struct mcg_engine *e, struct mcg_group *g, uint32_t idx
 	page_free(&e->pages, idx);
 	if (g->removed)
 		mcg_reap(g);
+}
+
+void charge_release_page(struct mcg_engine *e, struct mcg_group *g, uint32_t idx, bool keep_memsw)
+{
+	charge_release_page_fast(e, g, idx, keep_memsw);
 }
 
 void charge_free_page(struct mcg_engine *e, uint32_t idx)
@@ -582,7 +610,7 @@ void charge_free_page(struct mcg_engine *e, uint32_t idx)
 		lru_del(e, v, idx);
 	spin_unlock(&v->lock);
 	if (!isolated)
-		charge_release_page(e, g, idx, false);
+		charge_release_page_fast(e, g, idx, false);
 }
 
 /* Caller holds the lruvec lock. */
