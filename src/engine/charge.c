@@ -348,7 +348,6 @@ static void charge_batch_flush(void)
 	if (g->removed)
 		mcg_reap(g);
 	mcg_put(g);
-	charge_batch.g = NULL;
 	charge_batch.pages = charge_batch.memsw = 0;
 }
 
@@ -429,22 +428,46 @@ void charge_kmem_uncharge(struct mcg_group *g, long n)
 		mcg_reap(g);
 }
 
-void charge_page_stat_delta(const struct page *p, long *d, long sign)
+/* The one list of the statistics items a page counts in: add(arg, item,
+ * sign) for each. Always inlined, so each caller's add is inlined too. */
+static inline __attribute__((always_inline))
+void charge_page_items(const struct page *p, long sign, void (*add)(void *, enum stat_item, long),
+		       void *arg)
 {
 	unsigned kind = p->kind & PK_MASK;
 	bool cache = kind == PK_FILE || kind == PK_SHMEM;
 
-	d[kind == PK_ANON ? STAT_RSS : STAT_CACHE] += sign;
+	add(arg, kind == PK_ANON ? STAT_RSS : STAT_CACHE, sign);
 	if (kind == PK_SHMEM)
-		d[STAT_SHMEM] += sign;
+		add(arg, STAT_SHMEM, sign);
 	if (p->kind & PS_SWAPCACHE)
-		d[STAT_SWAPCACHED] += sign;
+		add(arg, STAT_SWAPCACHED, sign);
 	if (cache && (p->flags & PG_MAPPED))
-		d[STAT_MAPPED_FILE] += sign;
+		add(arg, STAT_MAPPED_FILE, sign);
 	if (cache && (p->flags & PG_DIRTY))
-		d[STAT_DIRTY] += sign;
+		add(arg, STAT_DIRTY, sign);
 	if (p->flags & PG_WRITEBACK)
-		d[STAT_WRITEBACK] += sign;
+		add(arg, STAT_WRITEBACK, sign);
+}
+
+static inline void charge_add_delta(void *d, enum stat_item it, long v)
+{
+	((long *)d)[it] += v;
+}
+
+static inline void charge_add_own(void *own, enum stat_item it, long v)
+{
+	stat_own_add(own, it, v);
+}
+
+static inline void charge_add_shard(void *st, enum stat_item it, long v)
+{
+	stat_shard_add(st, it, v);
+}
+
+void charge_page_stat_delta(const struct page *p, long *d, long sign)
+{
+	charge_page_items(p, sign, charge_add_delta, d);
 }
 
 void charge_stats_apply(struct mcg_group *g, const long *d, long sign)
@@ -454,44 +477,27 @@ void charge_stats_apply(struct mcg_group *g, const long *d, long sign)
 			stat_add(g, (enum stat_item)i, d[i] * sign);
 }
 
-/* The items of charge_page_stat_delta, added to g's statistics; and event
+/* A page's items (charge_page_items) added to g's statistics, and event
  * (PGPGIN or PGPGOUT) once, unless it is STAT__COUNT. */
 static __attribute__((noinline)) void charge_page_account_shared(struct mcg_group *g,
 								 const struct page *p, long sign,
 								 enum stat_item event)
 {
-	long d[STAT__COUNT] = { 0 };
-
-	charge_page_stat_delta(p, d, sign);
+	charge_page_items(p, sign, charge_add_shard, g->stat);
 	if (event != STAT__COUNT)
-		d[event] += 1;
-	for (int i = 0; i < STAT__COUNT; i++)
-		if (d[i])
-			stat_shard_add(g->stat, (enum stat_item)i, d[i]);
+		stat_shard_add(g->stat, event, 1);
 }
 
 static void charge_page_account(struct mcg_group *g, const struct page *p, long sign,
 				enum stat_item event)
 {
 	atomic_long *own = stat_shard_own(g->stat);
-	unsigned kind = p->kind & PK_MASK;
-	bool cache = kind == PK_FILE || kind == PK_SHMEM;
 
 	if (!own) {
 		charge_page_account_shared(g, p, sign, event);
 		return;
 	}
-	stat_own_add(own, kind == PK_ANON ? STAT_RSS : STAT_CACHE, sign);
-	if (kind == PK_SHMEM)
-		stat_own_add(own, STAT_SHMEM, sign);
-	if (p->kind & PS_SWAPCACHE)
-		stat_own_add(own, STAT_SWAPCACHED, sign);
-	if (cache && (p->flags & PG_MAPPED))
-		stat_own_add(own, STAT_MAPPED_FILE, sign);
-	if (cache && (p->flags & PG_DIRTY))
-		stat_own_add(own, STAT_DIRTY, sign);
-	if (p->flags & PG_WRITEBACK)
-		stat_own_add(own, STAT_WRITEBACK, sign);
+	charge_page_items(p, sign, charge_add_own, own);
 	if (event != STAT__COUNT)
 		stat_own_add(own, event, 1);
 }
@@ -537,8 +543,6 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 		mcg_reap(g);              /* it may have waited for us */
 		return -EAGAIN;
 	}
-	if (node >= e->pages.nr_nodes)
-		node %= e->pages.nr_nodes;
 	idx = page_alloc(&e->pages, node);
 	if (idx == PAGE_NONE && charge_batch.nfree) {
 		charge_batch_free_pages();    /* this thread's own, first */
