@@ -48,13 +48,6 @@ struct lru_vec *lru_vec_of(struct mcg_engine *e, struct mcg_group *g, uint32_t i
 	return &g->lruvec[page_node_of(&e->pages, idx)];
 }
 
-/* Written under v->lock only, read without it: no locked add needed. */
-static inline void lru_size_add(struct lru_vec *v, enum stat_lru l, long delta)
-{
-	atomic_store_explicit(&v->size[l], atomic_load_explicit(&v->size[l], memory_order_relaxed) + delta,
-			      memory_order_relaxed);
-}
-
 /* Link idx at the head (most recent) or the tail (next to be scanned) of
  * the list its flags imply in v, its node's lruvec, without touching the
  * sizes. */

@@ -29,6 +29,15 @@ struct lru_vec {
 	atomic_long size[LRU__COUNT];
 } __attribute__((aligned(64)));
 
+/* Add delta to the size of list l. Written under v->lock only and read
+ * without it, so no locked add is needed. */
+static inline void lru_size_add(struct lru_vec *v, enum stat_lru l, long delta)
+{
+	atomic_store_explicit(&v->size[l],
+			      atomic_load_explicit(&v->size[l], memory_order_relaxed) + delta,
+			      memory_order_relaxed);
+}
+
 int lru_vecs_init(struct mcg_group *g, unsigned nodes);
 void lru_vecs_destroy(struct mcg_group *g, unsigned nodes);
 
@@ -44,7 +53,7 @@ void lru_del(struct mcg_engine *e, struct lru_vec *v, uint32_t idx);
 void lru_link_tail(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
 /* Move idx from src's list to the same list of dst (the page changes
  * owner); the caller holds both lruvec locks of that node and adjusts the
- * sizes itself (stat_lru_add), in bulk. Returns the list. */
+ * sizes itself (lru_size_add), in bulk. Returns the list. */
 enum stat_lru lru_transfer(struct mcg_engine *e, struct mcg_group *src, struct mcg_group *dst,
 			   uint32_t idx);
 struct lru_vec *lru_vec_of(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);

@@ -119,8 +119,8 @@ static void move_flush(struct mcg_engine *e, struct move_ctx *m)
 		}
 		for (int l = 0; l < LRU__COUNT; l++)
 			if (lru[l]) {
-				stat_lru_add(m->src, (enum stat_lru)l, (int)node, -lru[l]);
-				stat_lru_add(m->dst, (enum stat_lru)l, (int)node, lru[l]);
+				lru_size_add(sv, (enum stat_lru)l, -lru[l]);
+				lru_size_add(dv, (enum stat_lru)l, lru[l]);
 				lru[l] = 0;
 			}
 		spin_unlock(&dv->lock);

@@ -86,15 +86,6 @@ long stat_lru_local(const struct mcg_group *g, enum stat_lru l, int node)
 	return sum;
 }
 
-void stat_lru_add(struct mcg_group *g, enum stat_lru l, int node, long delta)
-{
-	atomic_long *v = &g->lruvec[node].size[l];
-
-	/* the lruvec lock serialises writers; readers go without it */
-	atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + delta,
-			      memory_order_relaxed);
-}
-
 /* Subtree sums walk groups (dying ones included, §3.9), never pages. Caller
  * must not hold tree_lock. */
 static long stat_walk(const struct mcg_group *g, long (*get)(const struct mcg_group *, int, int),

@@ -84,7 +84,4 @@ static inline void stat_shard_add(struct stat_shard *st, enum stat_item it, long
 		stat_own_add(own, it, delta);
 }
 
-/* Caller holds the lruvec lock of (g, node). */
-void stat_lru_add(struct mcg_group *g, enum stat_lru l, int node, long delta);
-
 #endif

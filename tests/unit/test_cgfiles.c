@@ -145,7 +145,7 @@ START_TEST(test_stat_formats)
 	mcg_create(tfs.eng, tfs.eng->root, "a", NULL, NULL, &a);
 	stat_add(a, STAT_CACHE, 3);
 	stat_add(a, STAT_PGPGIN, 5);
-	stat_lru_add(a, LRU_ACTIVE_FILE, 1, 3);
+	lru_size_add(&a->lruvec[1], LRU_ACTIVE_FILE, 3);
 	s = render(a, "memory.stat", &err);
 	ck_assert_int_eq(lines(s), 42);
 	ck_assert_ptr_nonnull(strstr(s, "cache 12288\nrss 0\n"));
