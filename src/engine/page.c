@@ -39,16 +39,15 @@ int page_pool_init(struct page_pool *pp, long nr_pages, unsigned nr_nodes)
 	}
 	for (unsigned n = 0; n < nr_nodes; n++) {
 		struct page_node *pn = &pp->node[n];
+		uint32_t first = (uint32_t)((uint64_t)nr_pages * n / nr_nodes);
 
 		spin_init(&pn->lock);
-		pn->first = (uint32_t)((uint64_t)nr_pages * n / nr_nodes);
-		pn->end = (uint32_t)((uint64_t)nr_pages * (n + 1) / nr_nodes);
+		pp->node_end[n] = (uint32_t)((uint64_t)nr_pages * (n + 1) / nr_nodes);
 		/* Freed pages are reused first; never-used ones come from a
 		 * bump pointer, so the untouched tail costs nothing. */
-		pn->bump = pn->first;
+		pn->bump = first;
 		pn->free_head = PAGE_NONE;
-		pn->nr_free = pn->end - pn->first;
-		pp->node_end[n] = pn->end;
+		pn->nr_free = pp->node_end[n] - first;
 	}
 	for (uint32_t c = 0, n = 0; c <= pp->nr_pages >> PAGE_CHUNK_SHIFT; c++) {
 		while ((c << PAGE_CHUNK_SHIFT) >= pp->node_end[n] && n + 1 < nr_nodes)
@@ -76,7 +75,7 @@ static uint32_t page_take(struct page_pool *pp, struct page_node *pn)
 	if (pn->free_head != PAGE_NONE) {
 		idx = pn->free_head;
 		pn->free_head = pp->pages[idx].next;
-	} else if (pn->bump < pn->end) {
+	} else if (pn->bump < pp->node_end[pn - pp->node]) {
 		idx = pn->bump++;
 	}
 	if (idx != PAGE_NONE)

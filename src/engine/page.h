@@ -46,8 +46,7 @@ struct page {
 
 struct page_node {
 	spin_t lock;
-	uint32_t first, end;   /* [first, end) are this node's pages */
-	uint32_t bump;         /* [bump, end) were never used */
+	uint32_t bump;         /* [bump, node_end) were never used */
 	uint32_t free_head;    /* freed pages, linked through next */
 	long nr_free;          /* both kinds */
 } __attribute__((aligned(64)));   /* one per node, each on its own lines */
@@ -62,9 +61,10 @@ struct page_pool {
 	unsigned nr_nodes;
 	struct page_node *node;
 	uint8_t *chunk_node;   /* node of each granule's first page */
-	/* Where each node's pages end: read on every page operation, written
-	 * only at init, so kept apart from the nodes' busy free-list lines
-	 * (read beside another CPU's lock, it halved 2-thread throughput). */
+	/* Node n has pages [node_end[n - 1], node_end[n]) (from 0 for n = 0):
+	 * read on every page operation, written only at init, so kept apart
+	 * from the nodes' busy free-list lines (read beside another CPU's
+	 * lock, it halved 2-thread throughput). */
 	uint32_t node_end[PAGE_MAX_NODES];
 };
 
@@ -73,7 +73,8 @@ struct page_pool {
 int page_pool_init(struct page_pool *pp, long nr_pages, unsigned nr_nodes);
 void page_pool_destroy(struct page_pool *pp);
 
-/* A free page of node (or of any node, trying node first), or PAGE_NONE. */
+/* A free page of node (modulo the node count; or of any node, trying
+ * node first), or PAGE_NONE. */
 uint32_t page_alloc(struct page_pool *pp, unsigned node);
 void page_free(struct page_pool *pp, uint32_t idx);
 /* The same for n pages, taking each node's lock once per run of its pages. */
