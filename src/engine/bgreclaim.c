@@ -161,6 +161,34 @@ static bool bgr_run(struct mcg_group *g)
 	}
 }
 
+/* Delayed items whose time came join the queue. Caller holds p->lock. */
+static void bgr_promote(struct bgr_pool *p, uint64_t now)
+{
+	while (p->delayed && p->delayed->due <= now) {
+		struct bgr_item *it = p->delayed;
+
+		p->delayed = it->next;
+		it->due = 0;
+		bgr_enqueue(p, it);
+	}
+}
+
+/* A pass made no progress: due again after the item's delay, which
+ * doubles up to BGR_DELAY_MAX. */
+static void bgr_backoff(struct bgr_item *it, uint64_t now)
+{
+	it->due = now + it->delay;
+	it->delay = it->delay * 2 > BGR_DELAY_MAX ? BGR_DELAY_MAX : it->delay * 2;
+}
+
+/* The group's work is done (or the pool goes): it may be queued again. */
+static void bgr_item_done(struct bgr_item *it)
+{
+	atomic_store(&it->g->bgr_queued, false);
+	mcg_put(it->g);
+	free(it);
+}
+
 static void *bgr_main(void *arg)
 {
 	struct bgr_pool *p = arg;
@@ -170,13 +198,7 @@ static void *bgr_main(void *arg)
 		struct bgr_item *it;
 		uint64_t now = bgr_clock();
 
-		/* delayed items whose time came join the queue */
-		while (p->delayed && p->delayed->due <= now) {
-			it = p->delayed;
-			p->delayed = it->next;
-			it->due = 0;
-			bgr_enqueue(p, it);
-		}
+		bgr_promote(p, now);
 		if (p->stop)
 			break;
 		if (!p->queue) {
@@ -200,16 +222,13 @@ static void *bgr_main(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		if (!atomic_load(&it->g->removed) && !bgr_run(it->g)) {
 			/* no progress: back off, growing, and try again later */
-			it->due = bgr_clock() + it->delay;
-			it->delay = it->delay * 2 > BGR_DELAY_MAX ? BGR_DELAY_MAX : it->delay * 2;
+			bgr_backoff(it, bgr_clock());
 			pthread_mutex_lock(&p->lock);
 			p->running--;
 			bgr_enqueue(p, it);
 			continue;
 		}
-		atomic_store(&it->g->bgr_queued, false);
-		mcg_put(it->g);
-		free(it);
+		bgr_item_done(it);
 		pthread_mutex_lock(&p->lock);
 		p->running--;
 	}
@@ -244,9 +263,7 @@ static void bgr_free_list(struct bgr_item *it)
 	while (it) {
 		struct bgr_item *n = it->next;
 
-		atomic_store(&it->g->bgr_queued, false);
-		mcg_put(it->g);
-		free(it);
+		bgr_item_done(it);
 		it = n;
 	}
 }
@@ -306,12 +323,7 @@ int bgr_step(struct mcg_engine *e, uint64_t *next_due)
 	if (!p)
 		return 0;
 	pthread_mutex_lock(&p->lock);
-	while (p->delayed && p->delayed->due <= now) {
-		it = p->delayed;
-		p->delayed = it->next;
-		it->due = 0;
-		bgr_enqueue(p, it);
-	}
+	bgr_promote(p, now);
 	if (!(it = p->queue)) {
 		if (p->delayed)
 			*next_due = p->delayed->due;
@@ -332,8 +344,7 @@ int bgr_step(struct mcg_engine *e, uint64_t *next_due)
 			pthread_mutex_lock(&p->lock);
 			bgr_unqueue(p, it);
 			it->started = false;
-			it->due = now + it->delay;
-			it->delay = it->delay * 2 > BGR_DELAY_MAX ? BGR_DELAY_MAX : it->delay * 2;
+			bgr_backoff(it, now);
 			bgr_enqueue(p, it);
 			pthread_mutex_unlock(&p->lock);
 			return 1;
@@ -344,8 +355,6 @@ int bgr_step(struct mcg_engine *e, uint64_t *next_due)
 	pthread_mutex_lock(&p->lock);
 	bgr_unqueue(p, it);
 	pthread_mutex_unlock(&p->lock);
-	atomic_store(&g->bgr_queued, false);
-	mcg_put(g);
-	free(it);
+	bgr_item_done(it);
 	return 1;
 }

@@ -60,7 +60,7 @@ static bool charge_throttled(struct mcg_engine *e)
 static bool charge_reclaim_slot(struct mcg_group *g)
 {
 	struct charge_throttle *t = g->eng->throttle;
-	int max = (int)g->eng->cfg.cpus / 4 + 1, n = atomic_load(&g->reclaimers), peak;
+	int max = (int)charge_reclaim_slots(g->eng->cfg.cpus), n = atomic_load(&g->reclaimers), peak;
 	unsigned long gen;
 
 	while (n < max)

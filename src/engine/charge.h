@@ -24,6 +24,13 @@ struct charge_stock {
 	long nr;
 } __attribute__((aligned(64)));
 
+/* Throttled direct reclaim (seed topic 1): how many tasks may reclaim on
+ * one group at a time, with cpus simulated CPUs. */
+static inline unsigned charge_reclaim_slots(unsigned cpus)
+{
+	return cpus / 4 + 1;
+}
+
 int charge_init(struct mcg_engine *e);
 void charge_destroy(struct mcg_engine *e);
 

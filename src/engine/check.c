@@ -105,7 +105,7 @@ int check_invariants(struct mcg_engine *e, char *msg, size_t len)
 {
 	struct check_count *counts = calloc(MCG_ID_MAX + 1, sizeof(*counts));
 	struct page *pg = e->pages.pages;
-	long mem, memsw;
+	long mem, memsw, cached = 0, slots;
 	int err;
 
 	if (!counts)
@@ -122,6 +122,7 @@ int check_invariants(struct mcg_engine *e, char *msg, size_t len)
 		case PK_SHMEM: c->shmem++; break;
 		}
 		c->cached += !!(pg[i].kind & PS_SWAPCACHE);
+		cached += !!(pg[i].kind & PS_SWAPCACHE);
 		if ((pg[i].kind & PK_MASK) != PK_ANON) {
 			c->mapped += !!(pg[i].flags & PG_MAPPED);
 			c->dirty += !!(pg[i].flags & PG_DIRTY);
@@ -130,17 +131,10 @@ int check_invariants(struct mcg_engine *e, char *msg, size_t len)
 	for (uint32_t s = 0; s < e->swap.nr_slots; s++)
 		if (e->swap.memcg[s])
 			counts[e->swap.memcg[s]].swap++;
-	{
-		/* every cached slot belongs to a page in the swap cache */
-		long pages = 0;
-
-		for (uint32_t i = 0; i < e->pages.nr_pages; i++)
-			pages += pg[i].memcg && (pg[i].kind & PS_SWAPCACHE);
-		if (pages != swap_nr_cached(e)) {
-			free(counts);
-			return check_fail(msg, len, "swap cache: %ld pages, %ld cached slots", pages,
-					  swap_nr_cached(e));
-		}
+	/* every cached slot belongs to a page in the swap cache */
+	if (cached != (slots = swap_nr_cached(e))) {
+		free(counts);
+		return check_fail(msg, len, "swap cache: %ld pages, %ld cached slots", cached, slots);
 	}
 	for (unsigned cpu = 0; cpu < e->cfg.cpus; cpu++)
 		if (e->stock[cpu].g)

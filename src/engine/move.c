@@ -23,9 +23,8 @@
 static struct mcg_group *move_lca(struct mcg_group *a, struct mcg_group *b)
 {
 	for (struct mcg_group *i = a; i; i = i->parent)
-		for (struct mcg_group *j = b; j; j = j->parent)
-			if (i == j)
-				return i;
+		if (mcg_in_subtree(b, i))
+			return i;
 	return NULL;
 }
 

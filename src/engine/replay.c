@@ -148,7 +148,7 @@ static struct vm_region *rp_file_region(void *arg, const char *name)
 static bool rp_throttle_slot(struct mcg_group *over, void *arg)
 {
 	struct rp *rp = arg;
-	unsigned max = rp->cfg.cpus / 4 + 1 > RP_SLOTS ? RP_SLOTS : rp->cfg.cpus / 4 + 1;
+	unsigned max = charge_reclaim_slots(rp->cfg.cpus);
 	struct rp_slots *sl = NULL;
 	uint64_t first = UINT64_MAX;
 
@@ -161,10 +161,13 @@ static bool rp_throttle_slot(struct mcg_group *over, void *arg)
 		sl = &rp->slots[rp->nslots++];
 		*sl = (struct rp_slots){ .id = over->id };
 	}
+	if (max > RP_SLOTS)
+		max = RP_SLOTS;
+	/* a slot taken reads UINT64_MAX until its step ends, and only the
+	 * running step holds slots */
 	for (unsigned i = 0; i < max; i++)
-		for (int h = 0; h < rp->nheld; h++)
-			if (rp->held[h] == &sl->until[i])
-				return true;      /* this step holds one already */
+		if (sl->until[i] == UINT64_MAX)
+			return true;      /* this step holds one already */
 	for (unsigned i = 0; i < max; i++) {
 		if (sl->until[i] <= rp->now && rp->nheld < RP_MAX) {
 			sl->until[i] = UINT64_MAX;
@@ -561,13 +564,23 @@ static void rp_kill(uint32_t id, void *arg)
 		rp->task[id].state = T_KILLED;
 }
 
+/* Pages scanned so far by direct (who 0) or background (1) reclaim in
+ * every group, and pages swapped out: read only to be charged at their
+ * cost, so 0 when the cost line gives them none. */
 static long rp_scanned(struct rp *rp, int who)
 {
 	long n = 0;
 
+	if (!rp->scan_ns)
+		return 0;
 	for (int i = 0; i < rp->ngrp; i++)
 		n += atomic_load(&rp->grp[i].g->pg_scanned[who]);
 	return n;
+}
+
+static long rp_swapouts(struct rp *rp)
+{
+	return rp->swapout_ns ? swap_outs(rp->e) : 0;
 }
 
 /* Run cpu nanoseconds of work that may start at *ready, then wait wait
@@ -595,7 +608,7 @@ static void rp_account(struct rp *rp, uint64_t *ready, uint64_t cpu, uint64_t wa
  * slot). The background reclaimer is woken if it sleeps. */
 static int rp_task_step(struct rp *rp, struct rp_task *t)
 {
-	long scan0 = rp_scanned(rp, 0), out0 = swap_outs(rp->e);
+	long scan0 = rp_scanned(rp, 0), out0 = rp_swapouts(rp);
 	uint64_t cpu, wait;
 	int err;
 
@@ -604,7 +617,7 @@ static int rp_task_step(struct rp *rp, struct rp_task *t)
 	rp->step_throttled = false;
 	err = rp_step(rp, t);
 	cpu = rp->step_cpu + (uint64_t)(rp_scanned(rp, 0) - scan0) * rp->scan_ns;
-	wait = wb_take_stall() + (uint64_t)(swap_outs(rp->e) - out0) * rp->swapout_ns;
+	wait = wb_take_stall() + (uint64_t)(rp_swapouts(rp) - out0) * rp->swapout_ns;
 	rp_account(rp, &t->ready, cpu, wait);
 	for (int h = 0; h < rp->nheld; h++)
 		*rp->held[h] = t->ready;      /* the slots were held all step */
@@ -628,7 +641,7 @@ static int rp_task_step(struct rp *rp, struct rp_task *t)
  * writeback. */
 static void rp_bg_step(struct rp *rp)
 {
-	long scan0 = rp_scanned(rp, 1), out0 = swap_outs(rp->e);
+	long scan0 = rp_scanned(rp, 1), out0 = rp_swapouts(rp);
 	uint64_t next = UINT64_MAX, cpu = 0;
 	bool worked = false;
 
@@ -644,7 +657,7 @@ static void rp_bg_step(struct rp *rp)
 			rp->bg_ready = next;
 		return;
 	}
-	rp_account(rp, &rp->bg_ready, cpu, (uint64_t)(swap_outs(rp->e) - out0) * rp->swapout_ns);
+	rp_account(rp, &rp->bg_ready, cpu, (uint64_t)(rp_swapouts(rp) - out0) * rp->swapout_ns);
 }
 
 static int rp_simulate(struct rp *rp)

@@ -86,6 +86,14 @@ static void swap_disown(struct mcg_engine *e, unsigned id, bool uncharge)
 	mcg_put(g);                       /* ours */
 }
 
+/* Back on the free list. Caller holds s->lock. */
+static void swap_slot_push(struct swap_dev *s, uint32_t slot)
+{
+	s->next[slot] = s->free_head;
+	s->free_head = slot;
+	s->nr_free++;
+}
+
 static void swap_free_slot(struct mcg_engine *e, uint32_t slot, bool uncharge)
 {
 	struct swap_dev *s = &e->swap;
@@ -94,9 +102,7 @@ static void swap_free_slot(struct mcg_engine *e, uint32_t slot, bool uncharge)
 	pthread_mutex_lock(&s->lock);
 	id = s->memcg[slot];
 	s->memcg[slot] = 0;
-	s->next[slot] = s->free_head;
-	s->free_head = slot;
-	s->nr_free++;
+	swap_slot_push(s, slot);
 	pthread_mutex_unlock(&s->lock);
 	swap_disown(e, id, uncharge);
 }
@@ -164,11 +170,17 @@ bool swap_move(struct mcg_engine *e, uint32_t slot, struct mcg_group *src, struc
 	return moved;
 }
 
-/* The cache's home of page: its bucket, or the empty one where it would
+/* The bucket page hashes to. */
+static uint32_t swap_cache_home(const struct swap_dev *s, uint32_t page)
+{
+	return (page * 2654435761u) & s->cache_mask;
+}
+
+/* The cache's bucket of page: its own, or the empty one where it would
  * go. Caller holds the lock. */
 static uint32_t swap_cache_find(struct swap_dev *s, uint32_t page)
 {
-	uint32_t i = (page * 2654435761u) & s->cache_mask;
+	uint32_t i = swap_cache_home(s, page);
 
 	while (s->cache_page[i] != SWAP_NONE && s->cache_page[i] != page)
 		i = (i + 1) & s->cache_mask;
@@ -189,7 +201,7 @@ static uint32_t swap_cache_remove(struct swap_dev *s, uint32_t page)
 	slot = s->cache_slot[i];
 	s->nr_cached--;
 	for (j = (i + 1) & s->cache_mask; s->cache_page[j] != SWAP_NONE; j = (j + 1) & s->cache_mask) {
-		uint32_t home = (s->cache_page[j] * 2654435761u) & s->cache_mask;
+		uint32_t home = swap_cache_home(s, s->cache_page[j]);
 
 		/* move j back into the hole at i unless its home lies in (i, j] */
 		if (((j - home) & s->cache_mask) >= ((j - i) & s->cache_mask)) {
@@ -253,11 +265,8 @@ void swap_cache_drop(struct mcg_engine *e, uint32_t page)
 	uint32_t slot;
 
 	pthread_mutex_lock(&s->lock);
-	if ((slot = swap_cache_remove(s, page)) != SWAP_NONE) {
-		s->next[slot] = s->free_head;
-		s->free_head = slot;
-		s->nr_free++;
-	}
+	if ((slot = swap_cache_remove(s, page)) != SWAP_NONE)
+		swap_slot_push(s, slot);
 	pthread_mutex_unlock(&s->lock);
 }
 
