@@ -466,25 +466,13 @@ static void mirror_shrink(struct mirror_proc *p, enum page_kind kind, struct mcg
 
 #define MIRROR_STACK_PAGES 4          /* THREAD_SIZE: 16 KiB a thread */
 
-/* Page tables (VmPTE) and a kernel stack per thread, in pages; -1 when
- * the process is gone. */
-static long mirror_kmem_pages(pid_t tgid)
+/* Page tables (VmPTE) and a kernel stack per thread, in pages, of the
+ * task read in t (NULL: it could not be); -1 when unknown. */
+static long mirror_kmem_pages(const struct proc_task *t)
 {
-	char path[64], line[256];
-	long pte = -1, threads = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tgid);
-	if (!(f = fopen(path, "re")))
+	if (!t || t->vm_pte_kb < 0 || t->threads < 0)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "VmPTE:", 6))
-			pte = mirror_kb_pages(line + 6);
-		else if (!strncmp(line, "Threads:", 8))
-			threads = strtol(line + 8, NULL, 10);
-	}
-	fclose(f);
-	return pte < 0 || threads < 0 ? -1 : pte + threads * MIRROR_STACK_PAGES;
+	return t->vm_pte_kb / (PC_PAGE_SIZE / 1024) + t->threads * MIRROR_STACK_PAGES;
 }
 
 /* Charge p's kernel memory to g (NULL: nowhere). It follows the process's
@@ -547,10 +535,11 @@ static bool mirror_pageout(struct mirror *m, struct mirror_proc *p)
 	int n = 0;
 	bool any = false;
 
-	for (unsigned i = 0; i < p->nmap && !m->enforce; i++)
-		p->map[i].seen = atomic_load(&p->map[i].f->obj->evicted);   /* account only */
-	if (!m->enforce)
+	if (!m->enforce) {
+		for (unsigned i = 0; i < p->nmap; i++)   /* account only */
+			p->map[i].seen = atomic_load(&p->map[i].f->obj->evicted);
 		return false;
+	}
 	for (unsigned i = 0; i < p->nmap; i++) {
 		struct mirror_map *mm = &p->map[i];
 		unsigned ev = atomic_load(&mm->f->obj->evicted);
@@ -560,13 +549,13 @@ static bool mirror_pageout(struct mirror *m, struct mirror_proc *p)
 		mm->seen = ev;
 		iov[n].iov_base = (void *)mm->start;
 		iov[n].iov_len = (size_t)mm->f->npages * PC_PAGE_SIZE;
-		if (++n == MIRROR_IOV || i + 1 == p->nmap) {
+		if (++n == MIRROR_IOV) {
 			syscall(SYS_process_madvise, p->pidfd, iov, (size_t)n, MADV_PAGEOUT, 0u);
 			n = 0;
 			any = true;
 		}
 	}
-	if (n) {
+	if (n) {                          /* the rest, in one call */
 		syscall(SYS_process_madvise, p->pidfd, iov, (size_t)n, MADV_PAGEOUT, 0u);
 		any = true;
 	}
@@ -583,18 +572,6 @@ static bool mirror_exited(struct mirror_proc *p)
 	return poll(&pfd, 1, 0) != 0;
 }
 
-static long mirror_resident(const struct mirror_file *f)
-{
-	long n = 0;
-
-	for (uint32_t i = 0; i < f->npages; i++) {
-		uint32_t v = atomic_load_explicit(&f->r->slot[i], memory_order_relaxed);
-
-		n += v != VM_EMPTY && (v & VM_TAG_MASK) == VM_TAG_PAGE;
-	}
-	return n;
-}
-
 /* Fault in stand-ins until the shared file holds as many pages as this
  * mapping has resident. */
 static int mirror_fill(struct mirror_map *mm, long rss, long dirty, unsigned cpu)
@@ -605,7 +582,9 @@ static int mirror_fill(struct mirror_map *mm, long rss, long dirty, unsigned cpu
 	 * process first (next sample), rather than fault back in here */
 	if (atomic_load(&mm->f->obj->evicted) != mm->seen)
 		return 0;
-	need = rss - mirror_resident(mm->f);
+	/* the stand-in's object has one region, f->r: its resident count is
+	 * the file's pages in memory */
+	need = rss - atomic_load(&mm->f->obj->resident);
 
 	for (uint32_t i = 0; i < mm->f->npages && need > 0; i++) {
 		uint32_t v = atomic_load(&mm->f->r->slot[i]);
@@ -676,6 +655,7 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 {
 	struct mcg_engine *e = m->fs->eng;
 	struct mirror_sample s = { 0 };
+	struct proc_task task, *t;        /* its /proc status, read once */
 	unsigned cpu = (unsigned)p->tgid % e->cfg.cpus;
 	struct mcg_group *g;
 	uint64_t now = mirror_now(), period;
@@ -685,7 +665,9 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 
 	if (p->gone)
 		return;
-	if (atomic_load(&p->obj->dead) || sim_owns(m->fs->sim, p->tgid) || mirror_exited(p)) {
+	t = proc_read_task(p->tgid, &task) == 0 ? &task : NULL;
+	if (atomic_load(&p->obj->dead) || sim_owns(m->fs->sim, p->tgid, t ? t->ppid : 0) ||
+	    mirror_exited(p)) {
 		mirror_release(p);       /* killed, exited, or declares itself */
 		return;
 	}
@@ -699,7 +681,7 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 		free(s.files);           /* (exiting meanwhile: next time) */
 		return;
 	}
-	atomic_store(&p->obj->unkillable, !m->enforce || proc_oom_exempt(p->tgid));
+	atomic_store(&p->obj->unkillable, !m->enforce || proc_oom_exempt_task(p->tgid, t));
 	g = task_group(e, p->tgid);
 	in_child = !mcg_is_root(g);
 	if (!in_child && p->nera == 0 && p->nmap == 0) {
@@ -752,7 +734,7 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 		else if (err == -EFAULT)
 			mirror_release(p);   /* the OOM killer chose it */
 		if (!p->gone) {
-			long kmem = mirror_kmem_pages(p->tgid);
+			long kmem = mirror_kmem_pages(t);
 
 			if (kmem >= 0)
 				mirror_kmem(p, in_child ? g : NULL, kmem, cpu);

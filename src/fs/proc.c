@@ -69,6 +69,8 @@ int proc_read_task(pid_t tid, struct proc_task *t)
 		return -EIO;
 	if ((p = proc_field(buf, "CapEff:")))
 		t->cap_eff = strtoull(p, NULL, 16);
+	t->vm_pte_kb = (p = proc_field(buf, "VmPTE:")) ? strtol(p, NULL, 10) : -1;
+	t->threads = (p = proc_field(buf, "Threads:")) ? strtol(p, NULL, 10) : -1;
 	if ((p = proc_field(buf, "NSpid:"))) {
 		while (t->ns_depth < PROC_NS_MAX) {
 			long v = strtol(p, &end, 10);
@@ -303,9 +305,8 @@ bool proc_is_init_admin(pid_t pid)
 	       a.st_ino == b.st_ino && a.st_dev == b.st_dev;
 }
 
-bool proc_oom_exempt(pid_t pid)
+bool proc_oom_exempt_task(pid_t pid, const struct proc_task *t)
 {
-	struct proc_task t;
 	char path[64], buf[32];
 
 	if (pid <= 1 || pid == getpid())
@@ -314,7 +315,16 @@ bool proc_oom_exempt(pid_t pid)
 	if (proc_read_file(path, buf, sizeof(buf)) == 0 && atoi(buf) == -1000)
 		return true;
 	/* PID 1 of its own namespace (an init, or a container's) */
-	return proc_read_task(pid, &t) == 0 && t.nspid[t.ns_depth - 1] == 1;
+	return t && t->nspid[t->ns_depth - 1] == 1;
+}
+
+bool proc_oom_exempt(pid_t pid)
+{
+	struct proc_task t;
+
+	if (pid <= 1 || pid == getpid())
+		return true;
+	return proc_oom_exempt_task(pid, proc_read_task(pid, &t) == 0 ? &t : NULL);
 }
 
 bool proc_same_exe(pid_t a, pid_t b)

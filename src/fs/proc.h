@@ -18,6 +18,8 @@ struct proc_task {
 	int ns_depth;                 /* entries in NSpid */
 	pid_t nspid[PROC_NS_MAX];     /* outermost (ours) first */
 	unsigned long long cap_eff;
+	long vm_pte_kb;               /* VmPTE (page tables), -1 when absent */
+	long threads;                 /* Threads, -1 when absent */
 };
 
 /* -ESRCH when the task does not exist (or is gone), -EIO on garbage. */
@@ -47,6 +49,8 @@ bool proc_is_init_admin(pid_t pid);
 /* Never to be signalled by the OOM killer: the daemon, PID 1 of any PID
  * namespace, oom_score_adj -1000. Gone tasks are not exempt. */
 bool proc_oom_exempt(pid_t pid);
+/* The same for a task already read (t), or NULL when it could not be. */
+bool proc_oom_exempt_task(pid_t pid, const struct proc_task *t);
 /* Both run the same executable (a fork that has not exec'd). */
 bool proc_same_exe(pid_t a, pid_t b);
 /* qsort order of pid_t values. */

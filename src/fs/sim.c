@@ -110,17 +110,14 @@ static bool sim_connected(struct sim_server *s, pid_t pid)
 	return found;
 }
 
-bool sim_owns(struct sim_server *s, pid_t tgid)
+bool sim_owns(struct sim_server *s, pid_t tgid, pid_t ppid)
 {
-	struct proc_task t;
-
 	if (!s)
 		return false;
 	if (sim_connected(s, tgid))
 		return true;
 	/* a simulated task's fork, before it connects on its own */
-	return proc_read_task(tgid, &t) == 0 && t.ppid > 0 && sim_connected(s, t.ppid) &&
-	       proc_same_exe(tgid, t.ppid);
+	return ppid > 0 && sim_connected(s, ppid) && proc_same_exe(tgid, ppid);
 }
 
 int sim_move(struct sim_server *s, pid_t tgid, struct mcg_group *dst, unsigned mask)

@@ -26,8 +26,9 @@ void sim_stop(struct sim_server *s);
 int sim_move(struct sim_server *s, pid_t tgid, struct mcg_group *dst, unsigned mask);
 
 /* Whether tgid is a connected simulated task (its memory is declared, not
- * mirrored). */
-bool sim_owns(struct sim_server *s, pid_t tgid);
+ * mirrored), or a fork of one (its parent ppid, 0 if unknown) that has not
+ * exec'd. */
+bool sim_owns(struct sim_server *s, pid_t tgid, pid_t ppid);
 
 /* The engine's kill hook: SIGKILL the simulated task with that pid, unless
  * it is the daemon, a PID 1, or has oom_score_adj -1000. */
