@@ -96,7 +96,7 @@ static unsigned memcgfs_host_swappiness(void)
 
 static int memcgfs_size(const char *s, long *pages)
 {
-	return gram_bytes(s, strlen(s), pages);
+	return gram_bytes(s, strlen(s), pages, NULL);
 }
 
 /* Every member task costs one pidfd: take all the descriptors we may. */
@@ -181,7 +181,7 @@ int main(int argc, char *argv[])
 	pthread_mutex_init(&fs.attach_lock, NULL);
 	fs.watermarks = !o.nowatermarks;
 	fs.eng = mcg_engine_new(&cfg);
-	fs.events = event_new(&fs);
+	fs.events = event_new();
 	if (fs.eng)
 		fs.prof = &fs.eng->cfg.prof;
 	if (!fs.eng || !fs.events || node_init_root(&fs, fs.eng->root, getuid(), getgid())) {

@@ -236,6 +236,10 @@ int mcg_set_move_charge(struct mcg_group *g, unsigned long long v);
 /* The root's usage_in_bytes: the global formula applied to the simulated
  * machine (file pages + anon pages), in pages. */
 long mcg_root_usage(struct mcg_engine *e);
+/* What a usage file of counter c shows for g, in pages: its counter, or
+ * for the root (no counter of its own) mcg_root_usage, plus swap in use
+ * for memsw (§3.1, §3.6). */
+long mcg_usage(struct mcg_group *g, enum mcg_counter c);
 
 /* A removed group whose last page, slot or stocked charge is gone leaves
  * the tree (and then its parent, if that was waiting for it). Cheap when g

@@ -524,7 +524,7 @@ static void rp_print(struct rp *rp, uint64_t t)
 			" pgfault=%ld pgmajfault=%ld refault_file=%ld refault_anon=%ld"
 			" scan_direct=%ld steal_direct=%ld oom_kill=%lu\n",
 			rp->grp[i].path,
-			(mcg_is_root(g) ? mcg_root_usage(rp->e) : pc_usage(&g->cnt[MCG_MEM])) * PC_PAGE_SIZE,
+			mcg_usage(g, MCG_MEM) * PC_PAGE_SIZE,
 			pc_watermark(&g->cnt[MCG_MEM]) * PC_PAGE_SIZE, pc_failcnt(&g->cnt[MCG_MEM]),
 			stat_total(g, STAT_RSS) * PC_PAGE_SIZE, stat_total(g, STAT_CACHE) * PC_PAGE_SIZE,
 			stat_total(g, STAT_SWAP) * PC_PAGE_SIZE, stat_total(g, STAT_PGFAULT),

@@ -68,17 +68,8 @@ static int rd_limit(struct cgfs_req *r, int cnt, struct cgfs_out *o)
 
 static int rd_usage(struct cgfs_req *r, int cnt, struct cgfs_out *o)
 {
-	long pages;
-
 	mirror_refresh(r->fs->mirror, r->g);   /* real processes: a fresh sample */
-	/* The root is not a counter: the global formula on the simulated
-	 * machine, plus swap in use for memsw (§3.1, §3.6). */
-	if (mcg_is_root(r->g) && (cnt == MCG_MEM || cnt == MCG_MEMSW))
-		pages = mcg_root_usage(r->fs->eng) +
-			(cnt == MCG_MEMSW ? stat_total(r->g, STAT_SWAP) : 0);
-	else
-		pages = pc_usage(&r->g->cnt[cnt]);
-	cgfs_printf(o, "%ld\n", pages * PAGE);
+	cgfs_printf(o, "%ld\n", mcg_usage(r->g, (enum mcg_counter)cnt) * PAGE);
 	return 0;
 }
 

@@ -48,20 +48,17 @@ struct event_window {
 struct event_registry {
 	pthread_mutex_t lock;
 	struct event_reg *head;
-	struct cgfs *fs;
 	atomic_int nthresh, npress;   /* registrations of each kind */
 	struct event_window win[EVENT_WINDOWS];
 	unsigned next_win;
 };
 
-struct event_registry *event_new(struct cgfs *fs)
+struct event_registry *event_new(void)
 {
 	struct event_registry *er = calloc(1, sizeof(*er));
 
-	if (er) {
+	if (er)
 		pthread_mutex_init(&er->lock, NULL);
-		er->fs = fs;
-	}
 	return er;
 }
 
@@ -200,11 +197,7 @@ static void event_signal(int efd)
  * is the global approximation of its usage file. */
 static long event_usage_of(struct mcg_group *g, enum event_kind kind)
 {
-	enum mcg_counter c = kind == EV_THRESHOLD ? MCG_MEM : MCG_MEMSW;
-
-	if (mcg_is_root(g))
-		return mcg_root_usage(g->eng) + (c == MCG_MEMSW ? stat_total(g, STAT_SWAP) : 0);
-	return pc_usage(&g->cnt[c]);
+	return mcg_usage(g, kind == EV_THRESHOLD ? MCG_MEM : MCG_MEMSW);
 }
 
 /* Signal every threshold on g or its ancestors that usage crossed, either
@@ -324,7 +317,7 @@ int event_control_write(struct cgfs_req *r, int unused, const struct gram_value 
 		switch (ev->kind) {
 		case EV_THRESHOLD:
 		case EV_MEMSW_THRESHOLD:
-			err = gram_bytes(args, strlen(args), &ev->threshold);
+			err = gram_bytes(args, strlen(args), &ev->threshold, NULL);
 			break;
 		case EV_PRESSURE:
 			err = event_parse_pressure(args, &ev->level, &ev->mode);

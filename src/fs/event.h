@@ -8,7 +8,7 @@
 #include "fs/cgfs.h"
 #include "fs/grammar.h"
 
-struct event_registry *event_new(struct cgfs *fs);
+struct event_registry *event_new(void);
 void event_free(struct event_registry *er);
 
 int event_control_write(struct cgfs_req *r, int unused, const struct gram_value *v);

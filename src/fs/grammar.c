@@ -93,15 +93,18 @@ static void gram_trim(const char **s, const char **end)
 		(*end)--;
 }
 
-int gram_bytes(const char *buf, size_t len, long *pages)
+int gram_bytes(const char *buf, size_t len, long *pages, bool *minus_one)
 {
 	const char *s = buf, *end = buf + len;
 	unsigned long long v;
 	unsigned base, shift = 0;
-	bool overflow;
+	bool overflow, m1;
 
 	gram_trim(&s, &end);
-	if (end - s == 2 && s[0] == '-' && s[1] == '1') {
+	m1 = end - s == 2 && s[0] == '-' && s[1] == '1';
+	if (minus_one)
+		*minus_one = m1;
+	if (m1) {
 		*pages = PC_MAX;
 		return 0;
 	}
@@ -167,13 +170,8 @@ int gram_parse(enum gram_kind k, const char *buf, size_t len, struct gram_value 
 	switch (k) {
 	case G_U64:
 		return gram_u64(buf, len, &out->u64);
-	case G_BYTES: {
-		const char *s = buf, *end = buf + len;
-
-		gram_trim(&s, &end);
-		out->minus_one = end - s == 2 && s[0] == '-' && s[1] == '1';
-		return gram_bytes(buf, len, &out->pages);
-	}
+	case G_BYTES:
+		return gram_bytes(buf, len, &out->pages, &out->minus_one);
 	case G_PID:
 		return gram_pid(buf, len, &out->pid);
 	case G_IGNORED:

@@ -31,7 +31,9 @@ struct gram_value {
 int gram_parse(enum gram_kind k, const char *buf, size_t len, struct gram_value *out);
 
 int gram_u64(const char *buf, size_t len, unsigned long long *out);
-int gram_bytes(const char *buf, size_t len, long *pages);
+/* minus_one (may be NULL): whether the text was "-1" (pages then PC_MAX,
+ * which a large number can also clamp to). */
+int gram_bytes(const char *buf, size_t len, long *pages, bool *minus_one);
 int gram_pid(const char *buf, size_t len, pid_t *out);
 /* Strip leading and trailing isspace() into out (size bytes). -E2BIG when
  * the stripped text does not fit. */

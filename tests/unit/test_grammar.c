@@ -28,7 +28,7 @@ START_TEST(test_bytes_vectors)
 {
 	const char *in = bytes_vectors[_i].in;
 	long pages = -7;
-	int err = gram_bytes(in, strlen(in), &pages);
+	int err = gram_bytes(in, strlen(in), &pages, NULL);
 
 	if (bytes_vectors[_i].bytes < 0) {
 		ck_assert_msg(err == -EINVAL, "'%s' gave %d", in, err);
