@@ -136,6 +136,7 @@ int cgfs_tasks_write(struct cgfs_req *r, int procs, const struct gram_value *v)
 	struct proc_view view;
 	struct proc_task t;
 	pid_t host, *threads = NULL;
+	unsigned mask;                /* move_charge_at_immigrate, read once */
 	long n = 1;
 	int err;
 
@@ -159,10 +160,10 @@ int cgfs_tasks_write(struct cgfs_req *r, int procs, const struct gram_value *v)
 	/* [<=6.12] move_charge_at_immigrate of the destination: only moving a
 	 * thread-group leader moves charges; a failed move fails the attach
 	 * (ENOMEM) with nothing moved (§5.11) */
-	if (!prof_has(fs->prof, PF_NO_MOVE_CHARGE) && atomic_load(&r->g->move_charge) &&
-	    (procs || host == t.tgid) &&
-	    ((err = sim_move(fs->sim, t.tgid, r->g, atomic_load(&r->g->move_charge))) ||
-	     (err = mirror_move(fs->mirror, t.tgid, r->g, atomic_load(&r->g->move_charge))))) {
+	mask = atomic_load(&r->g->move_charge);
+	if (!prof_has(fs->prof, PF_NO_MOVE_CHARGE) && mask && (procs || host == t.tgid) &&
+	    ((err = sim_move(fs->sim, t.tgid, r->g, mask)) ||
+	     (err = mirror_move(fs->mirror, t.tgid, r->g, mask)))) {
 		free(threads);
 		return err;
 	}

@@ -64,11 +64,11 @@ kmem=$(( ($(kb "$HOG_PID" VmPTE) + 16 * $(kb "$HOG_PID" Threads)) * 1024 ))
 expect "kmem: page tables and stacks" "$(cat "$MNT/a/b/memory.kmem.usage_in_bytes")" "$kmem"
 expect "kmem is in the parent's too" "$(cat "$MNT/a/memory.kmem.usage_in_bytes")" "$kmem"
 between "mapped_file counted" "$(stat_key a/b mapped_file)" 4096 $((rss - anon + 4 * MiB))
-# within a second, without a read to prompt it: the periodic sample
+# a second process of the group: the next read samples it (the periodic
+# sample, with no read at all, is what the kill below relies on)
 hog acc2 a/b -- -a 16
 ready acc2
-sleep 1
-expect "the sampler found the second process" \
+expect "a read finds the second process" \
 	"$(( $(stat_key a/b rss) >= anon + 16 * MiB ))" 1
 # --- exit: anon charges go, page cache stays ---
 stop_hog "$HOG_PID"
