@@ -20,11 +20,18 @@
 #include "engine/swap.h"
 #include "engine/vm.h"
 
-static struct mcg_group *move_lca(struct mcg_group *a, struct mcg_group *b)
+/* Where a bulk charge of dst (and uncharge of src) stops: the lowest
+ * counter that both counters' chains pass through, whose usage a move does
+ * not change, or NULL when the chains never meet (use_hierarchy 0 leaves a
+ * child's counters unlinked from its parent's). Found on the counters, not
+ * on the group tree: the two differ exactly when use_hierarchy is 0. */
+static struct pc_counter *move_stop(struct mcg_group *src, struct mcg_group *dst,
+				    enum mcg_counter c)
 {
-	for (struct mcg_group *i = a; i; i = i->parent)
-		if (mcg_in_subtree(b, i))
-			return i;
+	for (struct pc_counter *i = &dst->cnt[c]; i; i = i->parent)
+		for (struct pc_counter *j = &src->cnt[c]; j; j = j->parent)
+			if (i == j)
+				return i;
 	return NULL;
 }
 
@@ -267,8 +274,8 @@ static int move_do(struct vm_object *o, struct mcg_group *dst, unsigned mask, bo
 		   struct move_stats *st)
 {
 	struct mcg_engine *e = o->eng;
-	struct mcg_group *src = vm_object_group(o), *lca;
-	struct pc_counter *fail = NULL;
+	struct mcg_group *src = vm_object_group(o);
+	struct pc_counter *fail = NULL, *stop_mem, *stop_sw;
 	struct move_count c = { 0, 0 };
 	struct move_ctx m;
 	int ops = 0, lm, lw;
@@ -281,7 +288,8 @@ static int move_do(struct vm_object *o, struct mcg_group *dst, unsigned mask, bo
 		mcg_put(src);
 		return 0;
 	}
-	lca = naive ? NULL : move_lca(src, dst);
+	stop_mem = naive ? NULL : move_stop(src, dst, MCG_MEM);
+	stop_sw = naive ? NULL : move_stop(src, dst, MCG_MEMSW);
 	move_begin(src, dst);
 	pthread_mutex_lock(&o->lock);
 	move_walk(o, mask, src->id, move_count_slot, &c);
@@ -291,16 +299,16 @@ static int move_do(struct vm_object *o, struct mcg_group *dst, unsigned mask, bo
 			lw = lm = move_precharge_naive(dst, c.pages, c.swap, &ops);
 		} else {
 			lw = pc_try_charge_upto(&dst->cnt[MCG_MEMSW], c.pages + c.swap,
-						&lca->cnt[MCG_MEMSW], &fail);
+						stop_sw, &fail);
 			lm = lw < 0 ? -1 : pc_try_charge_upto(&dst->cnt[MCG_MEM], c.pages,
-							      &lca->cnt[MCG_MEM], &fail);
+							      stop_mem, &fail);
 		}
 		if (lw >= 0 && lm >= 0) {
 			ops += naive ? 0 : lw + lm;
 			break;
 		}
 		if (!naive && lw >= 0)
-			pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c.pages + c.swap, &lca->cnt[MCG_MEMSW]);
+			pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c.pages + c.swap, stop_sw);
 		if (attempt == 1) {
 			pthread_mutex_unlock(&o->lock);
 			move_end(e);
@@ -322,30 +330,33 @@ static int move_do(struct vm_object *o, struct mcg_group *dst, unsigned mask, bo
 		pc_uncharge(&dst->cnt[MCG_MEMSW], c.pages - m.pages + c.swap - m.swap);
 		goto moved;
 	}
-	/* the source gives up once what moved; unused pre-charge goes back */
-	if (m.pages) {
-		ops += pc_uncharge_upto(&src->cnt[MCG_MEM], m.pages, &lca->cnt[MCG_MEM]);
-		ops += pc_uncharge_upto(&src->cnt[MCG_MEMSW], m.pages, &lca->cnt[MCG_MEMSW]);
+	/* the source gives up once what moved (the root's pages were never
+	 * charged); unused pre-charge goes back */
+	if (m.pages && !mcg_is_root(src)) {
+		ops += pc_uncharge_upto(&src->cnt[MCG_MEM], m.pages, stop_mem);
+		ops += pc_uncharge_upto(&src->cnt[MCG_MEMSW], m.pages, stop_sw);
 	}
-	if (m.swap)
-		ops += pc_uncharge_upto(&src->cnt[MCG_MEMSW], m.swap, &lca->cnt[MCG_MEMSW]);
+	if (m.swap && !mcg_is_root(src))
+		ops += pc_uncharge_upto(&src->cnt[MCG_MEMSW], m.swap, stop_sw);
 	if (c.pages > m.pages) {
-		ops += pc_uncharge_upto(&dst->cnt[MCG_MEM], c.pages - m.pages, &lca->cnt[MCG_MEM]);
-		ops += pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c.pages - m.pages, &lca->cnt[MCG_MEMSW]);
+		ops += pc_uncharge_upto(&dst->cnt[MCG_MEM], c.pages - m.pages, stop_mem);
+		ops += pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c.pages - m.pages, stop_sw);
 	}
 	if (c.swap > m.swap)
-		ops += pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c.swap - m.swap, &lca->cnt[MCG_MEMSW]);
+		ops += pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c.swap - m.swap, stop_sw);
 moved:
 	o->g = dst;                       /* new growth goes to dst too */
 	mcg_get(dst);
 	pthread_mutex_unlock(&o->lock);
 	move_end(e);
-	mcg_put(src);                     /* o's old reference */
-	mcg_put(src);                     /* ours */
 	oom_wake(e);                      /* both sides may have waiters */
 	*st = (struct move_stats){ m.pages, m.swap, ops };
+	/* a removed source may be empty now: reap it while our references
+	 * still hold it, and release them last */
 	if (atomic_load(&src->removed))
 		mcg_reap(src);
+	mcg_put(src);                     /* o's old reference */
+	mcg_put(src);                     /* ours */
 	return 0;
 }
 

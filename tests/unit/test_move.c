@@ -68,6 +68,54 @@ START_TEST(test_move_anon_between_siblings)
 }
 END_TEST
 
+/* Groups whose counters are not linked (use_hierarchy 0, profiles before
+ * 5.11): the walk to the common counter must stop at the top of each chain
+ * instead of following a NULL parent (a daemon crash from a delegated
+ * group's cgroup.procs, the security issue's finding 1). */
+START_TEST(test_move_unlinked_counters)
+{
+	struct mcg_engine *e = fixture_engine(PROF_KV(5, 10));
+	struct mcg_group *a = fixture_group(e, e->root, "a"), *b = fixture_group(e, e->root, "b");
+	struct mcg_group *c = fixture_group(e, a, "c");
+	struct vm_object *t = vm_object_new(e, e->root, true, 1);
+	struct vm_region *r;
+	struct move_stats st;
+	enum vm_fault f;
+
+	ck_assert_ptr_null(a->cnt[MCG_MEM].parent);
+	ck_assert_ptr_null(c->cnt[MCG_MEM].parent);
+	ck_assert_int_eq(vm_region_new(t, PK_ANON, 64, &r), 0);
+	for (uint32_t i = 0; i < 32; i++)
+		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
+	/* root -> a -> root -> a: the root's pages were never charged */
+	ck_assert_int_eq(move_charges(t, a, MOVE_ANON, &st), 0);
+	ck_assert_int_eq(st.pages, 32);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 32);
+	ck_assert_int_eq(move_charges(t, e->root, MOVE_ANON, &st), 0);
+	for (uint32_t i = 32; i < 48; i++)
+		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
+	ck_assert_int_eq(move_charges(t, a, MOVE_ANON, &st), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 48);
+	CHECK_OK(e);
+	/* a -> its unlinked child c -> sibling b: each counter on its own */
+	ck_assert_int_eq(move_charges(t, c, MOVE_ANON, &st), 0);
+	ck_assert_int_eq(st.pages, 48);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);   /* c's charges stay c's */
+	ck_assert_int_eq(pc_usage(&c->cnt[MCG_MEM]), 48);
+	ck_assert_int_eq(move_charges(t, b, MOVE_ANON, &st), 0);
+	ck_assert_int_eq(pc_usage(&c->cnt[MCG_MEM]), 0);
+	ck_assert_int_eq(pc_usage(&b->cnt[MCG_MEM]), st.pages);
+	ck_assert_int_eq(pc_usage(&b->cnt[MCG_MEMSW]), st.pages);
+	CHECK_OK(e);
+	vm_object_free(t);
+	CHECK_OK(e);
+	mcg_put(c);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_engine_free(e);
+}
+END_TEST
+
 START_TEST(test_move_masks_and_sharing)
 {
 	struct mcg_engine *e = mv_engine(0);
@@ -338,6 +386,7 @@ Suite *move_suite(void)
 
 	tcase_add_test(tc, test_move_anon_between_siblings);
 	tcase_add_test(tc, test_move_masks_and_sharing);
+	tcase_add_test(tc, test_move_unlinked_counters);
 	tcase_add_test(tc, test_move_swap_and_failure);
 	tcase_add_test(tc, test_move_cost_independent_of_size);
 	tcase_add_test(tc, test_move_naive_same_result_more_ops);
