@@ -6,6 +6,7 @@
  * Never holds oom_lock while reaping or calling hooks. */
 #include <errno.h>
 #include <pthread.h>
+#include <time.h>
 #include <stdlib.h>
 
 #include "engine/memcg.h"
@@ -105,11 +106,43 @@ static bool oom_kill(struct mcg_group *over)
 }
 
 /* oom_kill_disable: wait, marked under OOM, until something may have
- * changed. Always returns true (retry): the retry decides. */
+ * changed. true (retry: the retry decides), or false when this thread's
+ * cancel test (oom_set_cancel) says its task is gone. */
+static _Thread_local bool (*oom_cancel_fn)(void *arg);
+static _Thread_local void *oom_cancel_arg;
+
+void oom_set_cancel(bool (*cancelled)(void *arg), void *arg)
+{
+	oom_cancel_fn = cancelled;
+	oom_cancel_arg = arg;
+}
+
+/* The wait of a thread with a cancel test wakes every OOM_CANCEL_MS to
+ * ask it: nothing else would wake a task whose owner died. */
+#define OOM_CANCEL_MS 50
+
+static void oom_cond_wait(struct oom_state *os)
+{
+	struct timespec ts;
+
+	if (!oom_cancel_fn) {
+		pthread_cond_wait(&os->cond, &os->lock);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += OOM_CANCEL_MS * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&os->cond, &os->lock, &ts);
+}
+
 static bool oom_wait(struct mcg_group *over)
 {
 	struct oom_state *os = over->eng->oom;
 	unsigned long gen;
+	bool cancelled = false;
 
 	atomic_fetch_add(&over->under_oom, 1);
 	if (over->eng->cfg.oom_event)
@@ -120,12 +153,13 @@ static bool oom_wait(struct mcg_group *over)
 	/* re-check under the lock: a limit raised or the killer enabled
 	 * before we slept must not be missed */
 	while (gen == os->wakeups && atomic_load(&over->oom_kill_disable) &&
-	       pc_usage(&over->cnt[MCG_MEM]) >= pc_max(&over->cnt[MCG_MEM]))
-		pthread_cond_wait(&os->cond, &os->lock);
+	       pc_usage(&over->cnt[MCG_MEM]) >= pc_max(&over->cnt[MCG_MEM]) &&
+	       !(cancelled = oom_cancel_fn && oom_cancel_fn(oom_cancel_arg)))
+		oom_cond_wait(os);
 	atomic_fetch_sub(&os->waiters, 1);
 	pthread_mutex_unlock(&os->lock);
 	atomic_fetch_sub(&over->under_oom, 1);
-	return true;
+	return !cancelled;
 }
 
 static _Thread_local bool oom_nowait;

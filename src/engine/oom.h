@@ -23,6 +23,10 @@ void oom_wake(struct mcg_engine *e);
  * waiting (a thread that serves many tasks, like the mirror, must not
  * sleep for one of them). */
 void oom_set_nowait(bool on);
+/* For this thread: a test that ends an oom_kill_disable wait with a failed
+ * charge when it returns true (the task the thread charges for is gone),
+ * asked at least every 50 ms while waiting. NULL: wait until room. */
+void oom_set_cancel(bool (*cancelled)(void *arg), void *arg);
 /* The group whose oom_kill_disable failed this thread's last charge,
  * referenced, or NULL; cleared by the call. */
 struct mcg_group *oom_take_over(void);
