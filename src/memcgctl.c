@@ -55,7 +55,7 @@ static char *ctl_slurp(const char *path)
 static int ctl_ask(int fd, const char *line, char *ans, size_t size);
 
 /* Connected, and known to the daemon (the hello round trip) before it
- * returns. */
+ * returns; a refusal's reason is printed. */
 static int ctl_connect(const char *mount)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -73,6 +73,8 @@ static int ctl_connect(const char *mount)
 		char ans[64];
 
 		if (ctl_ask(fd, "hello", ans, sizeof(ans)) || strcmp(ans, "ok")) {
+			if (ans[0])
+				fprintf(stderr, "memcgctl: the daemon says: %s\n", ans);
 			close(fd);
 			return -1;
 		}
@@ -83,11 +85,17 @@ static int ctl_connect(const char *mount)
 /* Send one line, read the one-line answer into ans. */
 static int ctl_ask(int fd, const char *line, char *ans, size_t size)
 {
+	char out[1100];
+	int w = snprintf(out, sizeof(out), "%s\n", line);
 	size_t len = 0;
 	ssize_t n;
 
-	if (dprintf(fd, "%s\n", line) < 0)
+	ans[0] = '\0';
+	/* a daemon gone is an error to report, not a SIGPIPE */
+	if (w < 0 || (size_t)w >= sizeof(out))
 		return -1;
+	/* a send that fails still reads: a refusal may be waiting */
+	(void)!send(fd, out, (size_t)w, MSG_NOSIGNAL);
 	while (len < size - 1 && (n = read(fd, ans + len, 1)) == 1 && ans[len] != '\n')
 		len++;
 	ans[len] = '\0';

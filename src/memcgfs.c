@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "fs/release.h"
 #include "fs/mirror.h"
 #include "fs/sim.h"
+#include "fs/watchdog.h"
 
 struct memcgfs_opts {
 	char *kernel;
@@ -99,6 +101,16 @@ static int memcgfs_size(const char *s, long *pages)
 	return gram_bytes(s, strlen(s), pages, NULL);
 }
 
+/* The engine's OOM kill hook: the victim's own source signals it, through
+ * the pidfd it holds; a PID that no source knows is never signalled. */
+static void memcgfs_kill(uint32_t pid, void *arg)
+{
+	struct cgfs *fs = arg;
+
+	if (!sim_kill(fs->sim, (pid_t)pid))
+		mirror_kill(fs->mirror, (pid_t)pid);
+}
+
 /* Every member task costs one pidfd: take all the descriptors we may. */
 static void memcgfs_raise_nofile(void)
 {
@@ -123,6 +135,9 @@ int main(int argc, char *argv[])
 	int ret = 1;
 
 	memset(&cl, 0, sizeof(cl));
+	if (argc == 2 && !strcmp(argv[1], "--watchdog"))
+		return watchdog_main(3);      /* the stop watchdog (watchdog.h) */
+	signal(SIGPIPE, SIG_IGN);         /* a peer gone is an error, not a death */
 	if (fuse_opt_parse(&args, &o, memcgfs_optspec, NULL))
 		goto out_args;
 	if (o.help) {
@@ -167,7 +182,7 @@ int main(int argc, char *argv[])
 	cfg.oom_event = event_oom;
 	cfg.usage_event = event_usage;
 	cfg.pressure_event = event_pressure;
-	cfg.kill = sim_kill;
+	cfg.kill = memcgfs_kill;
 	cfg.on_free = node_free_group;
 	cfg.hook_arg = &fs;
 
@@ -179,6 +194,7 @@ int main(int argc, char *argv[])
 	pthread_mutex_init(&fs.meta_lock, NULL);
 	pthread_mutex_init(&fs.agent_lock, NULL);
 	pthread_mutex_init(&fs.attach_lock, NULL);
+	pthread_mutex_init(&fs.fh_lock, NULL);
 	fs.watermarks = !o.nowatermarks;
 	fs.eng = mcg_engine_new(&cfg);
 	fs.events = event_new();
@@ -200,28 +216,35 @@ int main(int argc, char *argv[])
 		goto out_unmount;
 	if (fuse_set_signal_handlers(se))
 		goto out_unmount;
-	/* Threads start after daemonizing (fork keeps only the caller). */
+	/* Threads start after daemonizing (fork keeps only the caller); the
+	 * watchdog before them. */
+	fs.watchdog = watchdog_start("/proc/self/exe");
+	if (!fs.watchdog)
+		fprintf(stderr, "memcgfs: no watchdog: oom_kill_disable will not stop real processes\n");
 	fs.watch = pidwatch_new(&fs);
 	fs.rel = release_new(&fs);
+	fs.mirror = mirror_start(&fs, enforce);   /* before the socket admits */
 	fs.sim = sim_start(&fs);
-	fs.mirror = mirror_start(&fs, enforce);
 	if (!fs.watch || !fs.rel || !fs.mirror)
 		goto out_signals;
 	if (!fs.sim)
 		fprintf(stderr, "memcgfs: no simulated-task socket (%s)\n", strerror(errno));
+	/* a loop ended by SIGTERM/SIGINT/SIGHUP returns the signal: a clean exit */
 	if (cl.singlethread) {
-		ret = fuse_session_loop(se) ? 1 : 0;
+		ret = fuse_session_loop(se) < 0 ? 1 : 0;
 	} else {
 		loop = fuse_loop_cfg_create();
 		fuse_loop_cfg_set_clone_fd(loop, (unsigned)cl.clone_fd);
 		fuse_loop_cfg_set_idle_threads(loop, cl.max_idle_threads);
 		fuse_loop_cfg_set_max_threads(loop, 64);
-		ret = fuse_session_loop_mt(se, loop) ? 1 : 0;
+		ret = fuse_session_loop_mt(se, loop) < 0 ? 1 : 0;
 		fuse_loop_cfg_destroy(loop);
 	}
 out_signals:
-	mirror_stop(fs.mirror);
-	sim_stop(fs.sim);
+	sim_stop(fs.sim);                     /* no more admissions */
+	mirror_stop(fs.mirror);               /* continues what it stopped */
+	watchdog_stop(fs.watchdog);
+	sim_free(fs.sim);
 	pidwatch_free(fs.watch);
 	release_free(fs.rel);
 	fuse_remove_signal_handlers(se);
@@ -229,6 +252,7 @@ out_unmount:
 	fuse_session_unmount(se);
 out_session:
 	fuse_session_destroy(se);
+	cgfs_ops_free_handles(&fs);
 out_engine:
 	{
 		/* registrations hold groups: they go first, and the engine's

@@ -15,6 +15,7 @@ struct pidwatch;
 struct release_runner;
 struct event_registry;
 struct sim_server;
+struct watchdog;
 struct mirror;
 
 struct cgfs {
@@ -24,12 +25,15 @@ struct cgfs {
 	pthread_mutex_t meta_lock;     /* modes, owners and ACLs of every node */
 	pthread_mutex_t agent_lock;    /* release_agent */
 	pthread_mutex_t attach_lock;   /* task attach/exit and their pidfds */
+	pthread_mutex_t fh_lock;       /* fh_head: handles open at exit are freed */
+	struct cgfs_fh *fh_head;
 	char release_agent[4096];
 	struct pidwatch *watch;
 	struct release_runner *rel;
 	struct event_registry *_Atomic events;  /* NULL again at teardown */
 	struct sim_server *sim;
 	struct mirror *mirror;         /* real processes (NULL: none yet) */
+	struct watchdog *watchdog;     /* continues stopped processes if we die */
 	char mountpoint[4096];         /* absolute, for event_control fds */
 };
 
@@ -44,6 +48,7 @@ struct cgfs_fh {
 	pthread_mutex_t lock;          /* the read snapshot */
 	char *snap;
 	size_t snap_len;
+	struct cgfs_fh *prev, *next;   /* every open handle (fs->fh_lock) */
 };
 
 /* Everything a file handler may look at. */

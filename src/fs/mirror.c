@@ -42,6 +42,7 @@
 #include "fs/mirror.h"
 #include "fs/proc.h"
 #include "fs/sim.h"
+#include "fs/watchdog.h"
 
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21
@@ -79,10 +80,12 @@ struct mirror_map {
 	struct mirror_file *f;
 	struct vm_region *map;        /* the process's mapping of f->r */
 	unsigned seen;                /* f's evictions already paged out here */
+	long base;                    /* resident before it became a simulated task */
 	bool alive;
 };
 
 struct mirror_proc {
+	struct mirror *m;
 	pid_t tgid;
 	int pidfd;
 	atomic_int refs;
@@ -92,13 +95,16 @@ struct mirror_proc {
 	unsigned nera;
 	struct mirror_map *map;
 	unsigned nmap, capmap;
+	uint64_t born_ns;             /* when the mirror first saw it */
 	uint64_t last_ns;
 	_Atomic uint64_t next_ns;     /* also set by mirror_track */
 	long last_pages;
 	struct mcg_group *stopped;    /* SIGSTOPped for this group's OOM */
 	struct mcg_group *kmem_g;     /* where its kernel memory is charged */
 	long kmem;                    /* pages: page tables and kernel stacks */
-	bool gone;
+	atomic_bool gone;             /* set under lock; read without by the reaper */
+	bool sim;                     /* a simulated task: charged past its baseline */
+	long base_anon, base_shmem;   /* its memory when it connected */
 	struct mirror_proc *next;
 };
 
@@ -134,6 +140,9 @@ static uint64_t mirror_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Every signal goes through the pidfd the mirror holds, which names the
+ * process itself (a reused PID is never signalled); the pidfd stays open
+ * until the record is freed. */
 static int mirror_signal(struct mirror_proc *p, int sig)
 {
 	if (proc_oom_exempt(p->tgid))
@@ -509,7 +518,19 @@ static void mirror_oom(struct mirror *m, struct mirror_proc *p)
 
 	if (!over)
 		return;                   /* nothing killable: retried next time */
-	if (!m->enforce || p->stopped || mirror_signal(p, SIGSTOP)) {
+	if (!m->enforce || p->stopped) {
+		mcg_put(over);
+		return;
+	}
+	/* the watchdog learns of the stop first, so that the process is
+	 * continued if the daemon dies by any means from here on; without a
+	 * watchdog nothing would, so it is not stopped */
+	if (watchdog_stopped(m->fs->watchdog, p->pidfd, (uintptr_t)p)) {
+		mcg_put(over);
+		return;
+	}
+	if (mirror_signal(p, SIGSTOP)) {
+		watchdog_continued(m->fs->watchdog, (uintptr_t)p);
 		mcg_put(over);
 		return;
 	}
@@ -522,6 +543,7 @@ static void mirror_cont(struct mirror_proc *p)
 	if (!p->stopped)
 		return;
 	mirror_signal(p, SIGCONT);
+	watchdog_continued(p->m->fs->watchdog, (uintptr_t)p);
 	atomic_fetch_sub(&p->stopped->under_oom, 1);
 	mcg_put(p->stopped);
 	p->stopped = NULL;
@@ -650,6 +672,39 @@ static bool mirror_near_limit(struct mcg_group *g, long *headroom)
 
 static void mirror_release(struct mirror_proc *p);
 
+/* Take n pages of growth out of the slack a simulated task may keep. */
+static long mirror_sim_take(long *budget, long n)
+{
+	long take;
+
+	if (n <= 0)
+		return 0;
+	take = n < *budget ? n : *budget;
+	*budget -= take;
+	return n - take;
+}
+
+/* A simulated task's sample as the ledger must see it: only growth past
+ * its baseline, beyond MIRROR_SIM_SLACK in all, is its group's. */
+static void mirror_sim_budget(struct mirror_proc *p, struct mirror_sample *s)
+{
+	long budget = MIRROR_SIM_SLACK / PC_PAGE_SIZE;
+
+	s->anon = mirror_sim_take(&budget, s->anon - p->base_anon);
+	s->shmem = mirror_sim_take(&budget, s->shmem - p->base_shmem);
+	for (size_t i = 0; i < s->n; i++) {
+		long base = 0;
+
+		for (unsigned j = 0; j < p->nmap; j++)
+			if (p->map[j].start == s->files[i].start &&
+			    p->map[j].f->ino == s->files[i].ino && p->map[j].f->dev == s->files[i].dev)
+				base = p->map[j].base;
+		s->files[i].rss = mirror_sim_take(&budget, s->files[i].rss - base);
+		if (s->files[i].dirty > s->files[i].rss)
+			s->files[i].dirty = s->files[i].rss;
+	}
+}
+
 /* Reconcile p with /proc. Caller holds p->lock. */
 static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 {
@@ -666,9 +721,15 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 	if (p->gone)
 		return;
 	t = proc_read_task(p->tgid, &task) == 0 ? &task : NULL;
-	if (atomic_load(&p->obj->dead) || sim_owns(m->fs->sim, p->tgid, t ? t->ppid : 0) ||
-	    mirror_exited(p)) {
-		mirror_release(p);       /* killed, exited, or declares itself */
+	if (atomic_load(&p->obj->dead) || mirror_exited(p)) {
+		mirror_release(p);       /* killed or exited */
+		return;
+	}
+	/* a simulated task's fork connects on its own in a moment; one that
+	 * does not within the grace is mirrored like any other process */
+	if (!p->sim && p->nera == 0 && p->nmap == 0 && now - p->born_ns < MIRROR_FORK_GRACE_NS &&
+	    sim_fork_of_task(m->fs->sim, p->tgid, t ? t->ppid : 0)) {
+		p->next_ns = now + MIRROR_NEAR_PERIOD_NS;
 		return;
 	}
 	if (mirror_read(m, p->tgid, &s)) {
@@ -681,10 +742,12 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 		free(s.files);           /* (exiting meanwhile: next time) */
 		return;
 	}
+	if (p->sim)
+		mirror_sim_budget(p, &s);
 	atomic_store(&p->obj->unkillable, !m->enforce || proc_oom_exempt_task(p->tgid, t));
 	g = task_group(e, p->tgid);
 	in_child = !mcg_is_root(g);
-	if (!in_child && p->nera == 0 && p->nmap == 0) {
+	if (!in_child && p->nera == 0 && p->nmap == 0 && !p->sim) {
 		mcg_put(g);
 		mirror_release(p);       /* back in the root with nothing charged */
 		free(s.files);
@@ -782,14 +845,14 @@ static void mirror_release(struct mirror_proc *p)
 	p->nera = p->nmap = p->capmap = 0;
 	vm_object_free(p->obj);          /* its regions, mappings included */
 	p->obj = NULL;
-	close(p->pidfd);
-	p->pidfd = -1;
+	/* the pidfd stays until the record goes: mirror_kill may hold it */
 }
 
 static void mirror_unpin(struct mirror_proc *p)
 {
 	if (atomic_fetch_sub(&p->refs, 1) != 1)
 		return;
+	close(p->pidfd);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
 }
@@ -816,12 +879,10 @@ static void mirror_reap_locked(struct mirror *m)
 {
 	for (struct mirror_proc **pp = &m->procs; *pp;) {
 		struct mirror_proc *p = *pp;
-		bool gone;
 
-		pthread_mutex_lock(&p->lock);
-		gone = p->gone;
-		pthread_mutex_unlock(&p->lock);
-		if (gone) {
+		/* no p->lock here: a sample holding it may be inside the OOM
+		 * killer, which looks processes up under m->lock */
+		if (atomic_load(&p->gone)) {
 			*pp = p->next;
 			atomic_fetch_sub(&m->nprocs, 1);
 			mirror_unpin(p);
@@ -927,27 +988,46 @@ void mirror_stop(struct mirror *m)
 	free(m);
 }
 
-void mirror_track(struct mirror *m, pid_t tgid)
+/* The record of tgid, pinned, or NULL. */
+static struct mirror_proc *mirror_find(struct mirror *m, pid_t tgid)
 {
 	struct mirror_proc *p;
 
-	if (!m || tgid == getpid())
-		return;
+	if (!m)
+		return NULL;
 	pthread_mutex_lock(&m->lock);
 	for (p = m->procs; p; p = p->next)
-		if (p->tgid == tgid)
+		if (p->tgid == tgid) {
+			atomic_fetch_add(&p->refs, 1);
+			break;
+		}
+	pthread_mutex_unlock(&m->lock);
+	return p;
+}
+
+/* The live record of tgid, made if there is none (with a duplicate of
+ * pidfd, or a pidfd of its own when pidfd is -1), pinned; NULL when it
+ * cannot be had. Caller holds m->lock. */
+static struct mirror_proc *mirror_get_locked(struct mirror *m, pid_t tgid, int pidfd)
+{
+	struct mirror_proc *p;
+
+	for (p = m->procs; p; p = p->next)
+		if (p->tgid == tgid && !atomic_load(&p->gone))
 			break;
 	if (!p && !m->stop && (p = calloc(1, sizeof(*p)))) {
+		p->m = m;
 		p->tgid = tgid;
-		p->pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+		p->born_ns = mirror_now();
+		p->pidfd = pidfd >= 0 ? fcntl(pidfd, F_DUPFD_CLOEXEC, 0) :
+			   (int)syscall(SYS_pidfd_open, tgid, 0);
 		p->obj = p->pidfd >= 0 ? vm_object_new(m->fs->eng, m->fs->eng->root, true, (uint32_t)tgid) :
 					 NULL;
 		if (!p->obj) {
 			if (p->pidfd >= 0)
 				close(p->pidfd);
 			free(p);
-			pthread_mutex_unlock(&m->lock);
-			return;
+			return NULL;
 		}
 		p->obj->real = true;
 		atomic_init(&p->refs, 1);
@@ -957,9 +1037,59 @@ void mirror_track(struct mirror *m, pid_t tgid)
 		atomic_fetch_add(&m->nprocs, 1);
 	}
 	if (p)
+		atomic_fetch_add(&p->refs, 1);
+	return p;
+}
+
+void mirror_track(struct mirror *m, pid_t tgid)
+{
+	struct mirror_proc *p;
+
+	if (!m || tgid == getpid())
+		return;
+	pthread_mutex_lock(&m->lock);
+	if ((p = mirror_get_locked(m, tgid, -1))) {
 		p->next_ns = 0;          /* sample it now (racy hint, fine) */
-	pthread_cond_signal(&m->wake);
+		pthread_cond_signal(&m->wake);
+	}
 	pthread_mutex_unlock(&m->lock);
+	if (p)
+		mirror_unpin(p);
+}
+
+int mirror_declare(struct mirror *m, pid_t tgid, int pidfd)
+{
+	struct mirror_sample s = { 0 };
+	struct mirror_proc *p;
+	int err = 0;
+
+	if (!m)
+		return 0;
+	pthread_mutex_lock(&m->lock);
+	p = mirror_get_locked(m, tgid, pidfd);
+	pthread_mutex_unlock(&m->lock);
+	if (!p)
+		return -ENOMEM;
+	pthread_mutex_lock(&p->lock);     /* after a sample in progress */
+	if (p->gone || p->nera || p->nmap || p->kmem) {
+		err = -EBUSY;             /* mirrored: it cannot opt out */
+	} else if (!p->sim && (err = mirror_read(m, tgid, &s)) == 0) {
+		/* what it has now is its own from before; only growth past
+		 * MIRROR_SIM_SLACK is charged from here on */
+		p->base_anon = s.anon;
+		p->base_shmem = s.shmem;
+		for (size_t i = 0; i < s.n; i++) {
+			struct mirror_map *mm = mirror_map_for(m, p, &s.files[i]);
+
+			if (mm)
+				mm->base = s.files[i].rss;
+		}
+		p->sim = true;
+	}
+	pthread_mutex_unlock(&p->lock);
+	free(s.files);
+	mirror_unpin(p);
+	return err;
 }
 
 void mirror_refresh(struct mirror *m, struct mcg_group *g)
@@ -996,16 +1126,7 @@ int mirror_move(struct mirror *m, pid_t tgid, struct mcg_group *dst, unsigned ma
 	struct mcg_group *cur;
 	int err = 0;
 
-	if (!m)
-		return 0;
-	pthread_mutex_lock(&m->lock);
-	for (p = m->procs; p; p = p->next)
-		if (p->tgid == tgid) {
-			atomic_fetch_add(&p->refs, 1);
-			break;
-		}
-	pthread_mutex_unlock(&m->lock);
-	if (!p)
+	if (!(p = mirror_find(m, tgid)))
 		return 0;
 	pthread_mutex_lock(&p->lock);
 	if (!p->gone && !atomic_load(&p->obj->dead)) {
@@ -1027,4 +1148,17 @@ int mirror_move(struct mirror *m, pid_t tgid, struct mcg_group *dst, unsigned ma
 	pthread_mutex_unlock(&p->lock);
 	mirror_unpin(p);
 	return err;
+}
+
+bool mirror_kill(struct mirror *m, pid_t tgid)
+{
+	struct mirror_proc *p = mirror_find(m, tgid);
+
+	if (!p)
+		return false;
+	/* no p->lock: the killer may run inside this process's own sample */
+	if (m->enforce)
+		mirror_signal(p, SIGKILL);
+	mirror_unpin(p);
+	return true;
 }

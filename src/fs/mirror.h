@@ -22,6 +22,10 @@ struct mirror;
 #define MIRROR_PERIOD_NS      100000000ull
 #define MIRROR_NEAR_PERIOD_NS  10000000ull
 #define MIRROR_READ_AGE_NS     20000000ull
+/* Real memory a simulated task may add uncharged (its own workings). */
+#define MIRROR_SIM_SLACK (1l << 20)
+/* How long a simulated task's fork may stay unmirrored before it connects. */
+#define MIRROR_FORK_GRACE_NS 1000000000ull
 
 /* enforce false (-o enforce=none): account only, never signal or page
  * out. Starts the sampling thread. */
@@ -39,6 +43,16 @@ void mirror_refresh(struct mirror *m, struct mcg_group *g);
  * selected by mask move to dst with its ledger. 0 (also for processes not
  * mirrored), or -ENOMEM with nothing moved. */
 int mirror_move(struct mirror *m, pid_t tgid, struct mcg_group *dst, unsigned mask);
+
+/* tgid (pidfd: its pidfd, or -1) becomes a simulated task: what it has
+ * mapped now is its own from before, and only its real growth past that
+ * and past MIRROR_SIM_SLACK is charged from now on. -EBUSY when the mirror
+ * has charged it already: a mirrored process cannot opt out. */
+int mirror_declare(struct mirror *m, pid_t tgid, int pidfd);
+/* The OOM killer chose the mirrored process tgid: SIGKILL it through the
+ * pidfd the mirror holds (never an exempt process, nothing with
+ * enforce=none) and return true; false when tgid is not mirrored. */
+bool mirror_kill(struct mirror *m, pid_t tgid);
 
 /* One mapping of /proc/PID/smaps, in pages. */
 struct mirror_vma {

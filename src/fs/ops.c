@@ -246,7 +246,35 @@ static struct cgfs_fh *cgfs_fh_new(fuse_req_t req, struct mcg_group *g, int row)
 	if (row >= 0 && cgfs_files[row].capture_caps)
 		fh->agent_cap = proc_is_init_admin(ctx->pid);
 	pthread_mutex_init(&fh->lock, NULL);
+	pthread_mutex_lock(&cgfs_of(req)->fh_lock);
+	fh->next = cgfs_of(req)->fh_head;
+	if (fh->next)
+		fh->next->prev = fh;
+	cgfs_of(req)->fh_head = fh;
+	pthread_mutex_unlock(&cgfs_of(req)->fh_lock);
 	return fh;
+}
+
+static void cgfs_fh_free(struct cgfs *fs, struct cgfs_fh *fh)
+{
+	pthread_mutex_lock(&fs->fh_lock);
+	if (fh->prev)
+		fh->prev->next = fh->next;
+	else
+		fs->fh_head = fh->next;
+	if (fh->next)
+		fh->next->prev = fh->prev;
+	pthread_mutex_unlock(&fs->fh_lock);
+	pthread_mutex_destroy(&fh->lock);
+	free(fh->snap);
+	mcg_put(fh->g);
+	free(fh);
+}
+
+void cgfs_ops_free_handles(struct cgfs *fs)
+{
+	while (fs->fh_head)
+		cgfs_fh_free(fs, fs->fh_head);
 }
 
 /* Open a file (want_dir false) or a directory; the handle keeps the group. */
@@ -270,9 +298,7 @@ static void cgfs_open_node(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 	fi->direct_io = !want_dir;      /* st_size is 0: only direct I/O shows content */
 	if (fuse_reply_open(req, fi) == -ENOENT) {
 		/* the opener was interrupted: nobody will release this */
-		pthread_mutex_destroy(&fh->lock);
-		mcg_put(g);
-		free(fh);
+		cgfs_fh_free(cgfs_of(req), fh);
 	}
 }
 
@@ -288,12 +314,7 @@ static void cgfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_inf
 
 static void cgfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct cgfs_fh *fh = cgfs_fh_of(fi);
-
-	pthread_mutex_destroy(&fh->lock);
-	free(fh->snap);
-	mcg_put(fh->g);
-	free(fh);
+	cgfs_fh_free(cgfs_of(req), cgfs_fh_of(fi));
 	fuse_reply_err(req, 0);
 }
 

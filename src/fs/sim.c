@@ -1,9 +1,11 @@
 /* sim.c: the simulated-task socket. One thread accepts; one thread per
  * connection reads workload lines, runs them on that task's virtual memory
  * (charging the group its pid is in at the time) and answers "ok", "err
- * MESSAGE" or "killed". Closing the connection ends the task: its anon and
- * shmem go, file pages stay in the shared page cache. Never signals the
- * daemon, any PID 1, or a process with oom_score_adj -1000. */
+ * MESSAGE" or "killed". A connection is bound to the connecting process by
+ * a pidfd: its exit, or closing the connection, ends the task (anon and
+ * shmem go, file pages stay in its user's page cache). Bounds what each
+ * user may make it hold (docs/security.md). Signals only through pidfds
+ * it holds; never the daemon, any PID 1, or oom_score_adj -1000. */
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -11,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <stdatomic.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -18,28 +22,50 @@
 #include <unistd.h>
 
 #include "engine/move.h"
+#include "engine/oom.h"
 #include "engine/task.h"
 #include "engine/vm.h"
 #include "engine/workload.h"
 #include "fs/cgfs.h"
+#include "fs/mirror.h"
 #include "fs/proc.h"
 #include "fs/sim.h"
 
-#define SIM_DIR       "/run/memcgfs"
-#define SIM_MAX_FILES 256
-#define SIM_LINE      1024
+#define SIM_DIR        "/run/memcgfs"
+#define SIM_LINE       1024
+#define SIM_STACK      (512 * 1024)   /* a connection thread's stack */
 
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77               /* Linux 6.5 */
+#endif
+
+/* A named file of the page cache, in its user's table. */
 struct sim_file {
 	char name[WL_NAME];
 	struct vm_object *obj;
 	struct vm_region *r;
 };
 
+/* What one user may make the daemon hold: connections (a thread each),
+ * named files, declared memory. Kept while the daemon runs (the files'
+ * page cache outlives the tasks, as the kernel's does). */
+struct sim_user {
+	uid_t uid;
+	int conns;
+	long pages;                   /* declared: task regions and files */
+	struct sim_file files[SIM_USER_FILES];
+	int nfiles;
+	struct sim_user *next;
+};
+
 struct sim_conn {
 	struct sim_server *s;
 	int fd;
+	int pidfd;                    /* the connecting process, for life */
 	pid_t pid;
+	struct sim_user *u;
 	struct vm_object *obj;        /* the task's memory, once it has any */
+	long pages;                   /* declared by this task's regions */
 	struct sim_conn *next;
 };
 
@@ -47,13 +73,14 @@ struct sim_server {
 	struct cgfs *fs;
 	int fd;
 	char path[108];
+	long user_pages;              /* declared memory a user may hold */
 	pthread_t thread;
-	pthread_mutex_t lock;         /* files, connections */
+	pthread_mutex_t lock;         /* users, connections */
 	pthread_cond_t idle;          /* the last connection ended */
-	struct sim_file files[SIM_MAX_FILES];
-	int nfiles;
+	struct sim_user *users;
+	int nconns;
 	struct sim_conn *conns;
-	bool stopping;
+	atomic_bool stopping;
 };
 
 int sim_socket_path(const char *mountpoint, char *buf, size_t size)
@@ -66,74 +93,128 @@ int sim_socket_path(const char *mountpoint, char *buf, size_t size)
 		0 : -ENAMETOOLONG;
 }
 
-/* A named file of the page cache shared by all simulated tasks; created
- * with size pages the first time. */
-static struct vm_region *sim_file_get(struct sim_server *s, const char *name, long pages)
+/* The user's record, made on first use. Caller holds s->lock. */
+static struct sim_user *sim_user_get(struct sim_server *s, uid_t uid)
 {
-	struct vm_region *r = NULL;
+	struct sim_user *u;
+
+	for (u = s->users; u; u = u->next)
+		if (u->uid == uid)
+			return u;
+	if (!(u = calloc(1, sizeof(*u))))
+		return NULL;
+	u->uid = uid;
+	u->next = s->users;
+	s->users = u;
+	return u;
+}
+
+/* Declared memory of a user grows by pages, or -ENOSPC past its share.
+ * Caller holds s->lock. */
+static int sim_user_reserve(struct sim_server *s, struct sim_user *u, long pages)
+{
+	if (pages > 0 && u->pages + pages > s->user_pages)
+		return -ENOSPC;
+	u->pages += pages;
+	return 0;
+}
+
+static struct vm_region *sim_file_find(struct sim_user *u, const char *name)
+{
+	for (int i = 0; i < u->nfiles; i++)
+		if (!strcmp(u->files[i].name, name))
+			return u->files[i].r;
+	return NULL;
+}
+
+/* A named file of the connection's user, made with pages pages the first
+ * time: 0, -ENOSPC (the user's table or share is full), -ENOMEM. */
+static int sim_file_make(struct sim_conn *c, const char *name, long pages)
+{
+	struct sim_server *s = c->s;
+	struct sim_user *u = c->u;
+	int err = 0;
 
 	pthread_mutex_lock(&s->lock);
-	for (int i = 0; i < s->nfiles && !r; i++)
-		if (!strcmp(s->files[i].name, name))
-			r = s->files[i].r;
-	if (!r && pages > 0 && s->nfiles < SIM_MAX_FILES) {
-		struct sim_file *f = &s->files[s->nfiles];
+	if (sim_file_find(u, name)) {
+		pthread_mutex_unlock(&s->lock);
+		return 0;
+	}
+	if (u->nfiles == SIM_USER_FILES || (err = sim_user_reserve(s, u, pages))) {
+		pthread_mutex_unlock(&s->lock);
+		return -ENOSPC;
+	}
+	{
+		struct sim_file *f = &u->files[u->nfiles];
 
 		/* page cache belongs to no task: its charges go to whoever
 		 * touches a page first */
 		if ((f->obj = vm_object_new(s->fs->eng, s->fs->eng->root, false, 0)) &&
 		    vm_region_new(f->obj, PK_FILE, (uint32_t)pages, &f->r) == 0) {
 			snprintf(f->name, WL_NAME, "%s", name);
-			r = f->r;
-			s->nfiles++;
-		} else if (f->obj) {
-			vm_object_free(f->obj);
+			u->nfiles++;
+		} else {
+			if (f->obj)
+				vm_object_free(f->obj);
+			u->pages -= pages;
+			err = -ENOMEM;
 		}
 	}
 	pthread_mutex_unlock(&s->lock);
+	return err;
+}
+
+/* Files are looked up in the task's own user's table only. */
+static struct vm_region *sim_file_lookup(void *arg, const char *name)
+{
+	struct sim_conn *c = arg;
+	struct vm_region *r;
+
+	pthread_mutex_lock(&c->s->lock);
+	r = sim_file_find(c->u, name);
+	pthread_mutex_unlock(&c->s->lock);
 	return r;
 }
 
-static struct vm_region *sim_file_lookup(void *arg, const char *name)
+static struct sim_conn *sim_find_locked(struct sim_server *s, pid_t pid)
 {
-	return sim_file_get(arg, name, 0);
+	for (struct sim_conn *c = s->conns; c; c = c->next)
+		if (c->pid == pid)
+			return c;
+	return NULL;
 }
 
-static bool sim_connected(struct sim_server *s, pid_t pid)
+bool sim_connected(struct sim_server *s, pid_t tgid)
 {
-	bool found = false;
+	bool found;
 
+	if (!s)
+		return false;
 	pthread_mutex_lock(&s->lock);
-	for (struct sim_conn *c = s->conns; c && !found; c = c->next)
-		found = c->pid == pid;
+	found = sim_find_locked(s, tgid) != NULL;
 	pthread_mutex_unlock(&s->lock);
 	return found;
 }
 
-bool sim_owns(struct sim_server *s, pid_t tgid, pid_t ppid)
+bool sim_fork_of_task(struct sim_server *s, pid_t tgid, pid_t ppid)
 {
-	if (!s)
-		return false;
-	if (sim_connected(s, tgid))
-		return true;
-	/* a simulated task's fork, before it connects on its own */
 	return ppid > 0 && sim_connected(s, ppid) && proc_same_exe(tgid, ppid);
 }
 
 int sim_move(struct sim_server *s, pid_t tgid, struct mcg_group *dst, unsigned mask)
 {
 	struct vm_object *o = NULL;
+	struct sim_conn *c;
 	struct move_stats st;
 	int err;
 
 	if (!s)
 		return 0;
 	pthread_mutex_lock(&s->lock);
-	for (struct sim_conn *c = s->conns; c && !o; c = c->next)
-		if (c->pid == tgid && c->obj) {
-			o = c->obj;
-			vm_object_pin(o);     /* the connection may end meanwhile */
-		}
+	if ((c = sim_find_locked(s, tgid)) && c->obj) {
+		o = c->obj;
+		vm_object_pin(o);             /* the connection may end meanwhile */
+	}
 	pthread_mutex_unlock(&s->lock);
 	if (!o)
 		return 0;
@@ -142,16 +223,18 @@ int sim_move(struct sim_server *s, pid_t tgid, struct mcg_group *dst, unsigned m
 	return err;
 }
 
-void sim_kill(uint32_t pid, void *arg)
+bool sim_kill(struct sim_server *s, pid_t pid)
 {
-	int pidfd;
+	struct sim_conn *c;
 
-	if (proc_oom_exempt((pid_t)pid))
-		return;
-	if ((pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) >= 0) {
-		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-		close(pidfd);
-	}
+	if (!s)
+		return false;
+	pthread_mutex_lock(&s->lock);
+	/* the pidfd is closed only after the connection leaves the list */
+	if ((c = sim_find_locked(s, pid)) && !proc_oom_exempt(pid))
+		syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+	pthread_mutex_unlock(&s->lock);
+	return c != NULL;
 }
 
 static void sim_reply(int fd, const char *fmt, const char *arg)
@@ -159,8 +242,49 @@ static void sim_reply(int fd, const char *fmt, const char *arg)
 	char buf[256];
 	int n = snprintf(buf, sizeof(buf), fmt, arg);
 
-	if (n > 0 && write(fd, buf, (size_t)n) < 0)
-		return;                   /* the peer went away: EOF comes next */
+	/* never SIGPIPE: a peer that went away is seen as EOF next */
+	if (n > 0)
+		(void)!send(fd, buf, (size_t)n, MSG_NOSIGNAL);
+}
+
+/* The process the connection is bound to still lives (its pidfd turns
+ * readable at exit, before its PID can be reused). */
+static bool sim_peer_alive(const struct sim_conn *c)
+{
+	struct pollfd p = { .fd = c->pidfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 0;
+}
+
+/* The OOM wait's cancel test: the task is gone, or the daemon stops. */
+static bool sim_cancelled(void *arg)
+{
+	struct sim_conn *c = arg;
+
+	return atomic_load(&c->s->stopping) || !sim_peer_alive(c);
+}
+
+/* Pages the task has declared in regions of its own (mappings of files
+ * are counted with the files). */
+static long sim_task_pages(const struct wl_task *t)
+{
+	long n = 0;
+
+	for (int i = 0; i < t->nreg; i++)
+		if (!t->reg[i].r->file)
+			n += t->reg[i].r->npages;
+	return n;
+}
+
+/* After an operation: the task's declared size as it now is. */
+static void sim_account(struct sim_conn *c, const struct wl_task *t)
+{
+	long now = sim_task_pages(t);
+
+	pthread_mutex_lock(&c->s->lock);
+	c->u->pages += now - c->pages;
+	c->pages = now;
+	pthread_mutex_unlock(&c->s->lock);
 }
 
 /* Run one line for the task; its group is looked up afresh each time, so
@@ -184,11 +308,28 @@ static void sim_line(struct sim_conn *c, struct wl_task *t, char *line)
 	if (!strcmp(argv[0], "file") && argc == 3) {
 		long pages = wl_pages(argv[2]);
 
-		return sim_reply(c->fd, pages > 0 && sim_file_get(c->s, argv[1], pages) ?
-				 "ok\n" : "err cannot make file %s\n", argv[1]);
+		if (pages <= 0 || pages > (long)fs->eng->cfg.mem_pages)
+			return sim_reply(c->fd, "err bad file size %s\n", argv[2]);
+		ret = sim_file_make(c, argv[1], pages);
+		return sim_reply(c->fd, ret == -ENOSPC ?
+				 "err no space: this user's files or declared memory are at their limit (%s)\n" :
+				 ret ? "err cannot make file %s\n" : "ok\n", argv[1]);
 	}
 	if (wl_parse(argv, argc, &op, msg, sizeof(msg)))
 		return sim_reply(c->fd, "err %s\n", msg);
+	if (op.code == WL_ALLOC) {
+		pthread_mutex_lock(&c->s->lock);
+		ret = op.pages > (long)fs->eng->cfg.mem_pages + (long)fs->eng->cfg.swap_pages ?
+		      -ENOSPC : sim_user_reserve(c->s, c->u, op.pages);
+		if (!ret)
+			c->u->pages -= op.pages;  /* checked only: sim_account counts */
+		pthread_mutex_unlock(&c->s->lock);
+		if (ret)
+			return sim_reply(c->fd, "err no space: this user's declared memory is at its limit (%s)\n",
+					 op.a);
+	}
+	if (!sim_peer_alive(c))
+		return;                       /* nothing more for a dead task */
 	g = task_group(fs->eng, c->pid);
 	if (!t->obj) {
 		t->obj = vm_object_new(fs->eng, g, true, (uint32_t)c->pid);
@@ -202,6 +343,7 @@ static void sim_line(struct sim_conn *c, struct wl_task *t, char *line)
 	if (!t->obj)
 		return sim_reply(c->fd, "err out of memory\n", NULL);
 	ret = wl_exec(t, &op, (long)1 << 40, &costs, &cost, msg, sizeof(msg));
+	sim_account(c, t);
 	if (ret < 0)
 		sim_reply(c->fd, "err %s\n", msg);
 	else if (ret == WL_KILLED)
@@ -212,19 +354,50 @@ static void sim_line(struct sim_conn *c, struct wl_task *t, char *line)
 		sim_reply(c->fd, "ok\n", NULL);
 }
 
+/* May this process be a simulated task? A process whose memory the mirror
+ * accounts already cannot opt out of that; one that may becomes a
+ * simulated task for the mirror too, which goes on charging its real
+ * growth (past a small slack) to its group. NULL or the refusal. */
+static const char *sim_admit(struct sim_conn *c)
+{
+	int err = mirror_declare(c->s->fs->mirror, c->pid, c->pidfd);
+
+	if (err == -EBUSY)
+		return "err refused: this process's memory is accounted from /proc (mirrored)\n";
+	if (err)
+		return "err refused: cannot follow this process\n";
+	return sim_peer_alive(c) ? NULL : "err refused: the process is gone\n";
+}
+
 static void *sim_conn_main(void *arg)
 {
 	struct sim_conn *c = arg;
+	struct sim_server *s = c->s;
 	uint64_t rng = (uint64_t)c->pid * 2 + 1;
 	struct wl_task t = { .cpu = (unsigned)c->pid, .rng = &rng, .file = sim_file_lookup,
-			     .file_arg = c->s };
+			     .file_arg = c };
 	char buf[SIM_LINE];
+	const char *refused;
 	size_t len = 0;
-	ssize_t n;
 
-	while ((n = read(c->fd, buf + len, sizeof(buf) - 1 - len)) > 0) {
+	oom_set_cancel(sim_cancelled, c);
+	if ((refused = sim_admit(c)))
+		sim_reply(c->fd, "%s", refused);
+	while (!refused) {
+		struct pollfd p[2] = { { .fd = c->fd, .events = POLLIN },
+				       { .fd = c->pidfd, .events = POLLIN } };
+		ssize_t n;
 		char *nl;
 
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[1].revents)
+			break;                /* the process exited: its socket is no one's */
+		if ((n = read(c->fd, buf + len, sizeof(buf) - 1 - len)) <= 0)
+			break;
 		len += (size_t)n;
 		buf[len] = '\0';
 		while ((nl = strchr(buf, '\n'))) {
@@ -239,61 +412,112 @@ static void *sim_conn_main(void *arg)
 		}
 	}
 	/* the task is gone: its memory goes with it */
-	pthread_mutex_lock(&c->s->lock);
+	pthread_mutex_lock(&s->lock);
 	c->obj = NULL;                    /* sim_move holds a pin if it has it */
-	pthread_mutex_unlock(&c->s->lock);
+	pthread_mutex_unlock(&s->lock);
 	if (t.obj) {
 		wl_release(&t);
 		vm_object_free(t.obj);
 	}
-	pthread_mutex_lock(&c->s->lock);
-	for (struct sim_conn **pp = &c->s->conns; *pp; pp = &(*pp)->next)
+	oom_set_cancel(NULL, NULL);
+	pthread_mutex_lock(&s->lock);
+	for (struct sim_conn **pp = &s->conns; *pp; pp = &(*pp)->next)
 		if (*pp == c) {
 			*pp = c->next;
 			break;
 		}
-	if (!c->s->conns)
-		pthread_cond_broadcast(&c->s->idle);
-	pthread_mutex_unlock(&c->s->lock);
+	c->u->pages -= c->pages;
+	c->u->conns--;
+	s->nconns--;
+	if (!s->conns)
+		pthread_cond_broadcast(&s->idle);
+	pthread_mutex_unlock(&s->lock);
 	close(c->fd);
+	close(c->pidfd);
 	free(c);
 	return NULL;
+}
+
+/* The peer's pidfd, taken by the kernel at connect (no PID race), or
+ * opened from its PID on kernels before 6.5. */
+static int sim_peer_pidfd(int fd, pid_t pid)
+{
+	int pidfd = -1;
+	socklen_t len = sizeof(pidfd);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0 && pidfd >= 0)
+		return pidfd;
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+static void sim_refuse(int fd, const char *why)
+{
+	send(fd, why, strlen(why), MSG_NOSIGNAL | MSG_DONTWAIT);
+	close(fd);
 }
 
 static void *sim_accept_main(void *arg)
 {
 	struct sim_server *s = arg;
+	pthread_attr_t attr;
 
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, SIM_STACK);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	for (;;) {
 		struct ucred cred;
 		socklen_t clen = sizeof(cred);
 		struct sim_conn *c;
+		struct sim_user *u;
 		pthread_t th;
-		int fd = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC);
+		int pidfd, fd = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC);
 
 		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
+			if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE ||
+			    errno == ENFILE || errno == ENOMEM) {
+				if (errno != EINTR && errno != ECONNABORTED)
+					usleep(10000);    /* out of fds: let some go */
 				continue;
-			return NULL;          /* the socket was shut down */
+			}
+			break;                    /* the socket was shut down */
 		}
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) || cred.pid <= 0 ||
-		    !(c = malloc(sizeof(*c)))) {
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) || cred.pid <= 0) {
 			close(fd);
 			continue;
 		}
-		*c = (struct sim_conn){ s, fd, cred.pid, NULL, NULL };
+		if ((pidfd = sim_peer_pidfd(fd, cred.pid)) < 0) {
+			sim_refuse(fd, "err refused: the process is gone\n");
+			continue;
+		}
 		pthread_mutex_lock(&s->lock);
-		if (s->stopping || pthread_create(&th, NULL, sim_conn_main, c)) {
+		u = sim_user_get(s, cred.uid);
+		if (atomic_load(&s->stopping) || !u || s->nconns >= SIM_MAX_CONNS ||
+		    u->conns >= SIM_USER_CONNS || sim_find_locked(s, cred.pid) ||
+		    !(c = malloc(sizeof(*c)))) {
+			bool dup = u && sim_find_locked(s, cred.pid);
+
 			pthread_mutex_unlock(&s->lock);
-			close(fd);
+			close(pidfd);
+			sim_refuse(fd, dup ? "err refused: this process is connected already\n" :
+				       "err too many connections (EMFILE)\n");
+			continue;
+		}
+		*c = (struct sim_conn){ .s = s, .fd = fd, .pidfd = pidfd, .pid = cred.pid, .u = u };
+		if (pthread_create(&th, &attr, sim_conn_main, c)) {
+			pthread_mutex_unlock(&s->lock);
 			free(c);
+			close(pidfd);
+			sim_refuse(fd, "err out of memory\n");
 			continue;
 		}
 		c->next = s->conns;
 		s->conns = c;
+		s->nconns++;
+		u->conns++;
 		pthread_mutex_unlock(&s->lock);
-		pthread_detach(th);
 	}
+	pthread_attr_destroy(&attr);
+	return NULL;
 }
 
 struct sim_server *sim_start(struct cgfs *fs)
@@ -304,6 +528,10 @@ struct sim_server *sim_start(struct cgfs *fs)
 	if (!s)
 		return NULL;
 	s->fs = fs;
+	/* half the machine: one user cannot declare what all the others need */
+	s->user_pages = (long)(fs->eng->cfg.mem_pages + fs->eng->cfg.swap_pages) / 2;
+	if (s->user_pages < 1)
+		s->user_pages = 1;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->idle, NULL);
 	if (sim_socket_path(fs->mountpoint, s->path, sizeof(s->path)))
@@ -330,19 +558,31 @@ void sim_stop(struct sim_server *s)
 {
 	if (!s)
 		return;
+	atomic_store(&s->stopping, true);    /* ends OOM waits of its tasks */
 	shutdown(s->fd, SHUT_RDWR);
 	pthread_join(s->thread, NULL);
 	close(s->fd);
 	unlink(s->path);
 	/* end every connection and wait for its thread: they use the engine */
 	pthread_mutex_lock(&s->lock);
-	s->stopping = true;
 	for (struct sim_conn *c = s->conns; c; c = c->next)
 		shutdown(c->fd, SHUT_RDWR);
 	while (s->conns)
 		pthread_cond_wait(&s->idle, &s->lock);
 	pthread_mutex_unlock(&s->lock);
-	/* the shared files are the engine's objects and go with it */
+}
+
+void sim_free(struct sim_server *s)
+{
+	if (!s)
+		return;
+	/* the files' objects are the engine's and go with it */
+	while (s->users) {
+		struct sim_user *u = s->users;
+
+		s->users = u->next;
+		free(u);
+	}
 	pthread_cond_destroy(&s->idle);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
