@@ -1,9 +1,16 @@
 /* event.c: cgroup.event_control. A registration names two fds of the
  * writer; we duplicate them with pidfd_getfd, validate them in the kernel's
- * order of checks and keep the eventfd. Never blocks on an eventfd (writes
- * of 1 cannot block short of 2^64-1 pending) and never reads one. */
+ * order of checks and keep the eventfd. As the kernel unregisters when the
+ * eventfd's last reference goes, a reaper thread looks every
+ * EVENT_REAP_MS for the processes that still hold it (by its eventfd-id
+ * in /proc/PID/fdinfo) and drops the registration when none does. Bounds
+ * registrations per user. Never blocks on an eventfd (writes of 1 cannot
+ * block short of 2^64-1 pending) and never reads one. */
+#include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +31,24 @@ enum event_kind { EV_THRESHOLD, EV_MEMSW_THRESHOLD, EV_OOM, EV_PRESSURE };
 enum { PRESS_LOW, PRESS_MEDIUM, PRESS_CRITICAL };
 enum { PRESS_DEFAULT, PRESS_HIERARCHY, PRESS_LOCAL };
 
+#define EVENT_HOLDERS 8
+
+/* A process known to have held the eventfd, and where. */
+struct event_holder {
+	int pidfd;
+	pid_t pid;
+	int fd;                       /* its fd number last seen holding it */
+};
+
 struct event_reg {
 	struct mcg_group *g;          /* referenced */
 	int efd;                      /* our duplicate of the writer's eventfd */
+	uid_t uid;                    /* the registering user */
+	unsigned long long efd_id;    /* eventfd-id, 0 when the kernel has none */
+	struct event_holder holders[EVENT_HOLDERS];   /* the reaper's alone */
+	int nholders;
+	atomic_int refs;              /* the list's, and the reaper's in a pass */
+	bool linked;                  /* in the list (under er->lock) */
 	enum event_kind kind;
 	long threshold;               /* pages */
 	bool above;                   /* threshold <= usage at the last check */
@@ -48,6 +70,10 @@ struct event_window {
 struct event_registry {
 	pthread_mutex_t lock;
 	struct event_reg *head;
+	int nregs;
+	pthread_t reaper;
+	bool reaping, stop;
+	pthread_cond_t wake;          /* the reaper's sleep, cut short at stop */
 	atomic_int nthresh, npress;   /* registrations of each kind */
 	struct event_window win[EVENT_WINDOWS];
 	unsigned next_win;
@@ -57,8 +83,10 @@ struct event_registry *event_new(void)
 {
 	struct event_registry *er = calloc(1, sizeof(*er));
 
-	if (er)
+	if (er) {
 		pthread_mutex_init(&er->lock, NULL);
+		pthread_cond_init(&er->wake, NULL);
+	}
 	return er;
 }
 
@@ -72,20 +100,35 @@ static void event_count(struct event_registry *er, const struct event_reg *ev, i
 
 static void event_drop(struct event_reg *ev)
 {
+	for (int i = 0; i < ev->nholders; i++)
+		close(ev->holders[i].pidfd);
 	close(ev->efd);
 	mcg_put(ev->g);
 	free(ev);
+}
+
+static void event_put(struct event_reg *ev)
+{
+	if (atomic_fetch_sub(&ev->refs, 1) == 1)
+		event_drop(ev);
 }
 
 void event_free(struct event_registry *er)
 {
 	if (!er)
 		return;
+	pthread_mutex_lock(&er->lock);
+	er->stop = true;
+	pthread_cond_signal(&er->wake);
+	pthread_mutex_unlock(&er->lock);
+	if (er->reaping)
+		pthread_join(er->reaper, NULL);
+	pthread_cond_destroy(&er->wake);
 	while (er->head) {
 		struct event_reg *ev = er->head;
 
 		er->head = ev->next;
-		event_drop(ev);
+		event_put(ev);
 	}
 	pthread_mutex_destroy(&er->lock);
 	free(er);
@@ -285,6 +328,69 @@ void event_pressure(struct mcg_group *g, long scanned, long reclaimed, int prio,
 	pthread_mutex_unlock(&er->lock);
 }
 
+/* eventfd-id of fd n of process pid, from its fdinfo; 0 when none. */
+static unsigned long long event_fd_id(pid_t pid, int n)
+{
+	char path[64], buf[512], *p;
+	unsigned long long id = 0;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, n);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	if ((p = strstr(buf, "eventfd-id:")))
+		id = strtoull(p + 11, NULL, 10);
+	return id;
+}
+
+static pid_t event_tgid(pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = tid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (!(f = fopen(path, "re")))
+		return tid;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Tgid:", 5)) {
+			tgid = (pid_t)strtol(line + 5, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return tgid;
+}
+
+static void *event_reaper_main(void *arg);
+
+/* Room for one more registration of uid; starts the reaper with the
+ * first. Caller holds er->lock. */
+static int event_admit_locked(struct event_registry *er, uid_t uid)
+{
+	int mine = 0;
+
+	if (er->nregs >= EVENT_MAX_REGS)
+		return -ENOSPC;
+	if (uid != 0) {
+		for (struct event_reg *ev = er->head; ev; ev = ev->next)
+			mine += ev->uid == uid;
+		if (mine >= EVENT_USER_REGS)
+			return -ENOSPC;
+	}
+	if (!er->reaping) {
+		if (pthread_create(&er->reaper, NULL, event_reaper_main, er))
+			return -EAGAIN;
+		er->reaping = true;
+	}
+	return 0;
+}
+
 int event_control_write(struct cgfs_req *r, int unused, const struct gram_value *v)
 {
 	const char *s = v->str, *args;
@@ -333,17 +439,31 @@ int event_control_write(struct cgfs_req *r, int unused, const struct gram_value 
 		return err;
 	}
 	ev->efd = efd;
+	ev->uid = r->uid;
+	ev->efd_id = event_fd_id(getpid(), efd);
+	ev->holders[0].pid = event_tgid(r->pid);
+	ev->holders[0].pidfd = (int)syscall(SYS_pidfd_open, ev->holders[0].pid, 0);
+	ev->holders[0].fd = (int)efd_no;
+	ev->nholders = ev->holders[0].pidfd >= 0;
 	ev->g = r->g;
 	mcg_get(ev->g);
 	pthread_mutex_lock(&r->fs->events->lock);
+	if ((err = event_admit_locked(r->fs->events, ev->uid))) {
+		pthread_mutex_unlock(&r->fs->events->lock);
+		event_drop(ev);
+		return err;
+	}
 	if (ev->kind == EV_THRESHOLD || ev->kind == EV_MEMSW_THRESHOLD) {
 		/* the others are checked first; the new one takes its side
 		 * without a signal */
 		event_thresholds_locked(r->fs->events, ev->g);
 		ev->above = ev->threshold <= event_usage_of(ev->g, ev->kind);
 	}
+	atomic_init(&ev->refs, 1);
+	ev->linked = true;
 	ev->next = r->fs->events->head;
 	r->fs->events->head = ev;
+	r->fs->events->nregs++;
 	event_count(r->fs->events, ev, 1);
 	/* An OOM registration on a group already under OOM fires at once. */
 	if (ev->kind == EV_OOM)
@@ -365,9 +485,11 @@ void event_group_removed(struct cgfs *fs, struct mcg_group *g)
 		struct event_reg *ev = *pp;
 
 		if (ev->g == g) {
+			ev->linked = false;
 			*pp = ev->next;
 			ev->next = dead;
 			dead = ev;
+			fs->events->nregs--;
 			event_count(fs->events, ev, -1);
 		} else {
 			pp = &ev->next;
@@ -379,7 +501,7 @@ void event_group_removed(struct cgfs *fs, struct mcg_group *g)
 
 		dead = ev->next;
 		event_signal(ev->efd);
-		event_drop(ev);
+		event_put(ev);
 	}
 }
 
@@ -393,4 +515,139 @@ void event_oom(struct mcg_group *over, void *arg)
 			event_signal(ev->efd);
 	}
 	pthread_mutex_unlock(&fs->events->lock);
+}
+
+/* ---- the reaper ---- */
+
+/* Does holder h still hold an eventfd with that id? Its last fd number is
+ * tried first, then its whole table. */
+static bool event_holder_has(struct event_holder *h, unsigned long long id)
+{
+	struct pollfd p = { .fd = h->pidfd, .events = POLLIN };
+	char path[64];
+	struct dirent *d;
+	bool found = false;
+	DIR *dir;
+
+	if (poll(&p, 1, 0) != 0)
+		return false;             /* it exited */
+	if (!id)
+		return true;              /* no eventfd-id: its life is the bound */
+	if (h->fd >= 0 && event_fd_id(h->pid, h->fd) == id)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo", (int)h->pid);
+	if (!(dir = opendir(path)))
+		return false;
+	while (!found && (d = readdir(dir)))
+		if (d->d_name[0] != '.' && event_fd_id(h->pid, atoi(d->d_name)) == id) {
+			h->fd = atoi(d->d_name);
+			found = true;
+		}
+	closedir(dir);
+	return found;
+}
+
+/* Look through every process but ours for holders of id; keeps up to the
+ * free room of ev->holders. true if any was found. */
+static bool event_find_holders(struct event_reg *ev)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *d;
+	pid_t self = getpid();
+	bool any = false;
+
+	if (!proc)
+		return true;              /* cannot tell: keep it */
+	while ((d = readdir(proc)) && ev->nholders < EVENT_HOLDERS) {
+		struct event_holder h = { .fd = -1 };
+
+		if (!(h.pid = (pid_t)atoi(d->d_name)) || h.pid == self)
+			continue;
+		if ((h.pidfd = (int)syscall(SYS_pidfd_open, h.pid, 0)) < 0)
+			continue;
+		if (event_holder_has(&h, ev->efd_id)) {
+			ev->holders[ev->nholders++] = h;
+			any = true;
+		} else {
+			close(h.pidfd);
+		}
+	}
+	closedir(proc);
+	return any;
+}
+
+/* Is the registration still held by a process other than the daemon?
+ * Forgets the holders that let go. Runs without er->lock. */
+static bool event_still_held(struct event_reg *ev)
+{
+	bool held = false;
+
+	for (int i = 0; i < ev->nholders;) {
+		if (event_holder_has(&ev->holders[i], ev->efd_id)) {
+			held = true;
+			i++;
+		} else {
+			close(ev->holders[i].pidfd);
+			ev->holders[i] = ev->holders[--ev->nholders];
+		}
+	}
+	/* the ones we knew let go: it may live on in a fork or a passed fd */
+	return held || (ev->efd_id && event_find_holders(ev));
+}
+
+static void *event_reaper_main(void *arg)
+{
+	struct event_registry *er = arg;
+
+	pthread_mutex_lock(&er->lock);
+	while (!er->stop) {
+		struct timespec ts;
+		struct event_reg **v, *ev;
+		int n = 0;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += EVENT_REAP_MS * 1000000L;
+		ts.tv_sec += ts.tv_nsec / 1000000000L;
+		ts.tv_nsec %= 1000000000L;
+		pthread_cond_timedwait(&er->wake, &er->lock, &ts);
+		if (er->stop || !(v = malloc(((size_t)er->nregs + 1) * sizeof(*v))))
+			continue;
+		for (ev = er->head; ev; ev = ev->next) {
+			atomic_fetch_add(&ev->refs, 1);
+			v[n++] = ev;
+		}
+		/* the /proc reads run without the lock: charges signal
+		 * thresholds under it */
+		pthread_mutex_unlock(&er->lock);
+		for (int i = 0; i < n; i++)
+			if (event_still_held(v[i])) {
+				event_put(v[i]);
+				v[i] = NULL;
+			}
+		pthread_mutex_lock(&er->lock);
+		for (int i = 0; i < n; i++) {
+			if (!(ev = v[i]))
+				continue;
+			if (ev->linked) {     /* not removed meanwhile */
+				for (struct event_reg **pp = &er->head; *pp; pp = &(*pp)->next)
+					if (*pp == ev) {
+						*pp = ev->next;
+						break;
+					}
+				ev->linked = false;
+				er->nregs--;
+				event_count(er, ev, -1);
+				atomic_fetch_sub(&ev->refs, 1);   /* the list's */
+			}
+		}
+		pthread_mutex_unlock(&er->lock);
+		/* closed by its owner: dropped without a signal */
+		for (int i = 0; i < n; i++)
+			if (v[i])
+				event_put(v[i]);
+		free(v);
+		pthread_mutex_lock(&er->lock);
+	}
+	pthread_mutex_unlock(&er->lock);
+	return NULL;
 }

@@ -8,6 +8,14 @@
 #include "fs/cgfs.h"
 #include "fs/grammar.h"
 
+/* Registrations a non-root user may hold, and all users together; past
+ * either a registration fails ENOSPC. */
+#define EVENT_USER_REGS 256
+#define EVENT_MAX_REGS  16384
+/* A registration whose eventfd no process but the daemon holds any more
+ * is dropped within this (plus the time of one look through /proc). */
+#define EVENT_REAP_MS   500
+
 struct event_registry *event_new(void);
 void event_free(struct event_registry *er);
 
