@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""sec_sock.py: speaks the simulated-task protocol by hand, the way a
+hostile or careless client would, for t_security.sh.
+
+  sec_sock.py MNT hello-then-hog MIB   connect, say hello (print the answer),
+                                       then allocate and touch MIB MiB of real
+                                       memory and sleep
+  sec_sock.py MNT connect-join-hog GROUP MIB
+                                       connect and say hello in the root, join
+                                       GROUP through the mount, then allocate
+                                       MIB MiB of real memory and sleep
+  sec_sock.py MNT conns N              N processes connect at once and print
+                                       their answers
+  sec_sock.py MNT files N              declare N named files, print the count
+                                       that succeeded and the first failure
+  sec_sock.py MNT orphan               connect, fork; the parent exits; the
+                                       child then declares memory on the
+                                       inherited socket and prints the answer
+                                       ("EOF" when the daemon closed it)
+  sec_sock.py MNT declare SIZE         print the answer to 'alloc anon x SIZE'
+"""
+import os
+import socket
+import sys
+import time
+
+
+def sock_path(mnt):
+    h = 1469598103934665603
+    for b in os.path.realpath(mnt).encode():
+        h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return "/run/memcgfs/%016x.sock" % h
+
+
+def connect(mnt):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(sock_path(mnt))
+    return s
+
+
+def ask(s, line):
+    try:
+        s.sendall((line + "\n").encode())
+    except OSError:
+        pass                          # a refusal may still be there to read
+    buf = b""
+    while not buf.endswith(b"\n"):
+        try:
+            c = s.recv(1)
+        except OSError:
+            c = b""
+        if not c:
+            return "EOF" if not buf else buf.decode()
+        buf += c
+    return buf.decode().strip()
+
+
+def hog(mib):
+    b = bytearray(mib << 20)
+    for i in range(0, len(b), 4096):
+        b[i] = 1
+    print("ready", flush=True)
+    time.sleep(60)
+
+
+def main():
+    mnt, mode = sys.argv[1], sys.argv[2]
+    if mode == "hello-then-hog":
+        s = connect(mnt)
+        print(ask(s, "hello"), flush=True)
+        hog(int(sys.argv[3]))
+    elif mode == "connect-join-hog":
+        s = connect(mnt)
+        print(ask(s, "hello"), flush=True)
+        with open(os.path.join(mnt, sys.argv[3].lstrip("/"), "cgroup.procs"), "w") as f:
+            f.write("0")
+        hog(int(sys.argv[4]))
+    elif mode == "conns":
+        # one process a connection (a process is one task), all held open
+        kids = []
+        for _ in range(int(sys.argv[3])):
+            pid = os.fork()
+            if pid == 0:
+                s = connect(mnt)
+                print(ask(s, "hello"), flush=True)
+                time.sleep(3)
+                os._exit(0)
+            kids.append(pid)
+            time.sleep(0.02)
+        for pid in kids:
+            os.waitpid(pid, 0)
+    elif mode == "files":
+        s = connect(mnt)
+        ok, first = 0, ""
+        for i in range(int(sys.argv[3])):
+            a = ask(s, "file f%d 4K" % i)
+            if a == "ok":
+                ok += 1
+            elif not first:
+                first = a
+        print(ok, first)
+    elif mode == "orphan":
+        s = connect(mnt)
+        ask(s, "hello")
+        r, w = os.pipe()
+        if os.fork() == 0:
+            os.close(w)
+            os.read(r, 1)            # the parent has exited
+            time.sleep(0.3)
+            print(ask(s, "alloc anon x 1M"), flush=True)
+            os._exit(0)
+        os._exit(0)                  # the pipe closes: the child goes on
+    elif mode == "declare":
+        s = connect(mnt)
+        print(ask(s, "alloc anon x " + sys.argv[3]))
+
+
+main()
