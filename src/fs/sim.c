@@ -322,7 +322,7 @@ static void sim_line(struct sim_conn *c, struct wl_task *t, char *line)
 		ret = op.pages > (long)fs->eng->cfg.mem_pages + (long)fs->eng->cfg.swap_pages ?
 		      -ENOSPC : sim_user_reserve(c->s, c->u, op.pages);
 		if (!ret)
-			c->u->pages -= op.pages;  /* checked only: sim_account counts */
+			c->pages += op.pages;     /* held until sim_account recounts */
 		pthread_mutex_unlock(&c->s->lock);
 		if (ret)
 			return sim_reply(c->fd, "err no space: this user's declared memory is at its limit (%s)\n",
