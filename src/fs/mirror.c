@@ -105,6 +105,8 @@ struct mirror_proc {
 	atomic_bool gone;             /* set under lock; read without by the reaper */
 	bool sim;                     /* a simulated task: charged past its baseline */
 	long base_anon, base_shmem;   /* its memory when it connected */
+	long base_kmem;               /* its page tables and stacks then */
+	long sim_left;                /* slack the last sample left for kmem */
 	struct mirror_proc *next;
 };
 
@@ -703,6 +705,7 @@ static void mirror_sim_budget(struct mirror_proc *p, struct mirror_sample *s)
 		if (s->files[i].dirty > s->files[i].rss)
 			s->files[i].dirty = s->files[i].rss;
 	}
+	p->sim_left = budget;             /* the rest is for kernel memory */
 }
 
 /* Reconcile p with /proc. Caller holds p->lock. */
@@ -799,6 +802,8 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 		if (!p->gone) {
 			long kmem = mirror_kmem_pages(t);
 
+			if (kmem >= 0 && p->sim)
+				kmem = mirror_sim_take(&p->sim_left, kmem - p->base_kmem);
 			if (kmem >= 0)
 				mirror_kmem(p, in_child ? g : NULL, kmem, cpu);
 		}
@@ -1076,8 +1081,13 @@ int mirror_declare(struct mirror *m, pid_t tgid, int pidfd)
 	} else if (!p->sim && (err = mirror_read(m, tgid, &s)) == 0) {
 		/* what it has now is its own from before; only growth past
 		 * MIRROR_SIM_SLACK is charged from here on */
+		struct proc_task task;
+
 		p->base_anon = s.anon;
 		p->base_shmem = s.shmem;
+		p->base_kmem = proc_read_task(tgid, &task) == 0 ? mirror_kmem_pages(&task) : 0;
+		if (p->base_kmem < 0)
+			p->base_kmem = 0;
 		for (size_t i = 0; i < s.n; i++) {
 			struct mirror_map *mm = mirror_map_for(m, p, &s.files[i]);
 

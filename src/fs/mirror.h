@@ -23,7 +23,7 @@ struct mirror;
 #define MIRROR_NEAR_PERIOD_NS  10000000ull
 #define MIRROR_READ_AGE_NS     20000000ull
 /* Real memory a simulated task may add uncharged (its own workings). */
-#define MIRROR_SIM_SLACK (1l << 20)
+#define MIRROR_SIM_SLACK (4l << 20)
 /* How long a simulated task's fork may stay unmirrored before it connects. */
 #define MIRROR_FORK_GRACE_NS 1000000000ull
 

@@ -42,7 +42,7 @@ bool sim_fork_of_task(struct sim_server *s, pid_t tgid, pid_t ppid);
 bool sim_kill(struct sim_server *s, pid_t pid);
 
 /* Limits per user (uid of the connecting process), docs/security.md. */
-#define SIM_USER_CONNS  32            /* connections (a daemon thread each) */
+#define SIM_USER_CONNS  16            /* connections (a daemon thread each) */
 #define SIM_MAX_CONNS   512           /* connections of all users */
 #define SIM_USER_FILES  64            /* named files */
 

@@ -147,7 +147,7 @@ expect "named files per user are bounded" "$(as_user "$U" "$PY" "$SOCK" "$MNT" f
 expect "another user's files still work" "$(as_user "$U2" "$PY" "$SOCK" "$MNT" files 3)" "3 "
 expect "declared memory per user is bounded" "$(as_user "$U" "$PY" "$SOCK" "$MNT" declare 1T | cut -c1-12)" "err no space"
 got=$(as_user "$U" timeout 20 "$PY" "$SOCK" "$MNT" conns 40 | sort | uniq -c | awk '{ $1 = $1; print }' | tr '\n' ';')
-expect "connections per user are bounded" "$got" "8 err too many connections (EMFILE);32 ok;"
+expect "connections per user are bounded" "$got" "24 err too many connections (EMFILE);16 ok;"
 daemon_alive && ok || bad "the daemon did not survive the limits"
 umount_fs
 
