@@ -11,6 +11,21 @@
 #include "engine/page_counter.h"
 #include "fs/grammar.h"
 
+/* The kernel hands the handlers a C string: a write ends at its first NUL
+ * (§11.1), whatever length write(2) gave. */
+static const char *gram_end(const char *buf, size_t len)
+{
+	const char *nul = memchr(buf, '\0', len);
+
+	return nul ? nul : buf + len;
+}
+
+/* The kernel's isspace(): the C locale's six and 0xA0 (§11.2). */
+static bool gram_space(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xA0;
+}
+
 /* Base detection shared by every numeric grammar: 0x/0X followed by a hex
  * digit means 16 (prefix skipped), a leading 0 means 8, else 10. */
 static unsigned gram_base(const char **s, const char *end)
@@ -65,7 +80,7 @@ static size_t gram_digits(const char **s, const char *end, unsigned base,
 
 int gram_u64(const char *buf, size_t len, unsigned long long *out)
 {
-	const char *s = buf, *end = buf + len;
+	const char *s = buf, *end = gram_end(buf, len);
 	unsigned long long v;
 	bool overflow;
 	unsigned base;
@@ -75,27 +90,27 @@ int gram_u64(const char *buf, size_t len, unsigned long long *out)
 	base = gram_base(&s, end);
 	if (gram_digits(&s, end, base, &v, &overflow) == 0)
 		return -EINVAL;
+	if (overflow)
+		return -ERANGE;           /* before any trailing junk (§11.3) */
 	if (s < end && *s == '\n')
 		s++;
 	if (s != end)
 		return -EINVAL;
-	if (overflow)
-		return -ERANGE;
 	*out = v;
 	return 0;
 }
 
 static void gram_trim(const char **s, const char **end)
 {
-	while (*s < *end && isspace((unsigned char)**s))
+	while (*s < *end && gram_space((unsigned char)**s))
 		(*s)++;
-	while (*end > *s && isspace((unsigned char)(*end)[-1]))
+	while (*end > *s && gram_space((unsigned char)(*end)[-1]))
 		(*end)--;
 }
 
 int gram_bytes(const char *buf, size_t len, long *pages, bool *minus_one)
 {
-	const char *s = buf, *end = buf + len;
+	const char *s = buf, *end = gram_end(buf, len);
 	unsigned long long v;
 	unsigned base, shift = 0;
 	bool overflow, m1;
@@ -134,7 +149,7 @@ int gram_bytes(const char *buf, size_t len, long *pages, bool *minus_one)
 
 int gram_pid(const char *buf, size_t len, pid_t *out)
 {
-	const char *s = buf, *end = buf + len;
+	const char *s = buf, *end = gram_end(buf, len);
 	unsigned long long v;
 	bool neg = false, overflow;
 	unsigned base;
@@ -155,7 +170,7 @@ int gram_pid(const char *buf, size_t len, pid_t *out)
 
 int gram_strip(const char *buf, size_t len, char *out, size_t size)
 {
-	const char *s = buf, *end = buf + len;
+	const char *s = buf, *end = gram_end(buf, len);
 
 	gram_trim(&s, &end);
 	if ((size_t)(end - s) >= size)

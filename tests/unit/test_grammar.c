@@ -101,6 +101,44 @@ START_TEST(test_strip_and_dispatch)
 }
 END_TEST
 
+/* §11.1-§11.3, measured on the live kernel: the buffer ends at its first
+ * NUL, 0xA0 is whitespace where whitespace is stripped, and G-U64 reports
+ * overflow before trailing junk (found by tests/fuzz/fuzz_grammar). */
+START_TEST(test_spec_corrections)
+{
+	struct gram_value v;
+	unsigned long long u = 7;
+	long pages = -7;
+	bool m1 = true;
+	pid_t p = -5;
+
+	ck_assert_int_eq(gram_bytes("4096\0junk", 9, &pages, &m1), 0);
+	ck_assert_int_eq(pages, 1);
+	ck_assert(!m1);
+	ck_assert_int_eq(gram_bytes("-1\0x", 4, &pages, &m1), 0);
+	ck_assert(m1);
+	ck_assert_int_eq(gram_bytes("\0abc", 4, &pages, NULL), 0);        /* empty: 0 */
+	ck_assert_int_eq(pages, 0);
+	ck_assert_int_eq(gram_u64("1\0x", 3, &u), 0);
+	ck_assert_uint_eq(u, 1);
+	ck_assert_int_eq(gram_u64("\0", 1, &u), -EINVAL);
+	ck_assert_int_eq(gram_pid("42\0junk", 7, &p), 0);
+	ck_assert_int_eq(p, 42);
+	ck_assert_int_eq(gram_parse(G_STRING, " /a \0 b", 7, &v), 0);
+	ck_assert_str_eq(v.str, "/a");
+	ck_assert_int_eq(gram_bytes("\xa0" "4096", 5, &pages, NULL), 0);
+	ck_assert_int_eq(pages, 1);
+	ck_assert_int_eq(gram_pid("4194400\xa0", 8, &p), 0);
+	ck_assert_int_eq(p, 4194400);
+	ck_assert_int_eq(gram_parse(G_STRING, "\xa0/bin/x\xa0\n", 9, &v), 0);
+	ck_assert_str_eq(v.str, "/bin/x");
+	ck_assert_int_eq(gram_u64("\xa0" "1", 2, &u), -EINVAL);           /* G-U64 strips nothing */
+	ck_assert_int_eq(gram_u64("18446744073709551616x", 21, &u), -ERANGE);
+	ck_assert_int_eq(gram_u64("18446744073709551616\n", 21, &u), -ERANGE);
+	ck_assert_int_eq(gram_u64("1x", 2, &u), -EINVAL);
+}
+END_TEST
+
 Suite *grammar_suite(void)
 {
 	Suite *s = suite_create("grammar");
@@ -110,6 +148,7 @@ Suite *grammar_suite(void)
 	tcase_add_loop_test(tc, test_u64_vectors, 0, sizeof(u64_vectors) / sizeof(u64_vectors[0]));
 	tcase_add_loop_test(tc, test_pid_vectors, 0, sizeof(pid_vectors) / sizeof(pid_vectors[0]));
 	tcase_add_test(tc, test_strip_and_dispatch);
+	tcase_add_test(tc, test_spec_corrections);
 	suite_add_tcase(s, tc);
 	return s;
 }
