@@ -136,16 +136,30 @@ static void charge_counters_uncharge(struct mcg_group *g, long n, bool keep_mems
 		pc_uncharge(&g->cnt[MCG_MEMSW], n);
 }
 
-/* Caller holds s->lock. */
-static void charge_stock_drain_locked(struct charge_stock *s)
+/* Caller holds s->lock. The group the stock held, whose reference passes
+ * to the caller for charge_stock_put once the lock is dropped, or NULL. */
+static struct mcg_group *charge_stock_drain_locked(struct charge_stock *s)
 {
-	if (!s->g)
-		return;
+	struct mcg_group *g = s->g;
+
+	if (!g)
+		return NULL;
 	if (s->nr)
-		charge_counters_uncharge(s->g, s->nr, false);
-	mcg_put(s->g);
+		charge_counters_uncharge(g, s->nr, false);
 	s->g = NULL;
 	s->nr = 0;
+	return g;
+}
+
+/* The stocked pages may have been a removed group's last charges: reap
+ * it (the stock's reference still holds it), then drop that reference. */
+static void charge_stock_put(struct mcg_group *g)
+{
+	if (!g)
+		return;
+	if (atomic_load(&g->removed))
+		mcg_reap(g);
+	mcg_put(g);
 }
 
 static bool charge_stock_consume(struct mcg_engine *e, unsigned cpu, struct mcg_group *g, long n)
@@ -165,28 +179,33 @@ static bool charge_stock_consume(struct mcg_engine *e, unsigned cpu, struct mcg_
 static void charge_stock_refill(struct mcg_engine *e, unsigned cpu, struct mcg_group *g, long n)
 {
 	struct charge_stock *s = &e->stock[cpu];
+	struct mcg_group *old = NULL, *full = NULL;
 
 	spin_lock(&s->lock);
 	if (s->g != g) {
-		charge_stock_drain_locked(s);
+		old = charge_stock_drain_locked(s);
 		mcg_get(g);
 		s->g = g;
 	}
 	s->nr += n;
 	if (s->nr > (long)prof_charge_batch(&e->cfg.prof))
-		charge_stock_drain_locked(s);
+		full = charge_stock_drain_locked(s);
 	spin_unlock(&s->lock);
+	charge_stock_put(old);
+	charge_stock_put(full);
 }
 
 void charge_drain(struct mcg_engine *e, struct mcg_group *g)
 {
 	for (unsigned c = 0; c < e->cfg.cpus; c++) {
 		struct charge_stock *s = &e->stock[c];
+		struct mcg_group *old = NULL;
 
 		spin_lock(&s->lock);
 		if (s->g && (!g || mcg_in_subtree(s->g, g)))
-			charge_stock_drain_locked(s);
+			old = charge_stock_drain_locked(s);
 		spin_unlock(&s->lock);
+		charge_stock_put(old);
 	}
 }
 
@@ -409,6 +428,13 @@ int charge_kmem(struct mcg_group *g, unsigned cpu, long n)
 		return 0;
 	if ((err = charge_try(g, cpu, n)))
 		return err;
+	/* as in charge_new_page_locked: a group rmdir has reaped takes no
+	 * charge (the caller keeps its kernel memory uncharged) */
+	if (atomic_load(&g->reaped)) {
+		charge_uncharge(g, n, false);
+		charge_drain(g->eng, g);
+		return -ENOMEM;
+	}
 	if (!pc_try_charge(&g->cnt[MCG_KMEM], n, &fail)) {
 		charge_uncharge(g, n, false);     /* the kmem limit (old profiles) */
 		return -ENOMEM;
@@ -540,6 +566,7 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 	 * is never reaped. */
 	if (atomic_load(&g->reaped) && !mcg_is_root(g)) {
 		charge_uncharge(g, 1, false);
+		charge_drain(e, g);       /* and the batch the charge stocked */
 		mcg_reap(g);              /* it may have waited for us */
 		return -EAGAIN;
 	}

@@ -412,6 +412,92 @@ START_TEST(test_random_two_threads)
 }
 END_TEST
 
+/* A charge to a group rmdir has removed (still linked: it has charges)
+ * refills the per-CPU stock for it; when that stock drains, its last
+ * charge is gone and it must be reaped, not left dying for ever (found by
+ * tests/fuzz/fuzz_seq). */
+START_TEST(test_stock_drain_reaps_removed)
+{
+	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
+	struct mcg_group *a = fixture_group(e, e->root, "a"), *b = fixture_group(e, e->root, "b");
+	struct mcg_group *c = fixture_group(e, e->root, "c");
+
+	ck_assert_int_eq(charge_kmem(a, 0, 1), 0);
+	ck_assert_int_eq(mcg_remove(e, a), 0);
+	ck_assert(!atomic_load(&a->reaped));          /* one kmem page left */
+	ck_assert_int_eq(charge_kmem(a, 0, 1), 0);    /* a batch: the rest stocked */
+	ck_assert_int_gt(charge_stocked(e, a), 0);
+	charge_kmem_uncharge(a, 2);
+	ck_assert(!atomic_load(&a->reaped));          /* the stock still holds some */
+	charge_drain(e, NULL);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);
+	ck_assert(atomic_load(&a->reaped));
+	CHECK_OK(e);
+	/* the same when another group's refill takes the CPU's stock over */
+	ck_assert_int_eq(charge_kmem(b, 0, 1), 0);
+	ck_assert_int_eq(mcg_remove(e, b), 0);
+	ck_assert_int_eq(charge_kmem(b, 0, 1), 0);
+	charge_kmem_uncharge(b, 2);
+	ck_assert(!atomic_load(&b->reaped));
+	ck_assert_int_eq(charge_kmem(c, 0, 1), 0);
+	ck_assert(atomic_load(&b->reaped));
+	charge_kmem_uncharge(c, 1);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_put(c);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* A charge to a group rmdir has already reaped backs out and goes to the
+ * parent; the batch it stocked for the reaped group must go back too, or
+ * the parent's counter keeps pages no group in the tree has (found by
+ * tests/fuzz/fuzz_seq). */
+START_TEST(test_reaped_charge_leaves_no_stock)
+{
+	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
+	struct mcg_group *a = fixture_group(e, e->root, "a");
+	long idx;
+
+	ck_assert_int_eq(mcg_remove(e, a), 0);
+	ck_assert(atomic_load(&a->reaped));
+	/* the root, which takes the page, has no stock to displace a's */
+	idx = charge_new_page(a, 0, 0, PK_FILE, 0, 0);
+	ck_assert_int_ge(idx, 0);
+	ck_assert_uint_eq(e->pages.pages[idx].memcg, e->root->id);
+	ck_assert_int_eq(charge_stocked(e, a), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);
+	ck_assert_int_eq(pc_usage(&e->root->cnt[MCG_MEM]), 0);
+	CHECK_OK(e);
+	charge_free_page(e, (uint32_t)idx);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* Kernel memory for a group rmdir has already reaped (the mirror charges
+ * a process's group from its own thread) is refused, not charged to a
+ * group out of the tree (found by tests/fuzz/fuzz_seq). */
+START_TEST(test_kmem_reaped_refused)
+{
+	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
+	struct mcg_group *a = fixture_group(e, e->root, "a");
+
+	ck_assert_int_eq(mcg_remove(e, a), 0);
+	ck_assert(atomic_load(&a->reaped));
+	ck_assert_int_eq(charge_kmem(a, 0, 8), -ENOMEM);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), 0);
+	ck_assert_int_eq(pc_usage(&e->root->cnt[MCG_MEM]), 0);
+	ck_assert_int_eq(charge_stocked(e, a), 0);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
 Suite *charge_suite(void)
 {
 	Suite *s = suite_create("charge");
@@ -430,6 +516,9 @@ Suite *charge_suite(void)
 	tcase_add_test(tc, test_stat_shards_exact);
 	tcase_add_test(tc, test_hierarchy_and_dying);
 	tcase_add_test(tc, test_random_two_threads);
+	tcase_add_test(tc, test_stock_drain_reaps_removed);
+	tcase_add_test(tc, test_reaped_charge_leaves_no_stock);
+	tcase_add_test(tc, test_kmem_reaped_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }
