@@ -28,6 +28,10 @@
 static struct pc_counter *move_stop(struct mcg_group *src, struct mcg_group *dst,
 				    enum mcg_counter c)
 {
+	/* the root's own pages were never in its counter: a move from it
+	 * charges the whole chain, the root's counter included */
+	if (mcg_is_root(src))
+		return NULL;
 	for (struct pc_counter *i = &dst->cnt[c]; i; i = i->parent)
 		for (struct pc_counter *j = &src->cnt[c]; j; j = j->parent)
 			if (i == j)
@@ -288,6 +292,10 @@ static int move_do(struct vm_object *o, struct mcg_group *dst, unsigned mask, bo
 		mcg_put(src);
 		return 0;
 	}
+	if (atomic_load(&dst->removed)) {
+		mcg_put(src);             /* rmdir won: nothing to attach to */
+		return -ENODEV;
+	}
 	stop_mem = naive ? NULL : move_stop(src, dst, MCG_MEM);
 	stop_sw = naive ? NULL : move_stop(src, dst, MCG_MEMSW);
 	move_begin(src, dst);
@@ -302,6 +310,16 @@ static int move_do(struct vm_object *o, struct mcg_group *dst, unsigned mask, bo
 						stop_sw, &fail);
 			lm = lw < 0 ? -1 : pc_try_charge_upto(&dst->cnt[MCG_MEM], c.pages,
 							      stop_mem, &fail);
+		}
+		/* Dekker with mcg_reap, as charge_new_page: charged first,
+		 * then reaped read; a reaped destination gives it all back */
+		if (lw >= 0 && lm >= 0 && atomic_load(&dst->reaped)) {
+			pc_uncharge_upto(&dst->cnt[MCG_MEM], c.pages, stop_mem);
+			pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c.pages + c.swap, stop_sw);
+			pthread_mutex_unlock(&o->lock);
+			move_end(e);
+			mcg_put(src);
+			return -ENODEV;
 		}
 		if (lw >= 0 && lm >= 0) {
 			ops += naive ? 0 : lw + lm;

@@ -22,7 +22,8 @@ struct move_stats {
 
 /* Move task o's charges selected by mask from the group they are charged
  * to (o's group) to dst, and make dst o's group. Pages charged elsewhere
- * (shared page cache first touched by another group) stay. 0, or -ENOMEM
+ * (shared page cache first touched by another group) stay. 0, -ENODEV when
+ * dst was removed (nothing moved), or -ENOMEM
  * when dst cannot take them even after reclaim: then nothing moved, and o
  * stays in its group. */
 int move_charges(struct vm_object *o, struct mcg_group *dst, unsigned mask, struct move_stats *st);

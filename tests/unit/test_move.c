@@ -116,6 +116,38 @@ START_TEST(test_move_unlinked_counters)
 }
 END_TEST
 
+/* From the root, whose own pages were never in its counter, into a child
+ * linked to it: the root's counter rises with the child's (the fuzzer's
+ * find); into a removed group: ENODEV, nothing moved. */
+START_TEST(test_move_from_root_and_into_removed)
+{
+	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
+	struct mcg_group *a = fixture_group(e, e->root, "a"), *b = fixture_group(e, e->root, "b");
+	struct vm_object *t = vm_object_new(e, e->root, true, 1);
+	struct vm_region *r;
+	struct move_stats st;
+
+	ck_assert_ptr_eq(a->cnt[MCG_MEM].parent, &e->root->cnt[MCG_MEM]);
+	ck_assert_int_eq(vm_region_new(t, PK_ANON, 32, &r), 0);
+	fill(r, 32);
+	ck_assert_int_eq(pc_usage(&e->root->cnt[MCG_MEM]), 0);
+	ck_assert_int_eq(move_charges(t, a, MOVE_ANON, &st), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 32);
+	ck_assert_int_eq(pc_usage(&e->root->cnt[MCG_MEM]), 32);
+	CHECK_OK(e);
+	ck_assert_int_eq(mcg_remove(e, b), 0);
+	ck_assert_int_eq(move_charges(t, b, MOVE_ANON, &st), -ENODEV);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 32);
+	ck_assert_int_eq(pc_usage(&b->cnt[MCG_MEM]), 0);
+	CHECK_OK(e);
+	vm_object_free(t);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_engine_free(e);
+}
+END_TEST
+
 START_TEST(test_move_masks_and_sharing)
 {
 	struct mcg_engine *e = mv_engine(0);
@@ -387,6 +419,7 @@ Suite *move_suite(void)
 	tcase_add_test(tc, test_move_anon_between_siblings);
 	tcase_add_test(tc, test_move_masks_and_sharing);
 	tcase_add_test(tc, test_move_unlinked_counters);
+	tcase_add_test(tc, test_move_from_root_and_into_removed);
 	tcase_add_test(tc, test_move_swap_and_failure);
 	tcase_add_test(tc, test_move_cost_independent_of_size);
 	tcase_add_test(tc, test_move_naive_same_result_more_ops);
