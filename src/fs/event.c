@@ -6,6 +6,7 @@
  * in /proc/PID/fdinfo) and drops the registration when none does. Bounds
  * registrations per user. Never blocks on an eventfd (writes of 1 cannot
  * block short of 2^64-1 pending) and never reads one. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
@@ -328,6 +329,19 @@ void event_pressure(struct mcg_group *g, long scanned, long reclaimed, int prio,
 	pthread_mutex_unlock(&er->lock);
 }
 
+/* An fd number as the kernel reads it (simple_strtoul into an unsigned
+ * int): digits only, no sign or space, wrapping, then truncated to 32
+ * bits; no digits reads 0 with *end at the first byte. */
+static unsigned long event_parse_fd(const char *s, char **end)
+{
+	unsigned long long v = 0;
+
+	while (*s >= '0' && *s <= '9')
+		v = v * 10 + (unsigned)(*s++ - '0');
+	*end = (char *)s;
+	return (uint32_t)v;
+}
+
 /* eventfd-id of fd n of process pid, from its fdinfo; 0 when none. */
 static unsigned long long event_fd_id(pid_t pid, int n)
 {
@@ -399,10 +413,10 @@ int event_control_write(struct cgfs_req *r, int unused, const struct gram_value 
 	struct event_reg *ev;
 	int efd, cfd, err;
 
-	efd_no = strtoul(s, &end, 10);
+	efd_no = event_parse_fd(s, &end);
 	if (*end != ' ')
 		return -EINVAL;
-	cfd_no = strtoul(end + 1, &end, 10);
+	cfd_no = event_parse_fd(end + 1, &end);
 	if (*end != '\0' && *end != ' ')
 		return -EINVAL;
 	args = *end ? end + 1 : end;
@@ -423,7 +437,9 @@ int event_control_write(struct cgfs_req *r, int unused, const struct gram_value 
 		switch (ev->kind) {
 		case EV_THRESHOLD:
 		case EV_MEMSW_THRESHOLD:
-			err = gram_bytes(args, strlen(args), &ev->threshold, NULL);
+			/* parsed from its first byte, as memparse does */
+			err = isspace((unsigned char)*args) ? -EINVAL :
+			      gram_bytes(args, strlen(args), &ev->threshold, NULL);
 			break;
 		case EV_PRESSURE:
 			err = event_parse_pressure(args, &ev->level, &ev->mode);

@@ -88,4 +88,26 @@ expect "write through old fd" "$( (echo 1 >&4) 2>&1 | grep -c 'No such device')"
 exec 3<&- 4>&-
 expect "rmdir root" "$(rmdir "$MNT" 2>&1 | grep -cE 'busy|Permission denied|Device or resource busy')" "1"
 mkdir "$MNT/p" && ok || bad "the name is free again"
+# §11.4: the fd numbers and the threshold are read as the kernel reads them
+got=$(/usr/bin/python3 - "$MNT" <<'PY'
+import os, sys
+mnt = sys.argv[1]
+cfd = os.open(mnt + "/memory.usage_in_bytes", os.O_RDONLY)
+ctl = os.open(mnt + "/cgroup.event_control", os.O_WRONLY)
+efd = os.eventfd(0)
+def w(s):
+    try:
+        os.write(ctl, s.encode())
+        return "OK"
+    except OSError as e:
+        return os.strerror(e.errno)
+out = [w(t % (efd, cfd)) for t in ("+%d %d 0", "%d +%d 0", "%d  %d 0", "%d %d  1M", "-%d %d 0")]
+out.append(w("%d %d 0" % (efd + 2**32, cfd)))
+out.append(w("4294967296 %d 0" % cfd))
+print(";".join(out))
+PY
+)
+inval="Invalid argument"
+expect "event_control: signs, double spaces, a spaced threshold; fd numbers wrap at 2^32" "$got" \
+	"$inval;$inval;$inval;$inval;$inval;OK;$inval"
 summary
