@@ -15,10 +15,14 @@ FUSE_LIBS    = $(shell pkg-config --libs fuse3 2>/dev/null)
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
-# The engine: no FUSE anywhere in it.
+# Three floors (docs/design.md): the engine (no FUSE, no I/O), then the
+# file surface and the charge sources side by side, then the programs.
 ENGINE_SRC := $(wildcard src/engine/*.c)
+# The sources: what charges the engine (real processes, simulated tasks,
+# replay).
+SOURCE_SRC := $(wildcard src/source/*.c)
 # The FUSE layer minus its glue: everything here is testable without a mount.
-FSLIB_SRC  := $(filter-out src/fs/ops.c,$(wildcard src/fs/*.c))
+FSLIB_SRC  := $(filter-out src/fs/ops.c,$(wildcard src/fs/*.c)) $(SOURCE_SRC)
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
 FSLIB_OBJ  := $(FSLIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   := $(wildcard tests/unit/*.c)
@@ -42,7 +46,13 @@ FUZZ_BINS    := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
 
 all: $(BUILD)/memcgfs $(BUILD)/memcgctl $(TOOLS)
 
+# Only the FUSE glue sees FUSE's headers: "no FUSE below the programs and
+# ops.c" is the build's rule, not a comment's.
 $(BUILD)/%.o: %.c $(wildcard src/*/*.h src/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/src/memcgfs.o $(BUILD)/src/fs/ops.o: $(BUILD)/%.o: %.c $(wildcard src/*/*.h src/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(FUSE_CFLAGS) -c -o $@ $<
 

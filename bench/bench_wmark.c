@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/replay.h"
+#include "source/replay.h"
 
 #define UNITS 256
 

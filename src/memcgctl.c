@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/replay.h"
-#include "engine/workload.h"
+#include "source/replay.h"
+#include "source/workload.h"
 #include "fs/sim.h"
 
 #define CTL_MAX_LINES 4096

@@ -25,7 +25,7 @@
 #include "engine/oom.h"
 #include "engine/task.h"
 #include "engine/vm.h"
-#include "engine/workload.h"
+#include "source/workload.h"
 #include "fs/cgfs.h"
 #include "fs/mirror.h"
 #include "fs/proc.h"

@@ -13,10 +13,10 @@
 
 #include "engine/bgreclaim.h"
 #include "engine/memcg.h"
-#include "engine/replay.h"
+#include "source/replay.h"
 #include "engine/swap.h"
 #include "engine/vm.h"
-#include "engine/workload.h"
+#include "source/workload.h"
 #include "engine/writeback.h"
 
 #define RP_MAX       64           /* groups, files, tasks */

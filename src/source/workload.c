@@ -9,7 +9,7 @@
 
 #include "engine/memcg.h"
 #include "engine/vm.h"
-#include "engine/workload.h"
+#include "source/workload.h"
 
 uint64_t wl_rand(uint64_t *s)
 {
