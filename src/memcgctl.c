@@ -18,7 +18,7 @@
 
 #include "source/replay.h"
 #include "source/workload.h"
-#include "fs/sim.h"
+#include "source/sim.h"
 
 #define CTL_MAX_LINES 4096
 

@@ -20,9 +20,10 @@
 #include "fs/ops.h"
 #include "fs/pidwatch.h"
 #include "fs/release.h"
-#include "fs/mirror.h"
-#include "fs/sim.h"
-#include "fs/watchdog.h"
+#include "fs/sources.h"
+#include "source/mirror.h"
+#include "source/sim.h"
+#include "source/watchdog.h"
 
 struct memcgfs_opts {
 	char *kernel;
@@ -101,16 +102,6 @@ static int memcgfs_size(const char *s, long *pages)
 	return gram_bytes(s, strlen(s), pages, NULL);
 }
 
-/* The engine's OOM kill hook: the victim's own source signals it, through
- * the pidfd it holds; a PID that no source knows is never signalled. */
-static void memcgfs_kill(uint32_t pid, void *arg)
-{
-	struct cgfs *fs = arg;
-
-	if (!sim_kill(fs->sim, (pid_t)pid))
-		mirror_kill(fs->mirror, (pid_t)pid);
-}
-
 /* Every member task costs one pidfd: take all the descriptors we may. */
 static void memcgfs_raise_nofile(void)
 {
@@ -129,6 +120,7 @@ int main(int argc, char *argv[])
 	struct fuse_cmdline_opts cl;
 	struct mcg_config cfg = { 0 };
 	struct cgfs fs = { 0 };
+	struct source_env env = { 0 };
 	struct fuse_loop_config *loop;
 	struct fuse_session *se;
 	bool enforce = true;
@@ -182,7 +174,7 @@ int main(int argc, char *argv[])
 	cfg.oom_event = event_oom;
 	cfg.usage_event = event_usage;
 	cfg.pressure_event = event_pressure;
-	cfg.kill = memcgfs_kill;
+	cfg.kill = cgfs_sources_kill;   /* the victim's own source signals it */
 	cfg.on_free = node_free_group;
 	cfg.hook_arg = &fs;
 
@@ -218,16 +210,23 @@ int main(int argc, char *argv[])
 		goto out_unmount;
 	/* Threads start after daemonizing (fork keeps only the caller); the
 	 * watchdog before them. */
-	fs.watchdog = watchdog_start("/proc/self/exe");
-	if (!fs.watchdog)
+	env.eng = fs.eng;
+	env.mountpoint = fs.mountpoint;
+	env.watchdog = watchdog_start("/proc/self/exe");
+	if (!env.watchdog)
 		fprintf(stderr, "memcgfs: no watchdog: oom_kill_disable will not stop real processes\n");
 	fs.watch = pidwatch_new(&fs);
 	fs.rel = release_new(&fs);
-	fs.mirror = mirror_start(&fs, enforce);   /* before the socket admits */
-	fs.sim = sim_start(&fs);
-	if (!fs.watch || !fs.rel || !fs.mirror)
+	env.mirror = mirror_start(&env, enforce);   /* before the socket admits */
+	env.sim = sim_start(&env);
+	/* the socket's tasks first: a simulated task's kill is its own */
+	if (env.sim)
+		cgfs_source_add(&fs, &sim_source_ops, env.sim);
+	if (env.mirror)
+		cgfs_source_add(&fs, &mirror_source_ops, env.mirror);
+	if (!fs.watch || !fs.rel || !env.mirror)
 		goto out_signals;
-	if (!fs.sim)
+	if (!env.sim)
 		fprintf(stderr, "memcgfs: no simulated-task socket (%s)\n", strerror(errno));
 	/* a loop ended by SIGTERM/SIGINT/SIGHUP returns the signal: a clean exit */
 	if (cl.singlethread) {
@@ -241,10 +240,11 @@ int main(int argc, char *argv[])
 		fuse_loop_cfg_destroy(loop);
 	}
 out_signals:
-	sim_stop(fs.sim);                     /* no more admissions */
-	mirror_stop(fs.mirror);               /* continues what it stopped */
-	watchdog_stop(fs.watchdog);
-	sim_free(fs.sim);
+	atomic_store(&fs.nsources, 0);        /* no kill reaches a stopping source */
+	sim_stop(env.sim);                    /* no more admissions */
+	mirror_stop(env.mirror);              /* continues what it stopped */
+	watchdog_stop(env.watchdog);
+	sim_free(env.sim);
 	pidwatch_free(fs.watch);
 	release_free(fs.rel);
 	fuse_remove_signal_handlers(se);

@@ -12,7 +12,7 @@
 #include "engine/memcg.h"
 #include "engine/stat.h"
 #include "fs/cgfiles.h"
-#include "fs/mirror.h"
+#include "fs/sources.h"
 #include "fs/event.h"
 #include "fs/release.h"
 #include "fs/tasks.h"
@@ -68,21 +68,21 @@ static int rd_limit(struct cgfs_req *r, int cnt, struct cgfs_out *o)
 
 static int rd_usage(struct cgfs_req *r, int cnt, struct cgfs_out *o)
 {
-	mirror_refresh(r->fs->mirror, r->g);   /* real processes: a fresh sample */
+	cgfs_sources_refresh(r->fs, r->g);     /* real processes: a fresh sample */
 	cgfs_printf(o, "%ld\n", mcg_usage(r->g, (enum mcg_counter)cnt) * PAGE);
 	return 0;
 }
 
 static int rd_watermark(struct cgfs_req *r, int cnt, struct cgfs_out *o)
 {
-	mirror_refresh(r->fs->mirror, r->g);   /* real processes: a fresh sample */
+	cgfs_sources_refresh(r->fs, r->g);     /* real processes: a fresh sample */
 	cgfs_printf(o, "%ld\n", pc_watermark(&r->g->cnt[cnt]) * PAGE);
 	return 0;
 }
 
 static int rd_failcnt(struct cgfs_req *r, int cnt, struct cgfs_out *o)
 {
-	mirror_refresh(r->fs->mirror, r->g);   /* real processes: a fresh sample */
+	cgfs_sources_refresh(r->fs, r->g);     /* real processes: a fresh sample */
 	cgfs_printf(o, "%lu\n", pc_failcnt(&r->g->cnt[cnt]));
 	return 0;
 }
@@ -205,7 +205,7 @@ static int rd_stat(struct cgfs_req *r, int unused, struct cgfs_out *o)
 {
 	const size_t n = sizeof(stat_keys) / sizeof(stat_keys[0]);
 
-	mirror_refresh(r->fs->mirror, r->g);   /* real processes: a fresh sample */
+	cgfs_sources_refresh(r->fs, r->g);     /* real processes: a fresh sample */
 	for (int total = 0; total <= 1; total++) {
 		for (size_t i = 0; i < n; i++) {
 			const struct stat_key *k = &stat_keys[i];
@@ -252,7 +252,7 @@ static int rd_numa_stat(struct cgfs_req *r, int unused, struct cgfs_out *o)
 	static const char *const names[4] = { "total", "file", "anon", "unevictable" };
 	unsigned nodes = r->fs->eng->cfg.nodes;
 
-	mirror_refresh(r->fs->mirror, r->g);   /* real processes: a fresh sample */
+	cgfs_sources_refresh(r->fs, r->g);     /* real processes: a fresh sample */
 	for (int total = 0; total <= 1; total++)
 		for (int line = 0; line < 4; line++) {
 			cgfs_printf(o, "%s%s=%ld", total ? "hierarchical_" : "", names[line],

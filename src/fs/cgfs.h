@@ -5,18 +5,19 @@
 #define MEMCGFS_CGFS_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #include "engine/memcg.h"
 
+#define CGFS_SOURCES 4
+
 struct pidwatch;
 struct release_runner;
 struct event_registry;
-struct sim_server;
-struct watchdog;
-struct mirror;
+struct source_ops;
 
 struct cgfs {
 	struct mcg_engine *eng;
@@ -31,9 +32,11 @@ struct cgfs {
 	struct pidwatch *watch;
 	struct release_runner *rel;
 	struct event_registry *_Atomic events;  /* NULL again at teardown */
-	struct sim_server *sim;
-	struct mirror *mirror;         /* real processes (NULL: none yet) */
-	struct watchdog *watchdog;     /* continues stopped processes if we die */
+	struct cgfs_source {           /* the charge sources (fs/sources.h) */
+		const struct source_ops *ops;
+		void *self;
+	} sources[CGFS_SOURCES];
+	atomic_int nsources;           /* 0 again at teardown */
 	char mountpoint[4096];         /* absolute, for event_control fds */
 };
 

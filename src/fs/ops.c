@@ -12,7 +12,7 @@
 #include "fs/event.h"
 #include "fs/node.h"
 #include "fs/ops.h"
-#include "fs/proc.h"
+#include "source/proc.h"
 
 static struct cgfs *cgfs_of(fuse_req_t req)
 {

@@ -9,10 +9,9 @@
 #include <unistd.h>
 
 #include "engine/task.h"
-#include "fs/mirror.h"
 #include "fs/pidwatch.h"
-#include "fs/proc.h"
-#include "fs/sim.h"
+#include "fs/sources.h"
+#include "source/proc.h"
 #include "fs/tasks.h"
 
 #ifndef PIDFD_THREAD
@@ -122,7 +121,7 @@ int cgfs_tasks_attach_thread(struct cgfs *fs, pid_t tid, pid_t tgid, struct mcg_
 		return err;
 	}
 	if (!mcg_is_root(g))
-		mirror_track(fs->mirror, tgid);
+		cgfs_sources_attached(fs, tgid);
 	if (drop >= 0)
 		pidwatch_forget(fs->watch, drop);
 	if (fd >= 0 && drop != fd)
@@ -162,8 +161,7 @@ int cgfs_tasks_write(struct cgfs_req *r, int procs, const struct gram_value *v)
 	 * (ENOMEM) with nothing moved (§5.11) */
 	mask = atomic_load(&r->g->move_charge);
 	if (!prof_has(fs->prof, PF_NO_MOVE_CHARGE) && mask && (procs || host == t.tgid) &&
-	    ((err = sim_move(fs->sim, t.tgid, r->g, mask)) ||
-	     (err = mirror_move(fs->mirror, t.tgid, r->g, mask)))) {
+	    (err = cgfs_sources_move(fs, t.tgid, r->g, mask))) {
 		free(threads);
 		return err;
 	}

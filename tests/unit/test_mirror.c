@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 
-#include "fs/mirror.h"
+#include "source/mirror.h"
 #include "suites.h"
 
 static const char smaps_text[] =

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fs/proc.h"
+#include "source/proc.h"
 
 #define PF_KTHREAD_FLAG        0x00200000UL
 #define PF_NO_SETAFFINITY_FLAG 0x04000000UL

@@ -38,11 +38,11 @@
 #include "engine/oom.h"
 #include "engine/task.h"
 #include "engine/vm.h"
-#include "fs/cgfs.h"
-#include "fs/mirror.h"
-#include "fs/proc.h"
-#include "fs/sim.h"
-#include "fs/watchdog.h"
+#include "source/mirror.h"
+#include "source/source.h"
+#include "source/proc.h"
+#include "source/sim.h"
+#include "source/watchdog.h"
 
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21
@@ -111,7 +111,7 @@ struct mirror_proc {
 };
 
 struct mirror {
-	struct cgfs *fs;
+	struct source_env *env;
 	bool enforce;
 	pthread_mutex_t lock;         /* procs, stop */
 	pthread_cond_t wake;
@@ -335,7 +335,7 @@ static struct mirror_file *mirror_file_get(struct mirror *m, const struct mirror
 	if (!f && m->nfiles < MIRROR_MAX_FILES && npages > 0 && (f = calloc(1, sizeof(*f)))) {
 		*f = (struct mirror_file){ v->dev, v->ino, v->off, npages, NULL, NULL, NULL };
 		/* page cache belongs to no task: first touch decides the charge */
-		f->obj = vm_object_new(m->fs->eng, m->fs->eng->root, false, 0);
+		f->obj = vm_object_new(m->env->eng, m->env->eng->root, false, 0);
 		if (!f->obj || vm_region_new(f->obj, PK_FILE, npages, &f->r)) {
 			if (f->obj)
 				vm_object_free(f->obj);
@@ -527,12 +527,12 @@ static void mirror_oom(struct mirror *m, struct mirror_proc *p)
 	/* the watchdog learns of the stop first, so that the process is
 	 * continued if the daemon dies by any means from here on; without a
 	 * watchdog nothing would, so it is not stopped */
-	if (watchdog_stopped(m->fs->watchdog, p->pidfd, (uintptr_t)p)) {
+	if (watchdog_stopped(m->env->watchdog, p->pidfd, (uintptr_t)p)) {
 		mcg_put(over);
 		return;
 	}
 	if (mirror_signal(p, SIGSTOP)) {
-		watchdog_continued(m->fs->watchdog, (uintptr_t)p);
+		watchdog_continued(m->env->watchdog, (uintptr_t)p);
 		mcg_put(over);
 		return;
 	}
@@ -545,7 +545,7 @@ static void mirror_cont(struct mirror_proc *p)
 	if (!p->stopped)
 		return;
 	mirror_signal(p, SIGCONT);
-	watchdog_continued(p->m->fs->watchdog, (uintptr_t)p);
+	watchdog_continued(p->m->env->watchdog, (uintptr_t)p);
 	atomic_fetch_sub(&p->stopped->under_oom, 1);
 	mcg_put(p->stopped);
 	p->stopped = NULL;
@@ -711,7 +711,7 @@ static void mirror_sim_budget(struct mirror_proc *p, struct mirror_sample *s)
 /* Reconcile p with /proc. Caller holds p->lock. */
 static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 {
-	struct mcg_engine *e = m->fs->eng;
+	struct mcg_engine *e = m->env->eng;
 	struct mirror_sample s = { 0 };
 	struct proc_task task, *t;        /* its /proc status, read once */
 	unsigned cpu = (unsigned)p->tgid % e->cfg.cpus;
@@ -731,7 +731,7 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 	/* a simulated task's fork connects on its own in a moment; one that
 	 * does not within the grace is mirrored like any other process */
 	if (!p->sim && p->nera == 0 && p->nmap == 0 && now - p->born_ns < MIRROR_FORK_GRACE_NS &&
-	    sim_fork_of_task(m->fs->sim, p->tgid, t ? t->ppid : 0)) {
+	    sim_fork_of_task(m->env->sim, p->tgid, t ? t->ppid : 0)) {
 		p->next_ns = now + MIRROR_NEAR_PERIOD_NS;
 		return;
 	}
@@ -935,14 +935,14 @@ static void *mirror_main(void *arg)
 	return NULL;
 }
 
-struct mirror *mirror_start(struct cgfs *fs, bool enforce)
+struct mirror *mirror_start(struct source_env *env, bool enforce)
 {
 	struct mirror *m = calloc(1, sizeof(*m));
 	pthread_condattr_t ca;
 
 	if (!m)
 		return NULL;
-	m->fs = fs;
+	m->env = env;
 	m->enforce = enforce;
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_mutex_init(&m->files_lock, NULL);
@@ -1026,7 +1026,7 @@ static struct mirror_proc *mirror_get_locked(struct mirror *m, pid_t tgid, int p
 		p->born_ns = mirror_now();
 		p->pidfd = pidfd >= 0 ? fcntl(pidfd, F_DUPFD_CLOEXEC, 0) :
 			   (int)syscall(SYS_pidfd_open, tgid, 0);
-		p->obj = p->pidfd >= 0 ? vm_object_new(m->fs->eng, m->fs->eng->root, true, (uint32_t)tgid) :
+		p->obj = p->pidfd >= 0 ? vm_object_new(m->env->eng, m->env->eng->root, true, (uint32_t)tgid) :
 					 NULL;
 		if (!p->obj) {
 			if (p->pidfd >= 0)
@@ -1113,7 +1113,7 @@ void mirror_refresh(struct mirror *m, struct mcg_group *g)
 	oom_set_nowait(true);
 	for (size_t i = 0; v && i < n; i++) {
 		struct mirror_proc *p = v[i];
-		struct mcg_group *pg = task_group(m->fs->eng, p->tgid);
+		struct mcg_group *pg = task_group(m->env->eng, p->tgid);
 		bool mine = mcg_in_subtree(pg, g);
 
 		mcg_put(pg);
@@ -1141,7 +1141,7 @@ int mirror_move(struct mirror *m, pid_t tgid, struct mcg_group *dst, unsigned ma
 	pthread_mutex_lock(&p->lock);
 	if (!p->gone && !atomic_load(&p->obj->dead)) {
 		/* the source is the group the process is in now */
-		cur = task_group(m->fs->eng, tgid);
+		cur = task_group(m->env->eng, tgid);
 		vm_object_set_group(p->obj, cur);
 		err = move_charges(p->obj, dst, mask, &st);
 		for (unsigned i = 0; !err && i < p->nera; i++) {
@@ -1172,3 +1172,31 @@ bool mirror_kill(struct mirror *m, pid_t tgid)
 	mirror_unpin(p);
 	return true;
 }
+
+static int mirror_src_move(void *self, pid_t tgid, struct mcg_group *dst, unsigned mask)
+{
+	return mirror_move(self, tgid, dst, mask);
+}
+
+static void mirror_src_attached(void *self, pid_t tgid)
+{
+	mirror_track(self, tgid);
+}
+
+static void mirror_src_refresh(void *self, struct mcg_group *g)
+{
+	mirror_refresh(self, g);
+}
+
+static bool mirror_src_kill(void *self, pid_t pid)
+{
+	return mirror_kill(self, pid);
+}
+
+const struct source_ops mirror_source_ops = {
+	.name = "mirror",
+	.move = mirror_src_move,
+	.attached = mirror_src_attached,
+	.refresh = mirror_src_refresh,
+	.kill = mirror_src_kill,
+};

@@ -21,15 +21,16 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "engine/memcg.h"
 #include "engine/move.h"
 #include "engine/oom.h"
 #include "engine/task.h"
 #include "engine/vm.h"
 #include "source/workload.h"
-#include "fs/cgfs.h"
-#include "fs/mirror.h"
-#include "fs/proc.h"
-#include "fs/sim.h"
+#include "source/mirror.h"
+#include "source/proc.h"
+#include "source/sim.h"
+#include "source/source.h"
 
 #define SIM_DIR        "/run/memcgfs"
 #define SIM_LINE       1024
@@ -70,7 +71,7 @@ struct sim_conn {
 };
 
 struct sim_server {
-	struct cgfs *fs;
+	struct source_env *env;
 	int fd;
 	char path[108];
 	long user_pages;              /* declared memory a user may hold */
@@ -149,7 +150,7 @@ static int sim_file_make(struct sim_conn *c, const char *name, long pages)
 
 		/* page cache belongs to no task: its charges go to whoever
 		 * touches a page first */
-		if ((f->obj = vm_object_new(s->fs->eng, s->fs->eng->root, false, 0)) &&
+		if ((f->obj = vm_object_new(s->env->eng, s->env->eng->root, false, 0)) &&
 		    vm_region_new(f->obj, PK_FILE, (uint32_t)pages, &f->r) == 0) {
 			snprintf(f->name, WL_NAME, "%s", name);
 			u->nfiles++;
@@ -291,7 +292,7 @@ static void sim_account(struct sim_conn *c, const struct wl_task *t)
  * a move through tasks/cgroup.procs redirects new charges. */
 static void sim_line(struct sim_conn *c, struct wl_task *t, char *line)
 {
-	struct cgfs *fs = c->s->fs;
+	struct source_env *env = c->s->env;
 	char *argv[16], *save = NULL, *w, msg[128];
 	int argc = 0, ret;
 	struct wl_op op;
@@ -308,7 +309,7 @@ static void sim_line(struct sim_conn *c, struct wl_task *t, char *line)
 	if (!strcmp(argv[0], "file") && argc == 3) {
 		long pages = wl_pages(argv[2]);
 
-		if (pages <= 0 || pages > (long)fs->eng->cfg.mem_pages)
+		if (pages <= 0 || pages > (long)env->eng->cfg.mem_pages)
 			return sim_reply(c->fd, "err bad file size %s\n", argv[2]);
 		ret = sim_file_make(c, argv[1], pages);
 		return sim_reply(c->fd, ret == -ENOSPC ?
@@ -319,7 +320,7 @@ static void sim_line(struct sim_conn *c, struct wl_task *t, char *line)
 		return sim_reply(c->fd, "err %s\n", msg);
 	if (op.code == WL_ALLOC) {
 		pthread_mutex_lock(&c->s->lock);
-		ret = op.pages > (long)fs->eng->cfg.mem_pages + (long)fs->eng->cfg.swap_pages ?
+		ret = op.pages > (long)env->eng->cfg.mem_pages + (long)env->eng->cfg.swap_pages ?
 		      -ENOSPC : sim_user_reserve(c->s, c->u, op.pages);
 		if (!ret)
 			c->pages += op.pages;     /* held until sim_account recounts */
@@ -330,9 +331,9 @@ static void sim_line(struct sim_conn *c, struct wl_task *t, char *line)
 	}
 	if (!sim_peer_alive(c))
 		return;                       /* nothing more for a dead task */
-	g = task_group(fs->eng, c->pid);
+	g = task_group(env->eng, c->pid);
 	if (!t->obj) {
-		t->obj = vm_object_new(fs->eng, g, true, (uint32_t)c->pid);
+		t->obj = vm_object_new(env->eng, g, true, (uint32_t)c->pid);
 		pthread_mutex_lock(&c->s->lock);
 		c->obj = t->obj;              /* now visible to sim_move */
 		pthread_mutex_unlock(&c->s->lock);
@@ -360,7 +361,7 @@ static void sim_line(struct sim_conn *c, struct wl_task *t, char *line)
  * growth (past a small slack) to its group. NULL or the refusal. */
 static const char *sim_admit(struct sim_conn *c)
 {
-	int err = mirror_declare(c->s->fs->mirror, c->pid, c->pidfd);
+	int err = mirror_declare(c->s->env->mirror, c->pid, c->pidfd);
 
 	if (err == -EBUSY)
 		return "err refused: this process's memory is accounted from /proc (mirrored)\n";
@@ -520,21 +521,21 @@ static void *sim_accept_main(void *arg)
 	return NULL;
 }
 
-struct sim_server *sim_start(struct cgfs *fs)
+struct sim_server *sim_start(struct source_env *env)
 {
 	struct sim_server *s = calloc(1, sizeof(*s));
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 
 	if (!s)
 		return NULL;
-	s->fs = fs;
+	s->env = env;
 	/* half the machine: one user cannot declare what all the others need */
-	s->user_pages = (long)(fs->eng->cfg.mem_pages + fs->eng->cfg.swap_pages) / 2;
+	s->user_pages = (long)(env->eng->cfg.mem_pages + env->eng->cfg.swap_pages) / 2;
 	if (s->user_pages < 1)
 		s->user_pages = 1;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->idle, NULL);
-	if (sim_socket_path(fs->mountpoint, s->path, sizeof(s->path)))
+	if (sim_socket_path(env->mountpoint, s->path, sizeof(s->path)))
 		goto fail;
 	mkdir(SIM_DIR, 0755);
 	unlink(s->path);
@@ -587,3 +588,22 @@ void sim_free(struct sim_server *s)
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
+
+static int sim_src_move(void *self, pid_t tgid, struct mcg_group *dst, unsigned mask)
+{
+	return sim_move(self, tgid, dst, mask);
+}
+
+static bool sim_src_kill(void *self, pid_t pid)
+{
+	return sim_kill(self, pid);
+}
+
+/* A simulated task's memory is what it declares: nothing to follow at an
+ * attach, nothing to refresh before a read (the mirror does both for the
+ * real process behind it). */
+const struct source_ops sim_source_ops = {
+	.name = "sim",
+	.move = sim_src_move,
+	.kill = sim_src_kill,
+};

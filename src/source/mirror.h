@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-struct cgfs;
+struct source_env;
 struct mcg_group;
 struct mirror;
 
@@ -29,7 +29,7 @@ struct mirror;
 
 /* enforce false (-o enforce=none): account only, never signal or page
  * out. Starts the sampling thread. */
-struct mirror *mirror_start(struct cgfs *fs, bool enforce);
+struct mirror *mirror_start(struct source_env *env, bool enforce);
 /* Stops sampling, continues every process it stopped, releases every
  * stand-in. */
 void mirror_stop(struct mirror *m);

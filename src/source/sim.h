@@ -11,14 +11,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-struct cgfs;
+struct source_env;
 struct mcg_group;
 struct sim_server;
 
 /* The socket of the mount at mountpoint (an absolute, resolved path). */
 int sim_socket_path(const char *mountpoint, char *buf, size_t size);
 
-struct sim_server *sim_start(struct cgfs *fs);
+struct sim_server *sim_start(struct source_env *env);
 /* Stop accepting and end every connection (their threads are gone when it
  * returns); the lookups below still answer, with nothing connected. */
 void sim_stop(struct sim_server *s);

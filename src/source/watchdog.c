@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fs/watchdog.h"
+#include "source/watchdog.h"
 
 #define WATCHDOG_FD 3                 /* where the watchdog finds its socket */
 

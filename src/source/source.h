@@ -1,0 +1,47 @@
+/* source.h: what a charge source is, to the file layer and the daemon. A
+ * source owns the memory of some tasks (mirrored real processes, simulated
+ * tasks) and charges it to the engine; it registers one source_ops with
+ * the file layer, which reaches sources through these only, never by
+ * name. Owns no state; includes nothing of the file layer. */
+#ifndef MEMCGFS_SOURCE_H
+#define MEMCGFS_SOURCE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct mcg_engine;
+struct mcg_group;
+struct mirror;
+struct sim_server;
+struct watchdog;
+
+struct source_ops {
+	const char *name;
+	/* move_charge_at_immigrate: the charges of process tgid selected by
+	 * mask move to dst. 0 (also when tgid is not this source's), or
+	 * -ENOMEM / -ENODEV with nothing moved. */
+	int (*move)(void *self, pid_t tgid, struct mcg_group *dst, unsigned mask);
+	/* A thread of process tgid entered a child group. */
+	void (*attached)(void *self, pid_t tgid);
+	/* A usage or statistics file of g is about to be read: bring g's
+	 * subtree up to date. */
+	void (*refresh)(void *self, struct mcg_group *g);
+	/* The OOM killer chose the task with that id: if it is this source's,
+	 * signal it through the pidfd the source holds and return true. */
+	bool (*kill)(void *self, pid_t pid);
+};
+
+/* What the sources of one mount share, owned by the daemon: the engine,
+ * the mount point (it names the socket), each other, and the watchdog. */
+struct source_env {
+	struct mcg_engine *eng;
+	const char *mountpoint;
+	struct sim_server *sim;
+	struct mirror *mirror;
+	struct watchdog *watchdog;
+};
+
+extern const struct source_ops sim_source_ops;
+extern const struct source_ops mirror_source_ops;
+
+#endif
