@@ -18,9 +18,10 @@
 #include "fs/grammar.h"
 #include "fs/node.h"
 #include "fs/ops.h"
-#include "fs/pidwatch.h"
+#include "source/pidwatch.h"
 #include "fs/release.h"
 #include "fs/sources.h"
+#include "fs/tasks.h"
 #include "source/mirror.h"
 #include "source/sim.h"
 #include "source/watchdog.h"
@@ -215,7 +216,7 @@ int main(int argc, char *argv[])
 	env.watchdog = watchdog_start("/proc/self/exe");
 	if (!env.watchdog)
 		fprintf(stderr, "memcgfs: no watchdog: oom_kill_disable will not stop real processes\n");
-	fs.watch = pidwatch_new(&fs);
+	fs.watch = cgfs_tasks_watch(&fs);
 	fs.rel = release_new(&fs);
 	env.mirror = mirror_start(&env, enforce);   /* before the socket admits */
 	env.sim = sim_start(&env);

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "engine/task.h"
-#include "fs/pidwatch.h"
+#include "source/pidwatch.h"
 #include "fs/sources.h"
 #include "source/proc.h"
 #include "fs/tasks.h"
@@ -172,4 +172,44 @@ int cgfs_tasks_write(struct cgfs_req *r, int procs, const struct gram_value *v)
 	pthread_mutex_unlock(&fs->attach_lock);
 	free(threads);
 	return err;
+}
+
+/* ---- task lifetimes, as pidwatch reports them ---- */
+
+static void tasks_exited(void *arg, struct pidwatch *w, pid_t tid, int fd)
+{
+	struct cgfs *fs = arg;
+
+	pthread_mutex_lock(&fs->attach_lock);
+	/* Only the entry that still holds this pidfd is removed; if an attach
+	 * already dropped it, that attach closed (or will close) the fd. */
+	if (task_exit(fs->eng, tid, fd) == 0)
+		pidwatch_forget(w, fd);
+	pthread_mutex_unlock(&fs->attach_lock);
+}
+
+/* A new task starts in the group of the thread that created it. */
+static void tasks_forked(void *arg, pid_t parent, pid_t child, pid_t child_tgid)
+{
+	struct cgfs *fs = arg;
+	struct mcg_group *g;
+
+	if (!task_in_child(fs->eng, parent))
+		return;
+	pthread_mutex_lock(&fs->attach_lock);
+	g = task_group(fs->eng, parent);
+	if (!mcg_is_root(g))
+		cgfs_tasks_attach_thread(fs, child, child_tgid, g);
+	pthread_mutex_unlock(&fs->attach_lock);
+	mcg_put(g);
+}
+
+static const struct pidwatch_hooks tasks_hooks = {
+	.exited = tasks_exited,
+	.forked = tasks_forked,
+};
+
+struct pidwatch *cgfs_tasks_watch(struct cgfs *fs)
+{
+	return pidwatch_new(&tasks_hooks, fs);
 }

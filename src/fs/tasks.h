@@ -28,4 +28,8 @@ bool cgfs_tasks_may_move(const struct prof *p, uid_t opener_uid, uid_t writer_ui
  * Exiting threads are skipped silently. Caller holds fs->attach_lock. */
 int cgfs_tasks_attach_thread(struct cgfs *fs, pid_t tid, pid_t tgid, struct mcg_group *g);
 
+/* The watch of this mount's task lifetimes: exits leave their group, forks
+ * join their parent's (pidwatch.h). */
+struct pidwatch *cgfs_tasks_watch(struct cgfs *fs);
+
 #endif

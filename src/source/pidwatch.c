@@ -1,7 +1,9 @@
 /* pidwatch.c: one thread, one epoll set: member pidfds (EPOLLONESHOT, so an
  * exit is handled once), the process connector for forks, and an eventfd to
- * stop. Never polls /proc in a loop; never holds a lock while waiting.
- * Lock order: cn_lock, fs->attach_lock, then the engine's (docs/design.md). */
+ * stop. Reports exits and forks to its hooks (the file layer's tasks.c
+ * decides what they mean). Never polls /proc in a loop; never holds a lock
+ * while waiting. Lock order: cn_lock, then whatever the hooks take
+ * (docs/design.md). */
 #include <errno.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
@@ -15,16 +17,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "engine/task.h"
-#include "fs/cgfs.h"
-#include "fs/pidwatch.h"
-#include "fs/tasks.h"
+#include "source/pidwatch.h"
 
 #define PIDWATCH_STOP UINT64_MAX
 #define PIDWATCH_CN   (UINT64_MAX - 1)
 
 struct pidwatch {
-	struct cgfs *fs;
+	const struct pidwatch_hooks *h;
+	void *arg;
 	int epfd;
 	int stopfd;
 	int cnfd;                 /* process connector socket, -1 if unavailable */
@@ -55,12 +55,7 @@ static void pidwatch_exited(struct pidwatch *w, uint64_t key)
 	int fd = (int)(uint32_t)key;
 	pid_t tid = (pid_t)(key >> 32);
 
-	pthread_mutex_lock(&w->fs->attach_lock);
-	/* Only the entry that still holds this pidfd is removed; if an attach
-	 * already dropped it, that attach closed (or will close) the fd. */
-	if (task_exit(w->fs->eng, tid, fd) == 0)
-		pidwatch_forget(w, fd);
-	pthread_mutex_unlock(&w->fs->attach_lock);
+	w->h->exited(w->arg, w, tid, fd);
 }
 
 static int pidwatch_cn_open(void)
@@ -93,24 +88,13 @@ fail:
 	return -1;
 }
 
-/* A new task starts in the group of the thread that created it. For a new
- * thread the connector names the process's parent, not the creating
- * thread, so the thread-group leader's group stands in for the creator's. */
+/* For a new thread the connector names the process's parent, not the
+ * creating thread, so the thread-group leader stands in for the creator. */
 static void pidwatch_fork(struct pidwatch *w, pid_t parent, pid_t child, pid_t child_tgid)
 {
-	struct cgfs *fs = w->fs;
-	struct mcg_group *g;
-
 	if (child != child_tgid)
 		parent = child_tgid;
-	if (!task_in_child(fs->eng, parent))
-		return;
-	pthread_mutex_lock(&fs->attach_lock);
-	g = task_group(fs->eng, parent);
-	if (!mcg_is_root(g))
-		cgfs_tasks_attach_thread(fs, child, child_tgid, g);
-	pthread_mutex_unlock(&fs->attach_lock);
-	mcg_put(g);
+	w->h->forked(w->arg, parent, child, child_tgid);
 }
 
 static void pidwatch_cn_read(struct pidwatch *w)
@@ -176,14 +160,15 @@ static void *pidwatch_main(void *arg)
 	return NULL;
 }
 
-struct pidwatch *pidwatch_new(struct cgfs *fs)
+struct pidwatch *pidwatch_new(const struct pidwatch_hooks *h, void *arg)
 {
 	struct pidwatch *w = calloc(1, sizeof(*w));
 	struct epoll_event ev = { .events = EPOLLIN };
 
 	if (!w)
 		return NULL;
-	w->fs = fs;
+	w->h = h;
+	w->arg = arg;
 	pthread_mutex_init(&w->cn_lock, NULL);
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
 	w->stopfd = eventfd(0, EFD_CLOEXEC);
