@@ -37,9 +37,11 @@ struct wb_dev;
 struct bgr_pool;
 struct charge_throttle;
 
-/* Called (with no engine lock held) when a group with notify_on_release set
- * becomes empty after having had tasks or children. path is relative to the
- * hierarchy root ("/a/b"). */
+/* Called when a group with notify_on_release set becomes empty after having
+ * had tasks or children: after an rmdir with no engine lock held, but on a
+ * task's exit with tree_lock held for reading, so it may only queue the
+ * path (malloc'ed, the hook's to free). path is relative to the hierarchy
+ * root ("/a/b"). */
 typedef void (*mcg_release_fn)(const char *path, void *arg);
 /* Called once when a group's memory is finally freed, for its owner's data. */
 typedef void (*mcg_free_fn)(struct mcg_group *g, void *arg);

@@ -23,10 +23,8 @@
 #include "fs/cgfiles.h"
 #include "fs/event.h"
 #include "fs/node.h"
+#include "source/proc.h"
 
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
 
 enum event_kind { EV_THRESHOLD, EV_MEMSW_THRESHOLD, EV_OOM, EV_PRESSURE };
 enum { PRESS_LOW, PRESS_MEDIUM, PRESS_CRITICAL };

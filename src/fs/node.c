@@ -96,27 +96,6 @@ int node_from_ino(struct cgfs *fs, uint64_t ino, struct mcg_group **out, int *ro
 	return 0;
 }
 
-int node_resolve_parent(struct cgfs *fs, const char *path, struct mcg_group **parent,
-			const char **name)
-{
-	const char *slash = strrchr(path, '/');
-	char dir[PATH_MAX];
-	int row, err;
-
-	if (!slash || (size_t)(slash - path) >= sizeof(dir))
-		return -EINVAL;
-	memcpy(dir, path, (size_t)(slash - path));
-	dir[slash - path] = '\0';
-	if ((err = node_resolve(fs, dir, parent, &row)))
-		return err;
-	if (row >= 0) {
-		mcg_put(*parent);
-		return -ENOTDIR;
-	}
-	*name = slash + 1;
-	return 0;
-}
-
 static struct node_group *node_group_alloc(void)
 {
 	return calloc(1, sizeof(struct node_group) + cgfs_nfiles * sizeof(struct node_meta));

@@ -34,10 +34,6 @@ uint64_t node_ino(struct mcg_group *g, int row);
  * when the group is gone, -ENOENT for a row not shown in this directory. */
 int node_from_ino(struct cgfs *fs, uint64_t ino, struct mcg_group **g, int *row);
 
-/* Split "/a/b/name" into the parent group (referenced) and name. */
-int node_resolve_parent(struct cgfs *fs, const char *path, struct mcg_group **parent,
-			const char **name);
-
 /* Metadata of the root (mode 0555, owner uid:gid). */
 int node_init_root(struct cgfs *fs, struct mcg_group *root, uid_t uid, gid_t gid);
 /* Metadata of a new child: owned by uid:gid; mode is mkdir's mode before

@@ -14,9 +14,6 @@
 #include "source/proc.h"
 #include "fs/tasks.h"
 
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
 
 /* The root lists every live task (or process) with a thread outside the
  * child groups. */

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
@@ -46,9 +47,6 @@
 
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21
-#endif
-#ifndef SYS_process_madvise
-#define SYS_process_madvise 440
 #endif
 
 #define MIRROR_FILE_BUCKETS 1024
@@ -147,9 +145,7 @@ static uint64_t mirror_now(void)
  * until the record is freed. */
 static int mirror_signal(struct mirror_proc *p, int sig)
 {
-	if (proc_oom_exempt(p->tgid))
-		return -EPERM;
-	return syscall(SYS_pidfd_send_signal, p->pidfd, sig, NULL, 0) ? -errno : 0;
+	return proc_pidfd_signal(p->pidfd, p->tgid, sig);
 }
 
 /* ---- smaps ---- */
@@ -574,13 +570,13 @@ static bool mirror_pageout(struct mirror *m, struct mirror_proc *p)
 		iov[n].iov_base = (void *)mm->start;
 		iov[n].iov_len = (size_t)mm->f->npages * PC_PAGE_SIZE;
 		if (++n == MIRROR_IOV) {
-			syscall(SYS_process_madvise, p->pidfd, iov, (size_t)n, MADV_PAGEOUT, 0u);
+			process_madvise(p->pidfd, iov, (size_t)n, MADV_PAGEOUT, 0u);
 			n = 0;
 			any = true;
 		}
 	}
 	if (n) {                          /* the rest, in one call */
-		syscall(SYS_process_madvise, p->pidfd, iov, (size_t)n, MADV_PAGEOUT, 0u);
+		process_madvise(p->pidfd, iov, (size_t)n, MADV_PAGEOUT, 0u);
 		any = true;
 	}
 	return any;

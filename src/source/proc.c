@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "source/proc.h"
@@ -337,4 +338,11 @@ bool proc_same_exe(pid_t a, pid_t b)
 	na = readlink(pa, ea, sizeof(ea));
 	nb = readlink(pb, eb, sizeof(eb));
 	return na > 0 && na == nb && memcmp(ea, eb, (size_t)na) == 0;
+}
+
+int proc_pidfd_signal(int pidfd, pid_t pid, int sig)
+{
+	if (proc_oom_exempt(pid))
+		return -EPERM;
+	return syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0) ? -errno : 0;
 }

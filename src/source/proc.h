@@ -4,6 +4,7 @@
 #ifndef MEMCGFS_PROC_H
 #define MEMCGFS_PROC_H
 
+#include <fcntl.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -53,6 +54,15 @@ bool proc_oom_exempt(pid_t pid);
 bool proc_oom_exempt_task(pid_t pid, const struct proc_task *t);
 /* Both run the same executable (a fork that has not exec'd). */
 bool proc_same_exe(pid_t a, pid_t b);
+/* pidfd_open's flag for a thread's pidfd (Linux 6.9; glibc 2.36 lacks it). */
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+/* Send sig through pidfd, the one way the daemon signals a process (a
+ * pidfd names the process itself, never a reused PID); pid is the same
+ * process's id, checked with proc_oom_exempt first. 0, -EPERM for an
+ * exempt process, or -errno. */
+int proc_pidfd_signal(int pidfd, pid_t pid, int sig);
 /* qsort order of pid_t values. */
 int proc_pid_cmp(const void *a, const void *b);
 /* The thread ids of one thread group, sorted. */

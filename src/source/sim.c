@@ -232,8 +232,8 @@ bool sim_kill(struct sim_server *s, pid_t pid)
 		return false;
 	pthread_mutex_lock(&s->lock);
 	/* the pidfd is closed only after the connection leaves the list */
-	if ((c = sim_find_locked(s, pid)) && !proc_oom_exempt(pid))
-		syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+	if ((c = sim_find_locked(s, pid)))
+		proc_pidfd_signal(c->pidfd, pid, SIGKILL);
 	pthread_mutex_unlock(&s->lock);
 	return c != NULL;
 }
