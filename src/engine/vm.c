@@ -140,6 +140,20 @@ struct vm_object *vm_object_new(struct mcg_engine *e, struct mcg_group *g, bool 
 	return o;
 }
 
+int vm_file_new(struct mcg_engine *e, uint32_t pages, struct vm_object **obj, struct vm_region **r)
+{
+	struct vm_object *o = vm_object_new(e, e->root, false, 0);
+
+	if (!o)
+		return -ENOMEM;
+	if (vm_region_new(o, PK_FILE, pages, r)) {
+		vm_object_free(o);
+		return -ENOMEM;
+	}
+	*obj = o;
+	return 0;
+}
+
 void vm_object_set_group(struct vm_object *o, struct mcg_group *g)
 {
 	struct mcg_group *old;

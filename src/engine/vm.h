@@ -77,6 +77,10 @@ int vm_init(struct mcg_engine *e);
 void vm_destroy(struct mcg_engine *e);
 
 struct vm_object *vm_object_new(struct mcg_engine *e, struct mcg_group *g, bool is_task, uint32_t id);
+/* A file of the page cache: an object owned by no task whose one region of
+ * pages file pages is charged to whoever touches a page first. 0 and both
+ * set, or -ENOMEM with nothing made. */
+int vm_file_new(struct mcg_engine *e, uint32_t pages, struct vm_object **obj, struct vm_region **r);
 /* The owner is done with o: frees every region (pages, slots, shadows)
  * and drops the owner's reference. No fault of o may be in flight, and no
  * mapping of o's file regions may remain. */

@@ -331,10 +331,7 @@ static struct mirror_file *mirror_file_get(struct mirror *m, const struct mirror
 	if (!f && m->nfiles < MIRROR_MAX_FILES && npages > 0 && (f = calloc(1, sizeof(*f)))) {
 		*f = (struct mirror_file){ v->dev, v->ino, v->off, npages, NULL, NULL, NULL };
 		/* page cache belongs to no task: first touch decides the charge */
-		f->obj = vm_object_new(m->env->eng, m->env->eng->root, false, 0);
-		if (!f->obj || vm_region_new(f->obj, PK_FILE, npages, &f->r)) {
-			if (f->obj)
-				vm_object_free(f->obj);
+		if (vm_file_new(m->env->eng, npages, &f->obj, &f->r)) {
 			free(f);
 			f = NULL;
 		} else {

@@ -365,8 +365,7 @@ static int rp_parse_line(struct rp *rp, char *line)
 		if (rp->nfile == RP_MAX || pages <= 0)
 			return rp_fail(rp, "file NAME SIZE");
 		snprintf(f->name, WL_NAME, "%s", argv[1]);
-		f->obj = vm_object_new(rp->e, rp->e->root, false, 0);
-		if (!f->obj || vm_region_new(f->obj, PK_FILE, (uint32_t)pages, &f->r))
+		if (vm_file_new(rp->e, (uint32_t)pages, &f->obj, &f->r))
 			return rp_fail(rp, "cannot make file %s", argv[1]);
 		rp->nfile++;
 		return 0;

@@ -145,21 +145,13 @@ static int sim_file_make(struct sim_conn *c, const char *name, long pages)
 		pthread_mutex_unlock(&s->lock);
 		return -ENOSPC;
 	}
-	{
-		struct sim_file *f = &u->files[u->nfiles];
-
-		/* page cache belongs to no task: its charges go to whoever
-		 * touches a page first */
-		if ((f->obj = vm_object_new(s->env->eng, s->env->eng->root, false, 0)) &&
-		    vm_region_new(f->obj, PK_FILE, (uint32_t)pages, &f->r) == 0) {
-			snprintf(f->name, WL_NAME, "%s", name);
-			u->nfiles++;
-		} else {
-			if (f->obj)
-				vm_object_free(f->obj);
-			u->pages -= pages;
-			err = -ENOMEM;
-		}
+	if (vm_file_new(s->env->eng, (uint32_t)pages, &u->files[u->nfiles].obj,
+			&u->files[u->nfiles].r) == 0) {
+		snprintf(u->files[u->nfiles].name, WL_NAME, "%s", name);
+		u->nfiles++;
+	} else {
+		u->pages -= pages;
+		err = -ENOMEM;
 	}
 	pthread_mutex_unlock(&s->lock);
 	return err;
