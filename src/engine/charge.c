@@ -52,7 +52,7 @@ static bool charge_throttled(struct mcg_engine *e)
 {
 	/* an extension: off with -o nowatermarks; and replay's single thread
 	 * could never be woken */
-	return e->throttle && e->cfg.watermarks && !e->cfg.oom_nowait;
+	return e->throttle && e->cfg.watermarks && !e->cfg.never_wait;
 }
 
 /* Take a reclaim slot on g, or wait for a change and return false (the

@@ -64,8 +64,10 @@ struct mcg_config {
 	uint64_t (*clock)(void *arg);
 	void *clock_arg;
 	bool watermarks;         /* watermarks and background reclaim are on */
-	bool oom_nowait;         /* oom_kill_disable fails the charge instead of
-				  * waiting (single-threaded replay) */
+	bool never_wait;         /* no charging thread ever sleeps: nothing could
+				  * wake the one thread of a replay. An
+				  * oom_kill_disable OOM fails the charge, and
+				  * throttled direct reclaim does not throttle */
 	/* Simulated time (replay): background reclaim runs only when the
 	 * caller calls bgr_step, and throttled direct reclaim asks
 	 * throttle_slot for a slot; false makes the charge fail with -EBUSY

@@ -183,7 +183,7 @@ bool oom_handle(struct mcg_group *over)
 	bool freed;
 
 	if (atomic_load(&over->oom_kill_disable)) {
-		if (over->eng->cfg.oom_nowait || oom_nowait) {
+		if (over->eng->cfg.never_wait || oom_nowait) {
 			if (over->eng->cfg.oom_event)
 				over->eng->cfg.oom_event(over, over->eng->cfg.hook_arg);
 			if (oom_nowait) {

@@ -187,7 +187,7 @@ static int rp_machine(struct rp *rp)
 	if (rp->machine_done)
 		return 0;
 	rp->machine_done = true;
-	rp->cfg.oom_nowait = true;
+	rp->cfg.never_wait = true;
 	rp->cfg.watermarks = rp->wmarks;
 	rp->cfg.bgr_manual = true;        /* the simulated reclaimer runs it */
 	if (rp->throttle) {

@@ -456,7 +456,7 @@ static void fs_op(struct fs_state *s, unsigned op)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	struct fs_state *s;
-	struct mcg_config cfg = { .vm_swappiness = 60, .oom_nowait = true, .bgr_manual = true,
+	struct mcg_config cfg = { .vm_swappiness = 60, .never_wait = true, .bgr_manual = true,
 				  .clock = fs_clock, .kill = fs_kill };
 	unsigned b0;
 

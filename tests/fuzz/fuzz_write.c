@@ -150,7 +150,7 @@ static struct fw_env *fw_env_new(unsigned version)
 	struct fw_env *env = calloc(1, sizeof(*env));
 	struct mcg_config cfg = {
 		.mem_pages = 2048, .swap_pages = 512, .nodes = 2, .cpus = 2, .vm_swappiness = 60,
-		.clock = fw_clock, .watermarks = true, .bgr_manual = true, .oom_nowait = true,
+		.clock = fw_clock, .watermarks = true, .bgr_manual = true, .never_wait = true,
 		.oom_event = event_oom, .usage_event = event_usage, .pressure_event = event_pressure,
 		.kill = fw_kill, .on_free = node_free_group,
 	};
