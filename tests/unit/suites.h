@@ -17,5 +17,6 @@ Suite *replay_suite(void);
 Suite *bgreclaim_suite(void);
 Suite *move_suite(void);
 Suite *mirror_suite(void);
+Suite *proc_suite(void);
 
 #endif

@@ -1,0 +1,100 @@
+/* test_proc.c: what the sources learn from /proc (source/proc.c), on the
+ * test's own processes: ids, lists, views, exemptions and the one signal
+ * path. */
+#include <check.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "source/proc.h"
+#include "suites.h"
+
+START_TEST(test_proc_reads_self)
+{
+	struct proc_task t;
+
+	ck_assert_int_eq(proc_read_task(getpid(), &t), 0);
+	ck_assert_int_eq(t.tid, getpid());
+	ck_assert_int_eq(t.tgid, getpid());
+	ck_assert_int_eq(t.ppid, getppid());
+	ck_assert_int_eq(t.ruid, getuid());
+	ck_assert_int_ge(t.ns_depth, 1);
+	ck_assert_int_eq(t.nspid[t.ns_depth - 1] > 0, 1);
+	ck_assert_int_ge(t.threads, 1);
+	ck_assert(!proc_unmovable(&t));
+	ck_assert_int_eq(proc_read_task(0x3fffffff, &t), -ESRCH);
+}
+END_TEST
+
+START_TEST(test_proc_lists_and_views)
+{
+	struct proc_view v;
+	struct proc_task t;
+	pid_t *ids;
+	long n = proc_list(false, &ids);
+	int found = 0;
+
+	ck_assert_int_gt(n, 0);
+	for (long i = 0; i < n; i++) {
+		found += ids[i] == getpid();
+		if (i)
+			ck_assert_int_lt(ids[i - 1], ids[i]);   /* sorted */
+	}
+	ck_assert_int_eq(found, 1);
+	free(ids);
+	ck_assert_int_eq(proc_view_of(getpid(), &v), 0);
+	ck_assert(v.ours);
+	ck_assert_int_eq(proc_read_task(getpid(), &t), 0);
+	ck_assert_int_eq(proc_id_in_view(&v, &t), getpid());
+	ck_assert_int_eq(proc_host_id(&v, getpid()), getpid());
+	ck_assert_int_eq(proc_threads_of(getpid(), &ids), 1);
+	ck_assert_int_eq(ids[0], getpid());
+	free(ids);
+}
+END_TEST
+
+/* The daemon (here: the test itself) is never signalled; another process
+ * is, through its pidfd, and a fork that has not exec'd runs the same
+ * executable. */
+START_TEST(test_proc_signal_through_pidfd)
+{
+	pid_t kid = fork();
+	int pidfd, status;
+
+	if (kid == 0) {
+		pause();
+		_exit(0);
+	}
+	ck_assert_int_gt(kid, 0);
+	ck_assert(proc_same_exe(kid, getpid()));
+	pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	ck_assert_int_ge(pidfd, 0);
+	ck_assert(proc_oom_exempt(getpid()));
+	ck_assert_int_eq(proc_pidfd_signal(pidfd, getpid(), SIGKILL), -EPERM);
+	close(pidfd);
+	pidfd = (int)syscall(SYS_pidfd_open, kid, 0);
+	ck_assert_int_ge(pidfd, 0);
+	ck_assert(!proc_oom_exempt(kid));
+	ck_assert_int_eq(proc_pidfd_signal(pidfd, kid, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(kid, &status, 0), kid);
+	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	/* reaped: the pidfd still names that process, never a reused PID */
+	ck_assert_int_eq(proc_pidfd_signal(pidfd, kid, SIGKILL), -ESRCH);
+	close(pidfd);
+}
+END_TEST
+
+Suite *proc_suite(void)
+{
+	Suite *s = suite_create("proc");
+	TCase *tc = tcase_create("proc");
+
+	tcase_add_test(tc, test_proc_reads_self);
+	tcase_add_test(tc, test_proc_lists_and_views);
+	tcase_add_test(tc, test_proc_signal_through_pidfd);
+	suite_add_tcase(s, tc);
+	return s;
+}
