@@ -296,6 +296,31 @@ static void mcg_unlink(struct mcg_group *g)
 	g->eng->nr_groups--;
 }
 
+struct mcg_group *mcg_iter(struct mcg_group *top, struct mcg_group *prev)
+{
+	struct mcg_engine *e = top->eng;
+	struct mcg_group *next = NULL;
+
+	pthread_rwlock_rdlock(&e->tree_lock);
+	if (!prev) {
+		next = top;
+	} else if (prev == top || prev->linked) {
+		/* a linked group's ancestors are linked (a parent is reaped
+		 * only once it has no children), so their siblings are live */
+		if (!(next = prev->children))
+			for (struct mcg_group *i = prev; i != top && !next; i = i->parent)
+				next = i->sibling;
+	}
+	/* else prev was reaped meanwhile: where it stood is lost, the walk
+	 * ends (its caller's next pass starts again from top) */
+	if (next)
+		mcg_get(next);
+	pthread_rwlock_unlock(&e->tree_lock);
+	if (prev)
+		mcg_put(prev);
+	return next;
+}
+
 void mcg_reap(struct mcg_group *g)
 {
 	struct mcg_engine *e = g->eng;

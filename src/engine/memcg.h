@@ -187,6 +187,12 @@ struct mcg_group *mcg_lookup(struct mcg_engine *e, struct mcg_group *parent, con
 int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
 	       int (*init)(struct mcg_group *g, void *arg), void *arg,
 	       struct mcg_group **out);
+/* Walk top's subtree in pre-order, dying groups included, as the kernel's
+ * mem_cgroup_iter does: the group after prev (NULL: top itself), referenced,
+ * or NULL at the end. prev's reference passes to the call; a caller that
+ * stops early puts the last group itself. No allocation, no lock held
+ * between steps; a group reaped under the walk ends it early. */
+struct mcg_group *mcg_iter(struct mcg_group *top, struct mcg_group *prev);
 /* -EBUSY with tasks or live children, or for the root. */
 int mcg_remove(struct mcg_engine *e, struct mcg_group *g);
 /* -EEXIST, -EINVAL (newline), -ENODEV (removed). */

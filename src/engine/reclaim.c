@@ -27,48 +27,6 @@ struct reclaim_ctl {
 	int who;                    /* 0 direct/limit/global, 1 background */
 };
 
-/* Groups of the subtree, referenced, dying ones included (their pages are
- * reclaimable too). */
-static struct mcg_group **reclaim_groups(struct mcg_group *top, size_t *n)
-{
-	struct mcg_engine *e = top->eng;
-	struct mcg_group **v = NULL, **stack = NULL;
-	size_t cap = 0, sp = 0, scap = 0;
-
-	*n = 0;
-	pthread_rwlock_rdlock(&e->tree_lock);
-	if (!(stack = malloc(sizeof(*stack) * (scap = 64))))
-		goto out;
-	stack[sp++] = top;
-	while (sp) {
-		struct mcg_group *g = stack[--sp];
-
-		if (*n == cap) {
-			struct mcg_group **nv = realloc(v, sizeof(*v) * (cap = cap ? cap * 2 : 16));
-
-			if (!nv)
-				break;
-			v = nv;
-		}
-		mcg_get(g);
-		v[(*n)++] = g;
-		for (struct mcg_group *c = g->children; c; c = c->sibling) {
-			if (sp == scap) {
-				struct mcg_group **ns = realloc(stack, sizeof(*stack) * (scap *= 2));
-
-				if (!ns)
-					break;
-				stack = ns;
-			}
-			stack[sp++] = c;
-		}
-	}
-out:
-	pthread_rwlock_unlock(&e->tree_lock);
-	free(stack);
-	return v;
-}
-
 /* Move up to nr pages from the tail of the active list to the inactive
  * list, clearing their referenced bit (they must earn it again). */
 static void reclaim_age_active(struct reclaim_ctl *rc, struct mcg_group *g, unsigned node,
@@ -254,21 +212,21 @@ long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim
 		.e = top->eng, .want = nr, .may_swap = may_swap,
 		.swappiness = mcg_swappiness(top), .who = ctx == RECLAIM_BACKGROUND,
 	};
-	struct mcg_group **groups;
-	size_t ng;
 	int prio;
 
 	wb_complete(rc.e);
-	if (nr <= 0 || !(groups = reclaim_groups(top, &ng)))
+	if (nr <= 0)
 		return 0;
 	/* Limit reclaim with swappiness 0 may still not swap (§3.13). */
-	for (prio = RECLAIM_PRIO_DEF; prio >= 0 && rc.reclaimed < nr; prio--)
-		for (size_t i = 0; i < ng && rc.reclaimed < nr; i++)
+	for (prio = RECLAIM_PRIO_DEF; prio >= 0 && rc.reclaimed < nr; prio--) {
+		struct mcg_group *g = NULL;
+
+		while (rc.reclaimed < nr && (g = mcg_iter(top, g)))
 			for (unsigned n = 0; n < rc.e->pages.nr_nodes && rc.reclaimed < nr; n++)
-				reclaim_lruvec(&rc, groups[i], n, prio);
-	for (size_t i = 0; i < ng; i++)
-		mcg_put(groups[i]);
-	free(groups);
+				reclaim_lruvec(&rc, g, n, prio);
+		if (g)
+			mcg_put(g);       /* stopped early: the walk's last */
+	}
 	/* vmpressure: what this reclaim aimed at top found, and how deep it
 	 * had to go (the last priority it scanned at) */
 	if (rc.scanned && rc.e->cfg.pressure_event)
@@ -280,26 +238,20 @@ long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim
 /* The group with the largest excess over its soft limit, referenced. */
 static struct mcg_group *reclaim_soft_pick(struct mcg_engine *e, long *excess)
 {
-	struct mcg_group *best = NULL, **groups;
-	size_t n;
+	struct mcg_group *best = NULL, *g = NULL;
 
 	*excess = 0;
-	if (!(groups = reclaim_groups(e->root, &n)))
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		struct mcg_group *g = groups[i];
+	while ((g = mcg_iter(e->root, g))) {
 		long x = mcg_is_root(g) ? 0 : pc_usage(&g->cnt[MCG_MEM]) - atomic_load(&g->soft_limit);
 
 		if (x > *excess) {
+			if (best)
+				mcg_put(best);
+			mcg_get(g);
 			*excess = x;
 			best = g;
 		}
 	}
-	if (best)
-		mcg_get(best);
-	for (size_t i = 0; i < n; i++)
-		mcg_put(groups[i]);
-	free(groups);
 	return best;
 }
 

@@ -347,6 +347,40 @@ START_TEST(test_ids_recycle_with_generation)
 }
 END_TEST
 
+/* The subtree walk: pre-order, every group once, and a caller may stop at
+ * any step. */
+START_TEST(test_iter_walks_subtree)
+{
+	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
+	struct mcg_group *a = fixture_group(e, e->root, "a"), *b = fixture_group(e, a, "b");
+	struct mcg_group *c = fixture_group(e, a, "c"), *d = fixture_group(e, e->root, "d");
+	struct mcg_group *want[] = { e->root, d, a, c, b }, *g = NULL;
+	int n = 0;
+
+	/* children are kept newest first: d before a, c before b */
+	while ((g = mcg_iter(e->root, g))) {
+		ck_assert_int_lt(n, 5);
+		ck_assert_ptr_eq(g, want[n]);
+		n++;
+	}
+	ck_assert_int_eq(n, 5);
+	n = 0;
+	while ((g = mcg_iter(a, g)))
+		n++;
+	ck_assert_int_eq(n, 3);                       /* a, c, b */
+	g = mcg_iter(a, NULL);
+	g = mcg_iter(a, g);
+	ck_assert_ptr_eq(g, c);
+	mcg_put(g);                                   /* an early stop */
+	ck_assert_int_eq(atomic_load(&c->refs), 2);   /* the tree's and ours */
+	mcg_put(b);
+	mcg_put(c);
+	mcg_put(d);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
 Suite *memcg_suite(void)
 {
 	Suite *s = suite_create("memcg");
@@ -366,6 +400,7 @@ Suite *memcg_suite(void)
 	tcase_add_test(tc, test_release_rule);
 	tcase_add_test(tc, test_id_exhaustion);
 	tcase_add_test(tc, test_ids_recycle_with_generation);
+	tcase_add_test(tc, test_iter_walks_subtree);
 	suite_add_tcase(s, tc);
 	return s;
 }
