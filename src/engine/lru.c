@@ -134,16 +134,3 @@ void lru_add(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
 	lru_size_add(v, lru_link_raw(e->pages.pages, v, idx, false), 1);
 	spin_unlock(&v->lock);
 }
-
-void lru_set_flags(struct mcg_engine *e, struct mcg_group *g, uint32_t idx,
-		   uint8_t set, uint8_t clear)
-{
-	struct lru_vec *v = lru_vec_of(e, g, idx);
-	struct page *p = &e->pages.pages[idx];
-
-	spin_lock(&v->lock);
-	lru_unlink(e, g, idx);
-	p->flags = (uint8_t)((p->flags | set) & ~clear);
-	lru_link(e, g, idx);
-	spin_unlock(&v->lock);
-}

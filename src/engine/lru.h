@@ -44,6 +44,9 @@ void lru_vecs_destroy(struct mcg_group *g, unsigned nodes);
 /* The list a page belongs on, from its kind and flags. */
 enum stat_lru lru_of(const struct page *p);
 
+/* Locked wrappers. */
+void lru_add(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
+
 /* Caller holds the lruvec lock of (g, node of idx). */
 void lru_link(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
 void lru_unlink(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
@@ -57,11 +60,5 @@ void lru_link_tail(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
 enum stat_lru lru_transfer(struct mcg_engine *e, struct mcg_group *src, struct mcg_group *dst,
 			   uint32_t idx);
 struct lru_vec *lru_vec_of(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
-
-/* Locked wrappers. */
-void lru_add(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
-/* Set or clear flags and move the page to the list they imply. */
-void lru_set_flags(struct mcg_engine *e, struct mcg_group *g, uint32_t idx,
-		   uint8_t set, uint8_t clear);
 
 #endif

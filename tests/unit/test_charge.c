@@ -30,6 +30,22 @@ static struct mcg_engine *mk_engine(long pages, long swap, unsigned cpus, bool n
 	return mcg_engine_new(&cfg);
 }
 
+/* Set and clear page flags of a charged page as a fault would, under its
+ * lruvec's lock, relinking it to the list the flags imply (a test's way to
+ * make a page hot). */
+static void lru_set_flags(struct mcg_engine *e, struct mcg_group *g, uint32_t idx, uint8_t set,
+			  uint8_t clear)
+{
+	struct lru_vec *v = lru_vec_of(e, g, idx);
+	struct page *p = &e->pages.pages[idx];
+
+	spin_lock(&v->lock);
+	lru_unlink(e, g, idx);
+	p->flags = (uint8_t)((p->flags | set) & ~clear);
+	lru_link(e, g, idx);
+	spin_unlock(&v->lock);
+}
+
 START_TEST(test_stock_batches_usage)
 {
 	struct mcg_engine *e = mk_engine(4096, 0, 2, false);
