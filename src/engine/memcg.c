@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/internal.h"
 #include "engine/memcg.h"
 #include "engine/move.h"
 #include "engine/reclaim.h"
@@ -21,8 +22,8 @@ static bool mcg_counter_tracks_failcnt(const struct prof *p, enum mcg_counter c)
 	return c == MCG_MEM || !prof_has(p, PF_FAILCNT_MEM_ONLY);
 }
 
-static struct mcg_group *mcg_alloc(struct mcg_engine *e, struct mcg_group *parent,
-				   const char *name)
+struct mcg_group *mcg_alloc(struct mcg_engine *e, struct mcg_group *parent,
+			    const char *name)
 {
 	/* aligned: the first cache line is the read-mostly one */
 	struct mcg_group *g = aligned_alloc(64, sizeof(*g));
@@ -68,7 +69,7 @@ static struct mcg_group *mcg_alloc(struct mcg_engine *e, struct mcg_group *paren
 
 /* Take the lowest free id at or after next_id (wrapping), as an IDR would
  * hand them out cyclically. Caller checked nr_groups < MCG_ID_MAX. */
-static void mcg_id_assign(struct mcg_engine *e, struct mcg_group *g)
+void mcg_id_assign(struct mcg_engine *e, struct mcg_group *g)
 {
 	pthread_mutex_lock(&e->id_lock);
 	while (atomic_load(&e->by_id[e->next_id]))
@@ -123,47 +124,7 @@ static void mcg_free(struct mcg_group *g)
 	free(g);
 }
 
-struct mcg_engine *mcg_engine_new(const struct mcg_config *cfg)
-{
-	struct mcg_engine *e = calloc(1, sizeof(*e));
-
-	if (!e)
-		return NULL;
-	e->cfg = *cfg;
-	if (e->cfg.nodes == 0)
-		e->cfg.nodes = 1;
-	if (e->cfg.cpus == 0)
-		e->cfg.cpus = 1;
-	atomic_init(&e->vm_swappiness, cfg->vm_swappiness);
-	pthread_rwlock_init(&e->tree_lock, NULL);
-	pthread_mutex_init(&e->id_lock, NULL);
-	e->next_id = 1;
-	e->by_id = calloc(MCG_ID_MAX + 1, sizeof(*e->by_id));   /* NULL pointers */
-	e->id_gen = calloc(MCG_ID_MAX + 1, sizeof(*e->id_gen));
-	e->tasks = task_table_new();
-	if (!e->cfg.evict) {
-		/* the engine's own objects own the pages */
-		e->cfg.evict = vm_evict;
-		e->cfg.hook_arg_evict = e;
-	}
-	if (e->cfg.mem_pages >= (long)VM_MAX_PAGES || e->cfg.swap_pages >= (long)VM_MAX_PAGES ||
-	    page_pool_init(&e->pages, e->cfg.mem_pages, e->cfg.nodes) || charge_init(e) ||
-	    swap_init(e, e->cfg.swap_pages) || vm_init(e) || oom_init(e) || move_init(e) || wb_init(e) ||
-	    bgr_init(e)) {
-		mcg_engine_free(e);
-		return NULL;
-	}
-	e->root = e->by_id && e->id_gen ? mcg_alloc(e, NULL, "") : NULL;
-	if (!e->root || !e->tasks) {
-		mcg_engine_free(e);
-		return NULL;
-	}
-	mcg_id_assign(e, e->root);
-	e->nr_groups = 1;
-	return e;
-}
-
-static void mcg_free_subtree(struct mcg_group *g)
+void mcg_free_subtree(struct mcg_group *g)
 {
 	while (g->children) {
 		struct mcg_group *c = g->children;
@@ -172,29 +133,6 @@ static void mcg_free_subtree(struct mcg_group *g)
 		mcg_free_subtree(c);
 	}
 	mcg_free(g);
-}
-
-void mcg_engine_free(struct mcg_engine *e)
-{
-	if (!e)
-		return;
-	bgr_destroy(e);                /* its workers reclaim: stop them first */
-	vm_destroy(e);                 /* tasks' and files' pages first */
-	oom_destroy(e);
-	move_destroy(e);
-	wb_destroy(e);
-	task_table_free(e->tasks);     /* it holds references on groups */
-	charge_destroy(e);             /* so do the stocks */
-	e->tearing_down = true;        /* the whole tree goes, refs or not */
-	if (e->root)
-		mcg_free_subtree(e->root);
-	page_pool_destroy(&e->pages);
-	swap_destroy(e);
-	pthread_rwlock_destroy(&e->tree_lock);
-	pthread_mutex_destroy(&e->id_lock);
-	free(e->by_id);
-	free(e->id_gen);
-	free(e);
 }
 
 void mcg_get(struct mcg_group *g)
