@@ -528,6 +528,11 @@ int mcg_set_use_hierarchy(struct mcg_group *g, unsigned long long v)
 	return err;
 }
 
+void mcg_set_soft_limit(struct mcg_group *g, long pages)
+{
+	atomic_store(&g->soft_limit, pages);
+}
+
 unsigned mcg_swappiness(struct mcg_group *g)
 {
 	return mcg_is_root(g) ? atomic_load(&g->eng->vm_swappiness) : atomic_load(&g->swappiness);

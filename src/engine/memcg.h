@@ -238,6 +238,9 @@ int mcg_force_empty(struct mcg_group *g, mcg_stop_fn stop, void *stop_arg);
 long mcg_hierarchical_limit(struct mcg_group *g, enum mcg_counter c);
 
 int mcg_set_use_hierarchy(struct mcg_group *g, unsigned long long v);
+/* memory.soft_limit_in_bytes: any value (§3.5); reclaim under global
+ * pressure goes to the groups furthest over it first. */
+void mcg_set_soft_limit(struct mcg_group *g, long pages);
 int mcg_set_swappiness(struct mcg_group *g, unsigned long long v);
 unsigned mcg_swappiness(struct mcg_group *g);
 int mcg_set_oom_control(struct mcg_group *g, unsigned long long v);

@@ -111,6 +111,14 @@ void vm_region_free(struct vm_region *r);
 int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_fault *fault);
 /* Drop virtual page i (munmap of one page, or truncate for a file). */
 void vm_discard(struct vm_region *r, uint32_t i);
+/* Page i of r is in memory now (not empty, not swapped out). A racy read:
+ * a concurrent fault or eviction may change it the next moment. */
+static inline bool vm_resident(const struct vm_region *r, uint32_t i)
+{
+	uint32_t v = atomic_load(&r->slot[i]);
+
+	return v != VM_EMPTY && (v & VM_TAG_MASK) == VM_TAG_PAGE;
+}
 /* mlock/munlock a resident page. */
 void vm_mlock(struct vm_region *r, uint32_t i, bool lock);
 

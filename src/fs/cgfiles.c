@@ -285,7 +285,7 @@ static int wr_wmark(struct cgfs_req *r, int which, const struct gram_value *v)
 
 static int wr_soft_limit(struct cgfs_req *r, int unused, const struct gram_value *v)
 {
-	atomic_store(&r->g->soft_limit, v->pages);
+	mcg_set_soft_limit(r->g, v->pages);
 	return 0;
 }
 

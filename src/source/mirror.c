@@ -604,11 +604,10 @@ static int mirror_fill(struct mirror_map *mm, long rss, long dirty, unsigned cpu
 	need = rss - atomic_load(&mm->f->obj->resident);
 
 	for (uint32_t i = 0; i < mm->f->npages && need > 0; i++) {
-		uint32_t v = atomic_load(&mm->f->r->slot[i]);
 		enum vm_fault f;
 		int err;
 
-		if (v != VM_EMPTY && (v & VM_TAG_MASK) == VM_TAG_PAGE)
+		if (vm_resident(mm->f->r, i))
 			continue;
 		if ((err = vm_touch(mm->map, i, cpu, dirty-- > 0, &f)))
 			return err;
