@@ -49,9 +49,11 @@ def getx(p, name):
         return "E" + ename(e)
 
 
-def read_value(p):
+def read_value(p, dir_fd=None):
+    """The whole content of file p (relative to dir_fd if given), or where
+    it failed: "open:ERRNO" or "read:ERRNO"."""
     try:
-        fd = os.open(p, os.O_RDONLY)
+        fd = os.open(p, os.O_RDONLY, dir_fd=dir_fd)
     except OSError as e:
         return "open:" + ename(e)
     try:
@@ -116,21 +118,7 @@ class Probe:
             return "E" + ename(e)
 
     def value(self, f):
-        try:
-            fd = os.open(f, os.O_RDONLY, dir_fd=self.dfd)
-        except OSError as e:
-            return "open:" + ename(e)
-        try:
-            out = b""
-            while True:
-                b = os.read(fd, 65536)
-                if not b:
-                    return out
-                out += b
-        except OSError as e:
-            return "read:" + ename(e)
-        finally:
-            os.close(fd)
+        return read_value(f, dir_fd=self.dfd)
 
     def state(self, f):
         p = self.path(f)
