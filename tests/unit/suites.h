@@ -18,5 +18,6 @@ Suite *bgreclaim_suite(void);
 Suite *move_suite(void);
 Suite *mirror_suite(void);
 Suite *proc_suite(void);
+Suite *sim_suite(void);
 
 #endif
