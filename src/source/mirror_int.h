@@ -1,0 +1,148 @@
+/* mirror_int.h: the mirror's own structures and the calls between its
+ * files (mirror.c the sampler and the API, mirror_smaps.c, mirror_standin.c,
+ * mirror_ledger.c, mirror_enforce.c). Included by those files only. */
+#ifndef MEMCGFS_MIRROR_INT_H
+#define MEMCGFS_MIRROR_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "engine/memcg.h"
+#include "engine/vm.h"
+#include "source/mirror.h"
+#include "source/source.h"
+
+struct proc_task;
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+
+#define MIRROR_FILE_BUCKETS 1024
+#define MIRROR_MAX_FILES    65536
+#define MIRROR_REGION_MIN   256          /* ledger regions grow 256 .. 65536 pages */
+#define MIRROR_REGION_MAX   65536
+#define MIRROR_IOV          64
+
+struct mirror_file {
+	unsigned long dev, ino, off;
+	uint32_t npages;
+	struct vm_object *obj;
+	struct vm_region *r;
+	struct mirror_file *next;
+};
+
+/* Pages of one kind charged during one stay in a group, filled from 0. */
+struct mirror_era {
+	enum page_kind kind;
+	struct mcg_group *g;          /* referenced */
+	long pages;
+	long cap;                     /* sum of the regions' sizes */
+	struct vm_region **reg;
+	unsigned nreg;
+};
+
+struct mirror_map {
+	unsigned long start;
+	struct mirror_file *f;
+	struct vm_region *map;        /* the process's mapping of f->r */
+	unsigned seen;                /* f's evictions already paged out here */
+	long base;                    /* resident before it became a simulated task */
+	bool alive;
+};
+
+struct mirror_proc {
+	struct mirror *m;
+	pid_t tgid;
+	int pidfd;
+	atomic_int refs;
+	pthread_mutex_t lock;         /* everything below */
+	struct vm_object *obj;
+	struct mirror_era *era;       /* oldest first */
+	unsigned nera;
+	struct mirror_map *map;
+	unsigned nmap, capmap;
+	uint64_t born_ns;             /* when the mirror first saw it */
+	uint64_t last_ns;
+	_Atomic uint64_t next_ns;     /* also set by mirror_track */
+	long last_pages;
+	struct mcg_group *stopped;    /* SIGSTOPped for this group's OOM */
+	struct mcg_group *kmem_g;     /* where its kernel memory is charged */
+	long kmem;                    /* pages: page tables and kernel stacks */
+	atomic_bool gone;             /* set under lock; read without by the reaper */
+	bool sim;                     /* a simulated task: charged past its baseline */
+	atomic_bool declaring;        /* mirror_declare has it (not to be released) */
+	long base_anon, base_shmem;   /* its memory when it connected */
+	long base_kmem;               /* its page tables and stacks then */
+	long sim_left;                /* slack the last sample left for kmem */
+	struct mirror_proc *next;
+};
+
+struct mirror {
+	struct source_env *env;
+	bool enforce;
+	pthread_mutex_t lock;         /* procs, stop */
+	pthread_cond_t wake;
+	struct mirror_proc *procs;
+	atomic_int nprocs;
+	bool stop;
+	pthread_t thread;
+	pthread_mutex_t files_lock;   /* files, nfiles, tmpfs */
+	struct mirror_file *files[MIRROR_FILE_BUCKETS];
+	unsigned nfiles;
+	unsigned long tmpfs[64];      /* devices of tmpfs-like mounts */
+	unsigned ntmpfs;
+	uint64_t tmpfs_loaded;
+};
+
+/* One sample of a process. */
+struct mirror_sample {
+	long anon, shmem;
+	struct mirror_vma *files;
+	size_t n, cap;
+};
+
+static inline uint64_t mirror_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* mirror_smaps.c */
+void mirror_load_tmpfs(struct mirror *m);
+/* -ESRCH when the process is gone (a zombie has no mappings). */
+int mirror_read(struct mirror *m, pid_t tgid, struct mirror_sample *s);
+
+/* mirror_standin.c */
+/* Fault in stand-ins until the shared file holds as many pages as this
+ * mapping has resident. */
+int mirror_fill(struct mirror_map *mm, long rss, long dirty, unsigned cpu);
+/* p's mapping of the file of v, made (with the file's stand-in) the first
+ * time; NULL without memory. */
+struct mirror_map *mirror_map_for(struct mirror *m, struct mirror_proc *p,
+				  const struct mirror_vma *v);
+
+/* mirror_ledger.c */
+long mirror_ledger(const struct mirror_proc *p, enum page_kind kind);
+struct mirror_era *mirror_era_for(struct mirror_proc *p, enum page_kind kind,
+				  struct mcg_group *g);
+int mirror_grow(struct mirror_proc *p, struct mirror_era *e, long n, unsigned cpu);
+void mirror_shrink(struct mirror_proc *p, enum page_kind kind, struct mcg_group *cur, long n);
+long mirror_kmem_pages(const struct proc_task *t);
+void mirror_kmem(struct mirror_proc *p, struct mcg_group *g, long want, unsigned cpu);
+long mirror_sim_take(long *budget, long n);
+void mirror_sim_budget(struct mirror_proc *p, struct mirror_sample *s);
+
+/* mirror_enforce.c */
+int mirror_signal(struct mirror_proc *p, int sig);
+void mirror_oom(struct mirror *m, struct mirror_proc *p);
+void mirror_cont(struct mirror_proc *p);
+bool mirror_pageout(struct mirror *m, struct mirror_proc *p);
+bool mirror_exited(struct mirror_proc *p);
+
+#endif

@@ -1,0 +1,212 @@
+/* mirror_ledger.c: a mirrored process's anon and shmem as a ledger of eras
+ * (one per stay in a group): growth goes to the current group, shrinkage
+ * comes from the current group's eras first, then the others, most recent
+ * first; its kernel memory; and a simulated task's baseline and slack.
+ * Never reads /proc, never signals. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "engine/charge.h"
+#include "engine/oom.h"
+#include "source/mirror_int.h"
+#include "source/proc.h"
+#include "source/watchdog.h"
+
+#define MIRROR_STACK_PAGES 4          /* THREAD_SIZE: 16 KiB a thread */
+
+long mirror_ledger(const struct mirror_proc *p, enum page_kind kind)
+{
+	long n = 0;
+
+	for (unsigned i = 0; i < p->nera; i++)
+		if (p->era[i].kind == kind)
+			n += p->era[i].pages;
+	return n;
+}
+
+static struct vm_region *mirror_era_slot(struct mirror_era *e, long idx, uint32_t *off)
+{
+	for (unsigned i = 0; i < e->nreg; i++) {
+		if (idx < (long)e->reg[i]->npages) {
+			*off = (uint32_t)idx;
+			return e->reg[i];
+		}
+		idx -= e->reg[i]->npages;
+	}
+	return NULL;
+}
+
+/* The era new pages of kind go to: the newest of that kind if it is g's,
+ * else a new one. */
+struct mirror_era *mirror_era_for(struct mirror_proc *p, enum page_kind kind,
+					 struct mcg_group *g)
+{
+	struct mirror_era *ne;
+
+	for (unsigned i = p->nera; i-- > 0;)
+		if (p->era[i].kind == kind) {
+			if (p->era[i].g == g)
+				return &p->era[i];
+			break;
+		}
+	if (!(ne = realloc(p->era, (p->nera + 1) * sizeof(*ne))))
+		return NULL;
+	p->era = ne;
+	mcg_get(g);
+	ne[p->nera] = (struct mirror_era){ .kind = kind, .g = g };
+	return &ne[p->nera++];
+}
+
+int mirror_grow(struct mirror_proc *p, struct mirror_era *e, long n, unsigned cpu)
+{
+	for (; n > 0; n--) {
+		struct vm_region *r;
+		enum vm_fault f;
+		uint32_t off = 0;
+		int err;
+
+		if (e->pages == e->cap) {
+			long size = e->cap < MIRROR_REGION_MIN ? MIRROR_REGION_MIN :
+				    e->cap > MIRROR_REGION_MAX ? MIRROR_REGION_MAX : e->cap;
+			struct vm_region **nr = realloc(e->reg, (e->nreg + 1) * sizeof(*nr));
+
+			if (!nr)
+				return -ENOMEM;
+			e->reg = nr;
+			if ((err = vm_region_new(p->obj, e->kind, (uint32_t)size, &e->reg[e->nreg])))
+				return err;
+			e->nreg++;
+			e->cap += size;
+		}
+		if (!(r = mirror_era_slot(e, e->pages, &off)))
+			return -EINVAL;
+		if ((err = vm_touch(r, off, cpu, true, &f)))
+			return err;
+		e->pages++;
+	}
+	return 0;
+}
+
+static void mirror_era_trim(struct mirror_era *e, long n)
+{
+	for (; n > 0 && e->pages > 0; n--) {
+		struct vm_region *r;
+		uint32_t off;
+
+		e->pages--;
+		if ((r = mirror_era_slot(e, e->pages, &off)))
+			vm_discard(r, off);
+	}
+	/* regions wholly above the fill line go */
+	while (e->nreg && e->cap - (long)e->reg[e->nreg - 1]->npages >= e->pages) {
+		e->cap -= e->reg[e->nreg - 1]->npages;
+		vm_region_free(e->reg[--e->nreg]);
+	}
+}
+
+/* Give back n pages of kind: the current group's eras first, then the
+ * others, most recent first. */
+void mirror_shrink(struct mirror_proc *p, enum page_kind kind, struct mcg_group *cur, long n)
+{
+	charge_batch_begin();
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned i = p->nera; i-- > 0 && n > 0;) {
+			struct mirror_era *e = &p->era[i];
+			long take;
+
+			if (e->kind != kind || (pass == 0) != (e->g == cur))
+				continue;
+			take = n < e->pages ? n : e->pages;
+			mirror_era_trim(e, take);
+			n -= take;
+		}
+	charge_batch_end();
+	/* forget empty eras, keeping the order of the others */
+	for (unsigned i = 0; i < p->nera;) {
+		if (p->era[i].pages == 0 && p->era[i].nreg == 0) {
+			mcg_put(p->era[i].g);
+			free(p->era[i].reg);
+			memmove(&p->era[i], &p->era[i + 1], (p->nera - i - 1) * sizeof(*p->era));
+			p->nera--;
+		} else {
+			i++;
+		}
+	}
+}
+
+/* Page tables (VmPTE) and a kernel stack per thread, in pages, of the
+ * task read in t (NULL: it could not be); -1 when unknown. */
+long mirror_kmem_pages(const struct proc_task *t)
+{
+	if (!t || t->vm_pte_kb < 0 || t->threads < 0)
+		return -1;
+	return t->vm_pte_kb / (PC_PAGE_SIZE / 1024) + t->threads * MIRROR_STACK_PAGES;
+}
+
+/* Charge p's kernel memory to g (NULL: nowhere). It follows the process's
+ * current group; a charge that fails is tried again next sample. */
+void mirror_kmem(struct mirror_proc *p, struct mcg_group *g, long want, unsigned cpu)
+{
+	if (p->kmem_g && p->kmem_g != g) {
+		charge_kmem_uncharge(p->kmem_g, p->kmem);
+		mcg_put(p->kmem_g);
+		p->kmem_g = NULL;
+		p->kmem = 0;
+	}
+	if (!g)
+		return;
+	if (!p->kmem_g) {
+		mcg_get(g);
+		p->kmem_g = g;
+	}
+	if (want > p->kmem && charge_kmem(g, cpu, want - p->kmem) == 0)
+		p->kmem = want;
+	else if (want < p->kmem) {
+		charge_kmem_uncharge(g, p->kmem - want);
+		p->kmem = want;
+	}
+}
+
+/* Take n pages of growth out of the slack a simulated task may keep. */
+long mirror_sim_take(long *budget, long n)
+{
+	long take;
+
+	if (n <= 0)
+		return 0;
+	take = n < *budget ? n : *budget;
+	*budget -= take;
+	return n - take;
+}
+
+/* A simulated task's sample as the ledger must see it: only growth past
+ * its baseline, beyond MIRROR_SIM_SLACK in all, is its group's. */
+void mirror_sim_budget(struct mirror_proc *p, struct mirror_sample *s)
+{
+	long budget = MIRROR_SIM_SLACK / PC_PAGE_SIZE;
+
+	s->anon = mirror_sim_take(&budget, s->anon - p->base_anon);
+	s->shmem = mirror_sim_take(&budget, s->shmem - p->base_shmem);
+	for (size_t i = 0; i < s->n; i++) {
+		long base = 0;
+
+		for (unsigned j = 0; j < p->nmap; j++)
+			if (p->map[j].start == s->files[i].start &&
+			    p->map[j].f->ino == s->files[i].ino && p->map[j].f->dev == s->files[i].dev)
+				base = p->map[j].base;
+		s->files[i].rss = mirror_sim_take(&budget, s->files[i].rss - base);
+		if (s->files[i].dirty > s->files[i].rss)
+			s->files[i].dirty = s->files[i].rss;
+	}
+	p->sim_left = budget;             /* the rest is for kernel memory */
+}

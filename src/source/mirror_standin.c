@@ -1,0 +1,107 @@
+/* mirror_standin.c: file pages of real processes as stand-ins shared by
+ * every process that maps the same device, inode and offset range,
+ * charged to whoever faults them in first and left as page cache when the
+ * mappings go. Never signals; never frees a stand-in before teardown. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "engine/charge.h"
+#include "engine/oom.h"
+#include "source/mirror_int.h"
+#include "source/proc.h"
+#include "source/watchdog.h"
+
+static struct mirror_file *mirror_file_get(struct mirror *m, const struct mirror_vma *v)
+{
+	uint32_t npages = (uint32_t)((v->end - v->start) / PC_PAGE_SIZE);
+	uint64_t h = (v->dev * 31 + v->ino) * 1000003u + v->off * 131 + npages;
+	struct mirror_file *f;
+	unsigned b = (unsigned)(h % MIRROR_FILE_BUCKETS);
+
+	pthread_mutex_lock(&m->files_lock);
+	for (f = m->files[b]; f; f = f->next)
+		if (f->dev == v->dev && f->ino == v->ino && f->off == v->off && f->npages == npages)
+			break;
+	if (!f && m->nfiles < MIRROR_MAX_FILES && npages > 0 && (f = calloc(1, sizeof(*f)))) {
+		*f = (struct mirror_file){ v->dev, v->ino, v->off, npages, NULL, NULL, NULL };
+		/* page cache belongs to no task: first touch decides the charge */
+		if (vm_file_new(m->env->eng, npages, &f->obj, &f->r)) {
+			free(f);
+			f = NULL;
+		} else {
+			f->next = m->files[b];
+			m->files[b] = f;
+			m->nfiles++;
+		}
+	}
+	pthread_mutex_unlock(&m->files_lock);
+	return f;
+}
+
+/* Fault in stand-ins until the shared file holds as many pages as this
+ * mapping has resident. */
+int mirror_fill(struct mirror_map *mm, long rss, long dirty, unsigned cpu)
+{
+	long need;
+
+	/* reclaim took pages since the last pageout: they leave the real
+	 * process first (next sample), rather than fault back in here */
+	if (atomic_load(&mm->f->obj->evicted) != mm->seen)
+		return 0;
+	/* the stand-in's object has one region, f->r: its resident count is
+	 * the file's pages in memory */
+	need = rss - atomic_load(&mm->f->obj->resident);
+
+	for (uint32_t i = 0; i < mm->f->npages && need > 0; i++) {
+		enum vm_fault f;
+		int err;
+
+		if (vm_resident(mm->f->r, i))
+			continue;
+		if ((err = vm_touch(mm->map, i, cpu, dirty-- > 0, &f)))
+			return err;
+		need--;
+	}
+	return 0;
+}
+
+struct mirror_map *mirror_map_for(struct mirror *m, struct mirror_proc *p,
+					 const struct mirror_vma *v)
+{
+	struct mirror_file *f;
+	struct mirror_map *mm;
+
+	for (unsigned i = 0; i < p->nmap; i++) {
+		mm = &p->map[i];
+		if (mm->start == v->start && mm->f->dev == v->dev && mm->f->ino == v->ino &&
+		    mm->f->off == v->off && mm->f->npages == (v->end - v->start) / PC_PAGE_SIZE)
+			return mm;
+	}
+	if (!(f = mirror_file_get(m, v)))
+		return NULL;
+	if (p->nmap == p->capmap) {
+		unsigned cap = p->capmap ? 2 * p->capmap : 16;
+		struct mirror_map *nm = realloc(p->map, cap * sizeof(*nm));
+
+		if (!nm)
+			return NULL;
+		p->map = nm;
+		p->capmap = cap;
+	}
+	mm = &p->map[p->nmap];
+	*mm = (struct mirror_map){ .start = v->start, .f = f, .seen = atomic_load(&f->obj->evicted) };
+	if (vm_map_file(p->obj, f->r, 0, f->npages, &mm->map))
+		return NULL;
+	p->nmap++;
+	return mm;
+}
