@@ -55,7 +55,9 @@ void oom_wake(struct mcg_engine *e)
 }
 
 /* The largest task of the subtree, referenced through its group; NULL if
- * there is none with memory. */
+ * there is none. A task with nothing charged yet is a victim too (§11.10:
+ * at a limit of 0 the charging task itself is killed), as the kernel's
+ * badness of 0 still beats no candidate. */
 static struct vm_object *oom_select(struct mcg_group *over)
 {
 	struct vm_space *vs = over->eng->vm;
@@ -76,7 +78,7 @@ static struct vm_object *oom_select(struct mcg_group *over)
 		if (!in)
 			continue;
 		size = vm_object_footprint(o);
-		if (size > best_size) {
+		if (!best || size > best_size) {
 			best = o;
 			best_size = size;
 		}
@@ -85,6 +87,32 @@ static struct vm_object *oom_select(struct mcg_group *over)
 		vm_object_pin(best);
 	pthread_mutex_unlock(vm_space_lock(vs));
 	return best;
+}
+
+/* The victim's process dies whole: its other task objects (a simulated
+ * task's own, and the mirror's stand-ins for its real growth, share its
+ * id) are reaped with it, so that one kill is counted once even when each
+ * of them has nothing charged yet. */
+static void oom_reap_same_task(struct mcg_engine *e, struct vm_object *victim)
+{
+	struct vm_space *vs = e->vm;
+	struct vm_object *more[4];
+	int n;
+
+	do {
+		n = 0;
+		pthread_mutex_lock(vm_space_lock(vs));
+		for (struct vm_object *o = vm_space_objects(vs); o && n < 4; o = o->next)
+			if (o != victim && o->is_task && o->id == victim->id && !atomic_load(&o->dead)) {
+				vm_object_pin(o);
+				more[n++] = o;
+			}
+		pthread_mutex_unlock(vm_space_lock(vs));
+		for (int i = 0; i < n; i++) {
+			vm_object_reap(more[i]);
+			vm_object_unpin(more[i]);
+		}
+	} while (n == 4);
 }
 
 static bool oom_kill(struct mcg_group *over)
@@ -100,6 +128,7 @@ static bool oom_kill(struct mcg_group *over)
 	if (e->cfg.kill)
 		e->cfg.kill(victim->id, e->cfg.hook_arg);
 	vm_object_reap(victim);
+	oom_reap_same_task(e, victim);
 	vm_object_unpin(victim);
 	mcg_put(vg);
 	return true;

@@ -231,6 +231,43 @@ static void note_kill(uint32_t id, void *arg)
 	killed_id = id;
 }
 
+/* §11.10: at a limit of 0 the task that tries to charge is the victim,
+ * although nothing is charged to it yet; one process is one kill. */
+START_TEST(test_oom_limit_zero_kills_the_charger)
+{
+	struct mcg_config cfg = {
+		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
+		.kill = note_kill,
+	};
+	struct mcg_engine *e;
+	struct mcg_group *z;
+	struct vm_object *t, *twin;
+	struct vm_region *r;
+	enum vm_fault f;
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	e = mcg_engine_new(&cfg);
+	z = mk(e, "z", 0);
+	ck_assert_int_eq(mcg_set_limit(z, MCG_MEM, 0, NULL, NULL), 0);
+	killed_id = 0;
+	t = vm_object_new(e, z, true, 9);
+	twin = vm_object_new(e, z, true, 9);   /* the same process seen twice */
+	ck_assert_int_eq(vm_region_new(t, PK_ANON, 4, &r), 0);
+	ck_assert_int_lt(vm_touch(r, 0, 0, true, &f), 0);      /* the charge fails */
+	ck_assert_uint_eq(killed_id, 9);                        /* and it is killed */
+	ck_assert_int_eq(vm_touch(r, 1, 0, true, &f), -EFAULT); /* dead */
+	ck_assert_uint_eq(atomic_load(&z->oom_kill), 1);
+	ck_assert(atomic_load(&twin->dead));
+	ck_assert_int_eq(pc_usage(&z->cnt[MCG_MEM]), 0);
+	CHECK_OK(e);
+	vm_object_free(t);
+	vm_object_free(twin);
+	CHECK_OK(e);
+	mcg_put(z);
+	mcg_engine_free(e);
+}
+END_TEST
+
 START_TEST(test_oom_kills_largest)
 {
 	struct mcg_config cfg = {
@@ -884,6 +921,7 @@ Suite *vm_suite(void)
 	tcase_add_test(tc, test_usage_and_pressure_hooks);
 	tcase_add_test(tc, test_swap_cache);
 	tcase_add_test(tc, test_kmem_charges);
+	tcase_add_test(tc, test_oom_limit_zero_kills_the_charger);
 	suite_add_tcase(s, tc);
 	return s;
 }
