@@ -432,8 +432,12 @@ int mirror_declare(struct mirror *m, pid_t tgid, int pidfd)
 	pthread_mutex_lock(&p->lock);     /* after a sample in progress */
 	if (p->gone) {
 		err = mirror_exited(p) ? -ESRCH : -EBUSY;   /* killed, or gone */
-	} else if (p->nera || p->nmap || p->kmem) {
-		err = -EBUSY;             /* mirrored: it cannot opt out */
+	} else if (mirror_ledger(p, PK_ANON) + mirror_ledger(p, PK_SHMEM) + p->kmem >
+		   MIRROR_SIM_SLACK / PC_PAGE_SIZE) {
+		/* mirrored: it cannot opt out. (A process just born in a
+		 * group, memcgctl run from a shell there, has been sampled
+		 * with next to nothing: within the slack it may declare.) */
+		err = -EBUSY;
 	} else if (!p->sim && (err = mirror_read(m, tgid, &s)) == 0) {
 		/* what it has now is its own from before; only growth past
 		 * MIRROR_SIM_SLACK is charged from here on */

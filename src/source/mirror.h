@@ -47,7 +47,8 @@ int mirror_move(struct mirror *m, pid_t tgid, struct mcg_group *dst, unsigned ma
 /* tgid (pidfd: its pidfd, or -1) becomes a simulated task: what it has
  * mapped now is its own from before, and only its real growth past that
  * and past MIRROR_SIM_SLACK is charged from now on. -EBUSY when the mirror
- * has charged it already: a mirrored process cannot opt out. */
+ * has charged more than MIRROR_SIM_SLACK of anon, shmem and kernel memory
+ * to it already: a mirrored process cannot opt out. */
 int mirror_declare(struct mirror *m, pid_t tgid, int pidfd);
 /* The OOM killer chose the mirrored process tgid: SIGKILL it through the
  * pidfd the mirror holds (never an exempt process, nothing with

@@ -2,9 +2,11 @@
 """sec_sock.py: speaks the simulated-task protocol by hand, the way a
 hostile or careless client would, for t_security.sh.
 
-  sec_sock.py MNT hello-then-hog MIB   connect, say hello (print the answer),
-                                       then allocate and touch MIB MiB of real
-                                       memory and sleep
+  sec_sock.py MNT hog-hello-hog GROUP MIB1 MIB2
+                                       allocate MIB1 MiB of real memory (and
+                                       read GROUP's usage), connect, say hello
+                                       (print the answer), then allocate MIB2
+                                       MiB more and sleep
   sec_sock.py MNT connect-join-hog GROUP MIB
                                        connect and say hello in the root, join
                                        GROUP through the mount, then allocate
@@ -65,10 +67,18 @@ def hog(mib):
 
 def main():
     mnt, mode = sys.argv[1], sys.argv[2]
-    if mode == "hello-then-hog":
+    if mode == "hog-hello-hog":
+        # a process with real memory in its group (a read of the group's
+        # usage makes the daemon sample it) tries to opt out, then grows
+        group, first = sys.argv[3], int(sys.argv[4])
+        b = bytearray(first << 20)
+        for i in range(0, len(b), 4096):
+            b[i] = 1
+        with open(os.path.join(mnt, group.lstrip("/"), "memory.usage_in_bytes")) as f:
+            f.read()
         s = connect(mnt)
         print(ask(s, "hello"), flush=True)
-        hog(int(sys.argv[3]))
+        hog(int(sys.argv[5]))
     elif mode == "connect-join-hog":
         s = connect(mnt)
         print(ask(s, "hello"), flush=True)

@@ -34,14 +34,15 @@ wait_until 5 sh -c "[ \$(cat $MNT/D/c/memory.usage_in_bytes) -ge $((16 * MiB)) ]
 kill "$P"; wait "$P" 2>/dev/null
 umount_fs
 
-# --- 2: a mirrored process cannot opt out through the socket ---
+# --- 2: a mirrored process cannot opt out through the socket: one with
+# 32 MiB charged in a 64 MiB group says hello, then grows to 288 MiB ---
 mount_fs kernel=6.12
 mkdir "$MNT/L"
 echo 64M > "$MNT/L/memory.limit_in_bytes"
 delegate L "$U"
 out="$(mktemp)"
 chmod 666 "$out"
-spawn_as_user "$U" sh -c "echo \$\$ > $MNT/L/cgroup.procs && exec $PY $SOCK $MNT hello-then-hog 256 > $out"
+spawn_as_user "$U" sh -c "echo \$\$ > $MNT/L/cgroup.procs && exec $PY $SOCK $MNT hog-hello-hog /L 32 256 > $out"
 P=$SPAWNED
 wait "$P"
 rc=$?
