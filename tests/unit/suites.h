@@ -19,5 +19,6 @@ Suite *move_suite(void);
 Suite *mirror_suite(void);
 Suite *proc_suite(void);
 Suite *sim_suite(void);
+Suite *pidwatch_suite(void);
 
 #endif

@@ -1,0 +1,106 @@
+/* test_pidwatch.c: task lifetimes as source/pidwatch.c reports them to its
+ * hooks: a watched child's exit, once, with its pidfd; a fork the kernel's
+ * process connector reports (where the connector is open to us). */
+#include <check.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "source/pidwatch.h"
+#include "suites.h"
+
+struct pw_seen {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pid_t exited, exited_fd;
+	int exits;
+	pid_t forked_parent, forked_child;
+};
+
+static struct pw_seen pw;
+
+static void pw_exited(void *arg, struct pidwatch *w, pid_t tid, int fd)
+{
+	pthread_mutex_lock(&pw.lock);
+	pw.exited = tid;
+	pw.exited_fd = fd;
+	pw.exits++;
+	pthread_cond_broadcast(&pw.cond);
+	pthread_mutex_unlock(&pw.lock);
+	pidwatch_forget(w, fd);
+}
+
+static void pw_forked(void *arg, pid_t parent, pid_t child, pid_t child_tgid)
+{
+	pthread_mutex_lock(&pw.lock);
+	if (parent == getpid()) {
+		pw.forked_parent = parent;
+		pw.forked_child = child;
+	}
+	pthread_cond_broadcast(&pw.cond);
+	pthread_mutex_unlock(&pw.lock);
+}
+
+static const struct pidwatch_hooks pw_hooks = { .exited = pw_exited, .forked = pw_forked };
+
+/* Wait up to 5 s for *v to become non-zero; its value. */
+static pid_t pw_wait(pid_t *v)
+{
+	struct timespec ts;
+	pid_t got;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 5;
+	pthread_mutex_lock(&pw.lock);
+	while (!*v && pthread_cond_timedwait(&pw.cond, &pw.lock, &ts) == 0)
+		;
+	got = *v;
+	pthread_mutex_unlock(&pw.lock);
+	return got;
+}
+
+START_TEST(test_pidwatch_reports_exit_and_fork)
+{
+	struct pidwatch *w;
+	int fd, status;
+	pid_t kid;
+
+	pw = (struct pw_seen){ .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	ck_assert_ptr_nonnull(w = pidwatch_new(&pw_hooks, NULL));
+	if ((kid = fork()) == 0) {
+		pause();
+		_exit(0);
+	}
+	ck_assert_int_gt(kid, 0);
+	ck_assert_int_ge(fd = (int)syscall(SYS_pidfd_open, kid, 0), 0);
+	pidwatch_add(w, fd, kid);
+	pidwatch_sync(w);
+	/* the connector, where we may listen to it (root), saw the fork */
+	if (getuid() == 0)
+		ck_assert_int_eq(pw_wait(&pw.forked_child), kid);
+	pthread_mutex_lock(&pw.lock);
+	ck_assert_int_eq(pw.exits, 0);               /* alive: no exit yet */
+	pthread_mutex_unlock(&pw.lock);
+	kill(kid, SIGKILL);
+	ck_assert_int_eq(waitpid(kid, &status, 0), kid);
+	ck_assert_int_eq(pw_wait(&pw.exited), kid);
+	pthread_mutex_lock(&pw.lock);
+	ck_assert_int_eq(pw.exited_fd, fd);
+	pthread_mutex_unlock(&pw.lock);
+	pidwatch_free(w);
+	ck_assert_int_eq(pw.exits, 1);              /* once (EPOLLONESHOT) */
+}
+END_TEST
+
+Suite *pidwatch_suite(void)
+{
+	Suite *s = suite_create("pidwatch");
+	TCase *tc = tcase_create("pidwatch");
+
+	tcase_add_test(tc, test_pidwatch_reports_exit_and_fork);
+	suite_add_tcase(s, tc);
+	return s;
+}
