@@ -9,7 +9,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <poll.h>
 #include <stdatomic.h>
 #include <time.h>
 #include <fcntl.h>
@@ -361,24 +360,6 @@ static unsigned long long event_fd_id(pid_t pid, int n)
 	return id;
 }
 
-static pid_t event_tgid(pid_t tid)
-{
-	char path[64], line[128];
-	pid_t tgid = tid;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if (!(f = fopen(path, "re")))
-		return tid;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "Tgid:", 5)) {
-			tgid = (pid_t)strtol(line + 5, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return tgid;
-}
-
 static void *event_reaper_main(void *arg);
 
 /* Room for one more registration of uid; starts the reaper with the
@@ -409,6 +390,7 @@ int event_control_write(struct cgfs_req *r, int unused, const struct gram_value 
 	char *end, target[64];
 	unsigned long efd_no, cfd_no;
 	struct event_reg *ev;
+	struct proc_task writer;
 	int efd, cfd, err;
 
 	efd_no = event_parse_fd(s, &end);
@@ -455,7 +437,8 @@ int event_control_write(struct cgfs_req *r, int unused, const struct gram_value 
 	ev->efd = efd;
 	ev->uid = r->uid;
 	ev->efd_id = event_fd_id(getpid(), efd);
-	ev->holders[0].pid = event_tgid(r->pid);
+	/* the writer thread's process: pidfds and fd tables are per process */
+	ev->holders[0].pid = proc_read_task(r->pid, &writer) == 0 ? writer.tgid : r->pid;
 	ev->holders[0].pidfd = (int)syscall(SYS_pidfd_open, ev->holders[0].pid, 0);
 	ev->holders[0].fd = (int)efd_no;
 	ev->nholders = ev->holders[0].pidfd >= 0;
@@ -537,13 +520,12 @@ void event_oom(struct mcg_group *over, void *arg)
  * tried first, then its whole table. */
 static bool event_holder_has(struct event_holder *h, unsigned long long id)
 {
-	struct pollfd p = { .fd = h->pidfd, .events = POLLIN };
 	char path[64];
 	struct dirent *d;
 	bool found = false;
 	DIR *dir;
 
-	if (poll(&p, 1, 0) != 0)
+	if (proc_pidfd_exited(h->pidfd))
 		return false;             /* it exited */
 	if (!id)
 		return true;              /* no eventfd-id: its life is the bound */

@@ -6,7 +6,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,7 +106,5 @@ bool mirror_pageout(struct mirror *m, struct mirror_proc *p)
 /* The pidfd turns readable when the process has exited. */
 bool mirror_exited(struct mirror_proc *p)
 {
-	struct pollfd pfd = { .fd = p->pidfd, .events = POLLIN };
-
-	return poll(&pfd, 1, 0) != 0;
+	return proc_pidfd_exited(p->pidfd);
 }

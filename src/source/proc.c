@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <linux/nsfs.h>
 #include <pthread.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,4 +346,11 @@ int proc_pidfd_signal(int pidfd, pid_t pid, int sig)
 	if (proc_oom_exempt(pid))
 		return -EPERM;
 	return syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0) ? -errno : 0;
+}
+
+bool proc_pidfd_exited(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) != 0;
 }

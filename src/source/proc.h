@@ -58,6 +58,9 @@ bool proc_same_exe(pid_t a, pid_t b);
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
 #endif
+/* The process behind pidfd has exited (the pidfd turns readable at exit,
+ * before its PID can be reused); also true for a pidfd in error. */
+bool proc_pidfd_exited(int pidfd);
 /* Send sig through pidfd, the one way the daemon signals a process (a
  * pidfd names the process itself, never a reused PID); pid is the same
  * process's id, checked with proc_oom_exempt first. 0, -EPERM for an

@@ -244,9 +244,7 @@ static void sim_reply(int fd, const char *fmt, const char *arg)
  * readable at exit, before its PID can be reused). */
 static bool sim_peer_alive(const struct sim_conn *c)
 {
-	struct pollfd p = { .fd = c->pidfd, .events = POLLIN };
-
-	return poll(&p, 1, 0) == 0;
+	return !proc_pidfd_exited(c->pidfd);
 }
 
 /* The OOM wait's cancel test: the task is gone, or the daemon stops. */
@@ -463,6 +461,7 @@ static void *sim_accept_main(void *arg)
 		struct sim_conn *c;
 		struct sim_user *u;
 		pthread_t th;
+		bool dup;
 		int pidfd, fd = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC);
 
 		if (fd < 0) {
@@ -484,11 +483,9 @@ static void *sim_accept_main(void *arg)
 		}
 		pthread_mutex_lock(&s->lock);
 		u = sim_user_get(s, cred.uid);
+		dup = sim_find_locked(s, cred.pid) != NULL;
 		if (atomic_load(&s->stopping) || !u || s->nconns >= SIM_MAX_CONNS ||
-		    u->conns >= SIM_USER_CONNS || sim_find_locked(s, cred.pid) ||
-		    !(c = malloc(sizeof(*c)))) {
-			bool dup = u && sim_find_locked(s, cred.pid);
-
+		    u->conns >= SIM_USER_CONNS || dup || !(c = malloc(sizeof(*c)))) {
 			pthread_mutex_unlock(&s->lock);
 			close(pidfd);
 			sim_refuse(fd, dup ? "err refused: this process is connected already\n" :
