@@ -22,6 +22,7 @@ hostile or careless client would, for t_security.sh.
   sec_sock.py MNT declare SIZE         print the answer to 'alloc anon x SIZE'
 """
 import os
+import select
 import socket
 import sys
 import time
@@ -112,14 +113,14 @@ def main():
     elif mode == "orphan":
         s = connect(mnt)
         ask(s, "hello")
-        r, w = os.pipe()
+        parent = os.pidfd_open(os.getpid())
         if os.fork() == 0:
-            os.close(w)
-            os.read(r, 1)            # the parent has exited
-            time.sleep(0.3)
+            # the parent's pidfd turns readable once it has exited, as the
+            # daemon's does: only then is the socket an orphan's
+            select.select([parent], [], [])
             print(ask(s, "alloc anon x 1M"), flush=True)
             os._exit(0)
-        os._exit(0)                  # the pipe closes: the child goes on
+        os._exit(0)
     elif mode == "declare":
         s = connect(mnt)
         print(ask(s, "alloc anon x " + sys.argv[3]))

@@ -25,7 +25,9 @@ spawn_as_user "$U" "$HOG" -a 16 > /dev/null
 P=$SPAWNED
 wait_until 5 sh -c "grep -q '^RssAnon:.*[0-9]\{5\} kB' /proc/$P/status"
 as_user "$U" sh -c "echo $P > $MNT/D/cgroup.procs"
-sleep 0.5
+# mirrored and charged in D before it moves (a read of the usage samples it)
+wait_until 5 sh -c "[ \$(cat $MNT/D/memory.usage_in_bytes) -ge $((16 * MiB)) ]" && ok ||
+	bad "the process is not charged in D: $(usage D)"
 expect "a delegate moves its process to its child" "$(as_user "$U" "$WR" "$MNT/D/c/cgroup.procs" "$P")" OK
 expect "... and back to the root, and again" "$(echo "$P" > "$MNT/cgroup.procs" && echo "$P" > "$MNT/D/c/cgroup.procs" && echo OK)" OK
 daemon_alive && ok || bad "the daemon died of a move between unlinked counters"
