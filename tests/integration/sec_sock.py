@@ -88,16 +88,25 @@ def main():
         hog(int(sys.argv[4]))
     elif mode == "conns":
         # one process a connection (a process is one task), all held open
+        # until every one has its answer: no connection closes early
+        n = int(sys.argv[3])
+        done_r, done_w = os.pipe()
+        go_r, go_w = os.pipe()
         kids = []
-        for _ in range(int(sys.argv[3])):
+        for _ in range(n):
             pid = os.fork()
             if pid == 0:
+                os.close(go_w)
                 s = connect(mnt)
                 print(ask(s, "hello"), flush=True)
-                time.sleep(3)
+                os.write(done_w, b"x")
+                os.read(go_r, 1)     # EOF: the parent has all the answers
                 os._exit(0)
             kids.append(pid)
-            time.sleep(0.02)
+        got = 0
+        while got < n:
+            got += len(os.read(done_r, n))
+        os.close(go_w)
         for pid in kids:
             os.waitpid(pid, 0)
     elif mode == "files":
