@@ -485,6 +485,7 @@ for PROF in $STRESS_PROFILES; do
 	# found by this test: at a limit of 0 a task that charges anything is
 	# the OOM victim even with nothing charged yet (§11.10); the engine
 	# answered "err out of memory" instead
+	fdz=$(daemon_fds)
 	mkdir "$MNT/zero"
 	echo 0 > "$MNT/zero/memory.limit_in_bytes"
 	{ timeout 10 "$CTL" sim -m "$MNT" -g /zero -e 'alloc anon h 1M' -e 'touch h seq write'; } 2> /dev/null
@@ -492,7 +493,10 @@ for PROF in $STRESS_PROFILES; do
 	expect "$PROF: limit 0: one kill counted" "$(awk '$1 == "oom_kill" { print $2 }' "$MNT/zero/memory.oom_control")" 1
 	wait_until 5 sh -c "[ -z \"\$(cat $MNT/zero/tasks)\" ]"
 	rmdir "$MNT/zero"
-	sleep 0.5
+	# the killed task's connection and pidfds are closed before the
+	# cycles' baseline is taken
+	wait_until 5 sh -c "[ \$(ls /proc/$DPID/fd | wc -l) -le $fdz ]" ||
+		bad "$PROF: the limit-0 task's fds stayed: $(daemon_fds), $fdz before"
 	RSS=() THR=()
 	unset allow
 	for CYC in $(seq "$STRESS_CYCLES"); do
