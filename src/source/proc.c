@@ -316,8 +316,14 @@ bool proc_oom_exempt_task(pid_t pid, const struct proc_task *t)
 	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
 	if (proc_read_file(path, buf, sizeof(buf)) == 0 && atoi(buf) == -1000)
 		return true;
+	if (!t)
+		return false;
+	/* the daemon's own children (its watchdog): stopping one would stop
+	 * the daemon's writes to it */
+	if (t->ppid == getpid())
+		return true;
 	/* PID 1 of its own namespace (an init, or a container's) */
-	return t && t->nspid[t->ns_depth - 1] == 1;
+	return t->nspid[t->ns_depth - 1] == 1;
 }
 
 bool proc_oom_exempt(pid_t pid)

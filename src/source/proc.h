@@ -47,8 +47,9 @@ pid_t proc_host_id(const struct proc_view *v, pid_t vid);
 long proc_list(bool threads, pid_t **out);
 /* CAP_SYS_ADMIN in the daemon's (initial) user namespace (§3.19). */
 bool proc_is_init_admin(pid_t pid);
-/* Never to be signalled by the OOM killer: the daemon, PID 1 of any PID
- * namespace, oom_score_adj -1000. Gone tasks are not exempt. */
+/* Never to be signalled by the OOM killer: the daemon and its children
+ * (the watchdog), PID 1 of any PID namespace, oom_score_adj -1000. Gone
+ * tasks are not exempt. */
 bool proc_oom_exempt(pid_t pid);
 /* The same for a task already read (t), or NULL when it could not be. */
 bool proc_oom_exempt_task(pid_t pid, const struct proc_task *t);

@@ -73,18 +73,67 @@ mount_fs() {
 	mountpoint -q "$MNT" || { bad "not mounted: $MNT"; return 1; }
 }
 
+# mount_fs_fg LOG [OPTS]: the same, with the daemon in the foreground as
+# this shell's child and its stderr in LOG, so that a test can say how it
+# ended (daemon_end) if it dies.
+mount_fs_fg() {
+	local log=$1
+	shift
+	MNT=$(mktemp -d /tmp/memcgfs-test.XXXXXX)
+	chmod 755 "$MNT"
+	"$MEMCGFS" -f ${1:+-o "$1"} "$MNT" 2> "$log" < /dev/null &
+	FG_PID=$!
+	wait_until 20 mountpoint -q "$MNT" || { bad "not mounted: $MNT: $(tail -n 5 "$log")"; return 1; }
+}
+
+# daemon_end LOG: how the foreground daemon ended (its wait status as a
+# signal name or exit code) and the end of its stderr.
+daemon_end() {
+	local rc how
+	if kill -0 "$FG_PID" 2>/dev/null; then
+		how="still running: $(grep -E '^State:' "/proc/$FG_PID/status" | tr -s '\t ' ' ')"
+	else
+		wait "$FG_PID"
+		rc=$?
+		if (( rc > 128 )); then how="killed by SIG$(kill -l $((rc - 128)))"; else how="exit $rc"; fi
+	fi
+	echo "daemon $FG_PID: $how; its stderr ends:"
+	tail -n 30 "$1"
+}
+
 # The daemon of $MNT, so that unmounting can wait for it to exit (and for a
 # sanitizer to write its report).
 daemon_pid() {
-	pgrep -f -x "$MEMCGFS( -o [^ ]*)? $1" | head -n1
+	pgrep -f -x "$MEMCGFS( -f)?( -o [^ ]*)? $1" | head -n1
 }
+
+# kill_child SIG PID...: signal those of PID... that are still children of
+# this shell. A child that has ended is reaped by bash at once and its
+# number is free for anyone, the daemon's threads included (kill(2) with a
+# thread's id signals its whole process).
+kill_child() {
+	local sig=$1 p
+	shift
+	for p; do
+		[ "$(ps -o ppid= -p "$p" 2>/dev/null | tr -d ' ')" = "$BASHPID" ] && kill "-$sig" "$p" 2>/dev/null
+	done
+	return 0
+}
+
+daemon_gone() { [ ! -e "/proc/$1" ] || grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
 
 umount_fs() {
 	[ -n "$MNT" ] || return 0
 	local pid
 	pid=$(daemon_pid "$MNT")
 	fusermount3 -u "$MNT" 2>/dev/null || umount -l "$MNT"
-	[ -n "$pid" ] && wait_until 20 sh -c "! kill -0 $pid 2>/dev/null"
+	if [ -n "${FG_PID:-}" ]; then
+		# a child of this shell stays a zombie (kill -0 answers) until waited for
+		wait_until 20 daemon_gone "$FG_PID" && wait "$FG_PID" 2>/dev/null
+		FG_PID=
+	elif [ -n "$pid" ]; then
+		wait_until 20 sh -c "! kill -0 $pid 2>/dev/null"
+	fi
 	rmdir "$MNT" 2>/dev/null
 	MNT=
 }

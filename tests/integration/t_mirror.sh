@@ -11,7 +11,7 @@ DATA=$(mktemp -d /var/tmp/memcgfs-mirror.XXXXXX)
 HOGS=()
 
 cleanup() {
-	for p in "${HOGS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	kill_child KILL "${HOGS[@]}"
 	rm -rf "$DATA"
 	umount_fs
 }
@@ -41,7 +41,7 @@ oom_key() { awk -v k="$2" '$1 == k { print $2 }' "$MNT/$1/memory.oom_control"; }
 usage() { cat "$MNT/$1/memory.usage_in_bytes"; }
 state() { awk '/^State:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
 between() { [ "$2" -ge "$3" ] && [ "$2" -le "$4" ] && ok || bad "$1: $2 not in [$3, $4]"; }
-stop_hog() { kill -KILL "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+stop_hog() { kill_child KILL "$1"; wait "$1" 2>/dev/null; }
 
 mount_fs || exit 1
 MiB=1048576

@@ -126,11 +126,16 @@ daemon_ok() { kill -0 "$DPID" 2>/dev/null && [ "$(rd "$MNT/memory.swappiness")" 
 existing() { local g; for g in "${GRPS[@]}"; do timeout 5 test -d "$MNT/$g" && echo "$g"; done; }
 root_rss0() { [ "$(stat_key "" total_rss)" = 0 ]; }
 
+# The hogs left by a killed hogs worker (reparented: not by the numbers it
+# wrote down, which may be anyone's by now), by their command line.
+kill_hogs() { pkill -KILL -f -x "$HOG -a 8 -t [0-9]+"; return 0; }
+
 stop_all() {
 	local p
 	for p in "${WORKERS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	for p in $(cat "$DATA"/hogs.pids 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
-	wait 2>/dev/null
+	kill_hogs
+	# (not a bare wait: the daemon is this shell's child too)
+	(( ${#WORKERS[@]} == 0 )) || wait "${WORKERS[@]}" 2>/dev/null
 	WORKERS=()
 }
 cleanup() {
@@ -209,7 +214,6 @@ w_hogs() {
 		"$HOG" -a 8 -t $(( $1 == 2 ? 1 : $1 + 2 )) > /dev/null 2>&1 < /dev/null &
 		H[$1]=$!
 		S[$1]=$(starttime $!)
-		echo "$!" >> "$DATA/hogs.pids"
 	}
 	for i in 0 1 2; do start_hog "$i"; done
 	while more; do
@@ -244,7 +248,7 @@ w_hogs() {
 			;;
 		esac
 	done
-	for p in "${H[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	kill_child KILL "${H[@]}"
 	wait 2>/dev/null
 	finish hogs
 }
@@ -393,7 +397,7 @@ tally() {
 # Everything a cycle leaves: tasks gone, anon gone, hierarchy sums, rmdir.
 final_state() {
 	local g p c u m s sum kids tag="$PROF cycle $CYC"
-	for p in $(cat "$DATA"/hogs.pids 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+	kill_hogs
 	no_tasks() {
 		local g
 		for g in $(existing); do [ -z "$(rd "$MNT/$g/tasks")" ] || return 1; done
@@ -466,8 +470,8 @@ info "profiles [$STRESS_PROFILES], $STRESS_CYCLES cycles of ${CYCLE_SECS}s each,
 for PROF in $STRESS_PROFILES; do
 	PKV=$(kv "$PROF")
 	MOVE_CHARGE=$(( PKV <= 6012 ))
-	mount_fs "kernel=$PROF,memory=2G,swap=512M" || continue
-	DPID=$(daemon_pid "$MNT")
+	mount_fs_fg "$DATA/daemon.$PROF.log" "kernel=$PROF,memory=2G,swap=512M" || continue
+	DPID=$FG_PID
 	ROOT_FILES=($(ls "$MNT"))
 	mkdir "$MNT/warm"
 	CHILD_FILES=($(ls "$MNT/warm" | grep -v '^warm$'))
@@ -500,7 +504,7 @@ for PROF in $STRESS_PROFILES; do
 	RSS=() THR=()
 	unset allow
 	for CYC in $(seq "$STRESS_CYCLES"); do
-		rm -f "$DATA"/res.* "$DATA"/done.* "$DATA"/odd.* "$DATA"/hogs.pids "$DATA"/fds.rc
+		rm -f "$DATA"/res.* "$DATA"/done.* "$DATA"/odd.* "$DATA"/fds.rc
 		fds0=$(daemon_fds)
 		read -r thr0 fuse0 <<< "$(daemon_threads)"
 		t_start=$(now_ms)
@@ -516,6 +520,7 @@ for PROF in $STRESS_PROFILES; do
 		[ -z "$UNEXPECTED" ] || cat "$DATA"/odd.* >&2
 		if ! daemon_ok; then
 			bad "$PROF cycle $CYC: the daemon died or stopped answering"
+			daemon_end "$DATA/daemon.$PROF.log" >&2
 			break
 		fi
 		ok
@@ -545,7 +550,7 @@ for PROF in $STRESS_PROFILES; do
 	fi
 	info "$PROF: daemon rss per cycle: ${RSS[*]} kB (allowed growth ${allow:-0} kB), threads per cycle: ${THR[*]}"
 	umount_fs
-	wait_until 5 sh -c "! kill -0 $DPID 2>/dev/null" && ok || bad "$PROF: the daemon did not exit at unmount"
+	daemon_gone "$DPID" && ok || bad "$PROF: the daemon did not exit at unmount"
 	san_check "$PROF"
 done
 info "done in $((SECONDS - T0))s"
