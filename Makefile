@@ -73,14 +73,19 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c $(wildcard src/*/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
 
-$(BUILD)/bench_engine: bench/bench_engine.c $(BUILD)/libmemcg.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
+# The benchmarks' engine: the same sources with their instruments compiled
+# in (MCG_BENCH: the baseline that charges nothing, the naive move); the
+# production engine has neither on its charge path.
+BENCH_LIB := $(BUILD)/bench-lib
+$(BENCH_LIB)/%.o: %.c $(wildcard src/*/*.h src/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DMCG_BENCH -c -o $@ $<
 
-$(BUILD)/bench_wmark: bench/bench_wmark.c $(BUILD)/libmemcg.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
+$(BENCH_LIB)/libmemcg.a: $(ENGINE_SRC:%.c=$(BENCH_LIB)/%.o) $(FSLIB_SRC:%.c=$(BENCH_LIB)/%.o)
+	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/bench_move: bench/bench_move.c $(BUILD)/libmemcg.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
+$(BUILD)/bench_%: bench/bench_%.c $(BENCH_LIB)/libmemcg.a
+	$(CC) $(CFLAGS) -DMCG_BENCH $(LDFLAGS) -o $@ $^ -lpthread
 
 # The code under test instrumented for libFuzzer (no FUSE header is needed:
 # ops.c, the only file that includes one, is left out as in FSLIB_SRC).

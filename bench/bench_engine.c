@@ -34,13 +34,13 @@ static double bench_now(void)
 
 static struct mcg_engine *bench_engine(long pages, unsigned cpus, bool no_stock, bool no_acct)
 {
-	struct mcg_config cfg = {
+	struct mcg_machine cfg = {
 		.mem_pages = pages, .nodes = cpus, .cpus = cpus, .vm_swappiness = 60,
 		.no_stock = no_stock, .no_accounting = no_acct,
 	};
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
-	return mcg_engine_new(&cfg);
+	return mcg_engine_new(&cfg, NULL, NULL);
 }
 
 /* A variant: one engine, one child group, nthreads workers (each its own

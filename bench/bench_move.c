@@ -55,7 +55,7 @@ struct result {
 /* One run of one case; fresh engine, so runs do not share state. */
 static int run_case(int c, long pages, bool naive, struct result *res)
 {
-	struct mcg_config cfg = {
+	struct mcg_machine cfg = {
 		.mem_pages = 3 * 262144L, .swap_pages = c == 2 ? pages : 0, .nodes = 1, .cpus = 1,
 		.vm_swappiness = 60,
 	};
@@ -68,7 +68,7 @@ static int run_case(int c, long pages, bool naive, struct result *res)
 	int err;
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
-	if (!(e = mcg_engine_new(&cfg)))
+	if (!(e = mcg_engine_new(&cfg, NULL, NULL)))
 		return -1;
 	if (mcg_create(e, e->root, "00", NULL, NULL, &g00) || mcg_create(e, e->root, "01", NULL, NULL, &g01))
 		return -1;

@@ -114,12 +114,23 @@ static void memcgfs_raise_nofile(void)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+/* What the engine tells the file surface: events, release, the victim of an
+ * OOM (whose own source signals it), a group's end. */
+static const struct mcg_owner_ops memcgfs_owner = {
+	.kill = cgfs_sources_kill,
+	.oom_event = event_oom,
+	.usage_event = event_usage,
+	.pressure_event = event_pressure,
+	.release = release_notify,
+	.free = node_free_group,
+};
+
 int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct memcgfs_opts o = { 0 };
 	struct fuse_cmdline_opts cl;
-	struct mcg_config cfg = { 0 };
+	struct mcg_machine cfg = { 0 };
 	struct cgfs fs = { 0 };
 	struct source_env env = { 0 };
 	struct fuse_loop_config *loop;
@@ -171,13 +182,6 @@ int main(int argc, char *argv[])
 	}
 	enforce = !o.enforce || !strcmp(o.enforce, "all");
 	cfg.watermarks = !o.nowatermarks;
-	cfg.on_release = release_notify;
-	cfg.oom_event = event_oom;
-	cfg.usage_event = event_usage;
-	cfg.pressure_event = event_pressure;
-	cfg.kill = cgfs_sources_kill;   /* the victim's own source signals it */
-	cfg.on_free = node_free_group;
-	cfg.hook_arg = &fs;
 
 	if (!realpath(cl.mountpoint, fs.mountpoint)) {
 		perror("memcgfs: mountpoint");
@@ -189,10 +193,10 @@ int main(int argc, char *argv[])
 	pthread_mutex_init(&fs.attach_lock, NULL);
 	pthread_mutex_init(&fs.fh_lock, NULL);
 	fs.watermarks = !o.nowatermarks;
-	fs.eng = mcg_engine_new(&cfg);
+	fs.eng = mcg_engine_new(&cfg, &env_real, &(struct mcg_owner){ &memcgfs_owner, &fs });
 	fs.events = event_new();
 	if (fs.eng)
-		fs.prof = &fs.eng->cfg.prof;
+		fs.prof = &fs.eng->m.prof;
 	if (!fs.eng || !fs.events || node_init_root(&fs, fs.eng->root, getuid(), getgid())) {
 		fprintf(stderr, "memcgfs: out of memory\n");
 		goto out_engine;

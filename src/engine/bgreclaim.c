@@ -29,6 +29,7 @@ struct bgr_item {
 };
 
 struct bgr_pool {
+	const struct mcg_env *env;    /* the engine's: clock and workers */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;          /* work, or a stop */
 	pthread_cond_t idle;          /* nothing queued or running */
@@ -43,13 +44,6 @@ struct bgr_pool {
 
 static void *bgr_main(void *arg);
 
-static uint64_t bgr_clock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 long bgr_wmark(struct mcg_group *g, enum bgr_mark m)
 {
@@ -110,7 +104,7 @@ static void bgr_enqueue(struct bgr_pool *p, struct bgr_item *it)
 	/* Workers start with the first work, so that a daemon which forks
 	 * into the background after building its engine still has them. */
 	while (p->nthreads < p->want &&
-	       pthread_create(&p->thread[p->nthreads], NULL, bgr_main, p) == 0)
+	       env_start_worker(p->env, &p->thread[p->nthreads], bgr_main, p) == 0)
 		p->nthreads++;
 	struct bgr_item **pp = it->due ? &p->delayed : &p->queue;
 
@@ -196,7 +190,7 @@ static void *bgr_main(void *arg)
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		struct bgr_item *it;
-		uint64_t now = bgr_clock();
+		uint64_t now = env_now(p->env);
 
 		bgr_promote(p, now);
 		if (p->stop)
@@ -222,7 +216,7 @@ static void *bgr_main(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		if (!atomic_load(&it->g->removed) && !bgr_run(it->g)) {
 			/* no progress: back off, growing, and try again later */
-			bgr_backoff(it, bgr_clock());
+			bgr_backoff(it, env_now(p->env));
 			pthread_mutex_lock(&p->lock);
 			p->running--;
 			bgr_enqueue(p, it);
@@ -241,18 +235,19 @@ int bgr_init(struct mcg_engine *e)
 	struct bgr_pool *p;
 	pthread_condattr_t ca;
 
-	if (!e->cfg.watermarks)
+	if (!e->m.watermarks)
 		return 0;
 	if (!(p = calloc(1, sizeof(*p))))
 		return -ENOMEM;
+	p->env = &e->env;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&p->idle, NULL);
-	p->want = e->cfg.cpus / 4 + 1 > BGR_WORKERS_MAX ? BGR_WORKERS_MAX : (int)e->cfg.cpus / 4 + 1;
-	if (e->cfg.bgr_manual)
+	p->want = e->m.cpus / 4 + 1 > BGR_WORKERS_MAX ? BGR_WORKERS_MAX : (int)e->m.cpus / 4 + 1;
+	if (!env_has_workers(&e->env))
 		p->want = 0;          /* bgr_step does the work, in simulated time */
 	e->bgr = p;
 	return 0;
@@ -314,7 +309,7 @@ static void bgr_unqueue(struct bgr_pool *p, struct bgr_item *it)
 int bgr_step(struct mcg_engine *e, uint64_t *next_due)
 {
 	struct bgr_pool *p = e->bgr;
-	uint64_t now = e->cfg.clock ? e->cfg.clock(e->cfg.clock_arg) : bgr_clock();
+	uint64_t now = env_now(&e->env);
 	struct bgr_item *it;
 	long over, got;
 	struct mcg_group *g;

@@ -14,7 +14,7 @@ struct mcg_group;
 
 enum bgr_mark { BGR_HIGH, BGR_LOW };
 
-int bgr_init(struct mcg_engine *e);      /* starts workers if cfg.watermarks */
+int bgr_init(struct mcg_engine *e);      /* with m.watermarks; workers start with the first work */
 void bgr_destroy(struct mcg_engine *e);
 
 /* Effective watermark in pages (PC_MAX at the root or without a limit). */
@@ -30,8 +30,8 @@ void bgr_limit_changed(struct mcg_group *g, long limit);
 void bgr_check(struct mcg_group *g);
 /* Wait until no background reclaim is queued or running (tests). */
 void bgr_quiesce(struct mcg_engine *e);
-/* cfg.bgr_manual (replay): one batch of background reclaim for the first
- * queued group, timed by cfg.clock. 1 when it did something (the caller
+/* An environment without workers (replay): one batch of background
+ * reclaim for the first queued group, timed by the environment's clock. 1 when it did something (the caller
  * charges the scanning to its simulated reclaimer), 0 when nothing is due
  * (*next_due: when delayed work is, or UINT64_MAX). */
 int bgr_step(struct mcg_engine *e, uint64_t *next_due);

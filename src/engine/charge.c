@@ -31,10 +31,10 @@ static void charge_events(struct mcg_group *g, long n)
 {
 	struct mcg_engine *e = g->eng;
 
-	if (!e->cfg.usage_event || (charge_nevents += n) < CHARGE_EVENTS_TARGET)
+	if (!e->own.ops->usage_event || (charge_nevents += n) < CHARGE_EVENTS_TARGET)
 		return;
 	charge_nevents = 0;
-	e->cfg.usage_event(g, e->cfg.hook_arg);
+	e->own.ops->usage_event(g, e->own.arg);
 }
 #define CHARGE_PROGRESS_RETRIES 256   /* bound on "reclaimed something, retry" */
 
@@ -52,7 +52,7 @@ static bool charge_throttled(struct mcg_engine *e)
 {
 	/* an extension: off with -o nowatermarks; and replay's single thread
 	 * could never be woken */
-	return e->throttle && e->cfg.watermarks && !e->cfg.never_wait;
+	return e->throttle && e->m.watermarks && env_has_workers(&e->env);
 }
 
 /* Take a reclaim slot on g, or wait for a change and return false (the
@@ -60,7 +60,7 @@ static bool charge_throttled(struct mcg_engine *e)
 static bool charge_reclaim_slot(struct mcg_group *g)
 {
 	struct charge_throttle *t = g->eng->throttle;
-	int max = (int)charge_reclaim_slots(g->eng->cfg.cpus), n = atomic_load(&g->reclaimers), peak;
+	int max = (int)charge_reclaim_slots(g->eng->m.cpus), n = atomic_load(&g->reclaimers), peak;
 	unsigned long gen;
 
 	while (n < max)
@@ -104,12 +104,12 @@ int charge_init(struct mcg_engine *e)
 		return -ENOMEM;
 	pthread_mutex_init(&e->throttle->lock, NULL);
 	pthread_cond_init(&e->throttle->cond, NULL);
-	e->stock = aligned_alloc(64, e->cfg.cpus * sizeof(*e->stock));
+	e->stock = aligned_alloc(64, e->m.cpus * sizeof(*e->stock));
 	if (e->stock)
-		memset(e->stock, 0, e->cfg.cpus * sizeof(*e->stock));
+		memset(e->stock, 0, e->m.cpus * sizeof(*e->stock));
 	if (!e->stock)
 		return -ENOMEM;
-	for (unsigned c = 0; c < e->cfg.cpus; c++)
+	for (unsigned c = 0; c < e->m.cpus; c++)
 		spin_init(&e->stock[c].lock);
 	return 0;
 }
@@ -188,7 +188,7 @@ static void charge_stock_refill(struct mcg_engine *e, unsigned cpu, struct mcg_g
 		s->g = g;
 	}
 	s->nr += n;
-	if (s->nr > (long)prof_charge_batch(&e->cfg.prof))
+	if (s->nr > (long)prof_charge_batch(&e->m.prof))
 		full = charge_stock_drain_locked(s);
 	spin_unlock(&s->lock);
 	charge_stock_put(old);
@@ -197,7 +197,7 @@ static void charge_stock_refill(struct mcg_engine *e, unsigned cpu, struct mcg_g
 
 void charge_drain(struct mcg_engine *e, struct mcg_group *g)
 {
-	for (unsigned c = 0; c < e->cfg.cpus; c++) {
+	for (unsigned c = 0; c < e->m.cpus; c++) {
 		struct charge_stock *s = &e->stock[c];
 		struct mcg_group *old = NULL;
 
@@ -213,7 +213,7 @@ long charge_stocked(struct mcg_engine *e, struct mcg_group *g)
 {
 	long n = 0;
 
-	for (unsigned c = 0; c < e->cfg.cpus; c++) {
+	for (unsigned c = 0; c < e->m.cpus; c++) {
 		struct charge_stock *s = &e->stock[c];
 
 		spin_lock(&s->lock);
@@ -235,12 +235,12 @@ static struct mcg_group *charge_counter_owner(struct pc_counter *c, enum mcg_cou
 static __attribute__((noinline)) int charge_try_counters(struct mcg_group *g, unsigned cpu, long n)
 {
 	struct mcg_engine *e = g->eng;
-	unsigned retries = prof_reclaim_retries(&e->cfg.prof);
+	unsigned retries = prof_reclaim_retries(&e->m.prof);
 	unsigned progress_retries = CHARGE_PROGRESS_RETRIES;
 	bool drained = false, stalled = false;
 	long batch;
 
-	batch = e->cfg.no_stock ? n : (long)prof_charge_batch(&e->cfg.prof);
+	batch = e->m.no_stock ? n : (long)prof_charge_batch(&e->m.prof);
 	if (batch < n)
 		batch = n;
 	for (;;) {
@@ -265,9 +265,9 @@ static __attribute__((noinline)) int charge_try_counters(struct mcg_group *g, un
 			continue;
 		}
 		over = charge_counter_owner(fail, kind);
-		if (e->cfg.throttle_slot) {
+		if (e->env.ops->throttle_slot) {
 			/* simulated time: the caller's clock decides */
-			if (!e->cfg.throttle_slot(over, e->cfg.throttle_arg))
+			if (!e->env.ops->throttle_slot(over, e->env.arg))
 				return -EBUSY;
 		} else if (charge_throttled(e) && !charge_reclaim_slot(over)) {
 			continue;         /* others reclaim for us: try again */
@@ -282,7 +282,7 @@ static __attribute__((noinline)) int charge_try_counters(struct mcg_group *g, un
 		 * cluster (SWAP_CLUSTER_MAX), not just the pages asked for. */
 		reclaimed = reclaim_subtree(over, n > CHARGE_RECLAIM_MIN ? n : CHARGE_RECLAIM_MIN,
 					    kind == MCG_MEM, RECLAIM_DIRECT);
-		if (!e->cfg.throttle_slot && charge_throttled(e))
+		if (!e->env.ops->throttle_slot && charge_throttled(e))
 			charge_reclaim_done(over);
 		if (pc_max(&over->cnt[kind]) - pc_usage(&over->cnt[kind]) >= n)
 			continue;
@@ -298,11 +298,11 @@ static __attribute__((noinline)) int charge_try_counters(struct mcg_group *g, un
 		if (move_wait(over)) {
 			/* a move into or out of this subtree was in flight:
 			 * its pre-charge was temporary, try again (seed 2) */
-			retries = prof_reclaim_retries(&e->cfg.prof);
+			retries = prof_reclaim_retries(&e->m.prof);
 			continue;
 		}
 		if (n <= CHARGE_COSTLY_PAGES && oom_handle(over)) {
-			retries = prof_reclaim_retries(&e->cfg.prof);
+			retries = prof_reclaim_retries(&e->m.prof);
 			continue;
 		}
 		return -ENOMEM;
@@ -313,11 +313,11 @@ static inline int charge_try_fast(struct mcg_group *g, unsigned cpu, long n)
 {
 	struct mcg_engine *e = g->eng;
 
-	if (mcg_is_root(g) || e->cfg.no_accounting)
+	if (mcg_is_root(g) || mcg_no_accounting(e))
 		return 0;
-	if (cpu >= e->cfg.cpus)
-		cpu %= e->cfg.cpus;
-	if (!e->cfg.no_stock && charge_stock_consume(e, cpu, g, n))
+	if (cpu >= e->m.cpus)
+		cpu %= e->m.cpus;
+	if (!e->m.no_stock && charge_stock_consume(e, cpu, g, n))
 		return 0;
 	return charge_try_counters(g, cpu, n);
 }
@@ -403,7 +403,7 @@ static __attribute__((noinline)) void charge_uncharge_slow(struct mcg_group *g, 
 
 static inline void charge_uncharge_fast(struct mcg_group *g, long n, bool keep_memsw)
 {
-	if (mcg_is_root(g) || g->eng->cfg.no_accounting)
+	if (mcg_is_root(g) || mcg_no_accounting(g->eng))
 		return;
 	if (charge_batch.depth > 0 && charge_batch.g == g) {
 		charge_batch.pages += n;
@@ -424,7 +424,7 @@ int charge_kmem(struct mcg_group *g, unsigned cpu, long n)
 	struct pc_counter *fail = NULL;
 	int err;
 
-	if (mcg_is_root(g) || g->eng->cfg.no_accounting || n <= 0)
+	if (mcg_is_root(g) || mcg_no_accounting(g->eng) || n <= 0)
 		return 0;
 	if ((err = charge_try(g, cpu, n)))
 		return err;
@@ -445,7 +445,7 @@ int charge_kmem(struct mcg_group *g, unsigned cpu, long n)
 
 void charge_kmem_uncharge(struct mcg_group *g, long n)
 {
-	if (mcg_is_root(g) || g->eng->cfg.no_accounting || n <= 0)
+	if (mcg_is_root(g) || mcg_no_accounting(g->eng) || n <= 0)
 		return;
 	atomic_fetch_sub(&g->kmem_local, n);
 	pc_uncharge(&g->cnt[MCG_KMEM], n);

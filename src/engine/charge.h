@@ -35,7 +35,7 @@ int charge_init(struct mcg_engine *e);
 void charge_destroy(struct mcg_engine *e);
 
 /* Charge n pages to g from simulated CPU cpu: stock, batch, then direct
- * reclaim and retries. 0, -ENOMEM, or -EBUSY when cfg.throttle_slot
+ * reclaim and retries. 0, -ENOMEM, or -EBUSY when the environment's throttle_slot
  * refused a reclaim slot. The root is never charged. */
 int charge_try(struct mcg_group *g, unsigned cpu, long n);
 /* Return n pages of memory (and memsw unless keep_memsw, as on swap-out). */

@@ -85,7 +85,7 @@ static int check_group(struct mcg_engine *e, struct mcg_group *g, struct check_c
 		if (k->cnt[MCG_KMEM].parent == &g->cnt[MCG_KMEM])
 			kids_kmem += pc_usage(&k->cnt[MCG_KMEM]);
 	}
-	if (!e->cfg.no_accounting && !mcg_is_root(g) &&
+	if (!mcg_no_accounting(e) && !mcg_is_root(g) &&
 	    pc_usage(&g->cnt[MCG_KMEM]) != atomic_load(&g->kmem_local) + kids_kmem)
 		return check_fail(msg, len, "group %u: kmem %ld, charges say %ld", g->id,
 				  pc_usage(&g->cnt[MCG_KMEM]), atomic_load(&g->kmem_local) + kids_kmem);
@@ -94,7 +94,7 @@ static int check_group(struct mcg_engine *e, struct mcg_group *g, struct check_c
 	/* The root is never charged directly: its counters see its children. */
 	want = mcg_is_root(g) ? kids : *mem_out;
 	want_sw = mcg_is_root(g) ? kids_sw : *memsw_out;
-	if (!e->cfg.no_accounting &&
+	if (!mcg_no_accounting(e) &&
 	    (pc_usage(&g->cnt[MCG_MEM]) != want || pc_usage(&g->cnt[MCG_MEMSW]) != want_sw))
 		return check_fail(msg, len, "group %u: usage %ld/%ld, pages say %ld/%ld", g->id,
 				  pc_usage(&g->cnt[MCG_MEM]), pc_usage(&g->cnt[MCG_MEMSW]), want, want_sw);
@@ -136,7 +136,7 @@ int check_invariants(struct mcg_engine *e, char *msg, size_t len)
 		free(counts);
 		return check_fail(msg, len, "swap cache: %ld pages, %ld cached slots", cached, slots);
 	}
-	for (unsigned cpu = 0; cpu < e->cfg.cpus; cpu++)
+	for (unsigned cpu = 0; cpu < e->m.cpus; cpu++)
 		if (e->stock[cpu].g)
 			counts[e->stock[cpu].g->id].stocked += e->stock[cpu].nr;
 	pthread_rwlock_rdlock(&e->tree_lock);

@@ -1,5 +1,5 @@
-/* engine.c: building and tearing down an engine: its configuration, the
- * simulated machine, every module's state in dependency order, the root
+/* engine.c: building and tearing down an engine: its machine, environment
+ * and owner, every module's state in dependency order, the root
  * group. Owns no policy; never does I/O. */
 #include <stdlib.h>
 
@@ -14,32 +14,35 @@
 #include "engine/vm.h"
 #include "engine/writeback.h"
 
-struct mcg_engine *mcg_engine_new(const struct mcg_config *cfg)
+static const struct mcg_owner_ops engine_no_owner;
+
+struct mcg_engine *mcg_engine_new(const struct mcg_machine *m, const struct mcg_env *env,
+				  const struct mcg_owner *owner)
 {
 	struct mcg_engine *e = calloc(1, sizeof(*e));
 
 	if (!e)
 		return NULL;
-	e->cfg = *cfg;
-	if (e->cfg.nodes == 0)
-		e->cfg.nodes = 1;
-	if (e->cfg.cpus == 0)
-		e->cfg.cpus = 1;
-	atomic_init(&e->vm_swappiness, cfg->vm_swappiness);
+	e->m = *m;
+	if (e->m.nodes == 0)
+		e->m.nodes = 1;
+	if (e->m.cpus == 0)
+		e->m.cpus = 1;
+	e->env = env ? *env : env_real;
+	e->own = owner && owner->ops ? *owner : (struct mcg_owner){ &engine_no_owner, NULL };
+	/* the engine's own objects own the pages */
+	e->evict = vm_evict;
+	e->evict_arg = e;
+	atomic_init(&e->vm_swappiness, m->vm_swappiness);
 	pthread_rwlock_init(&e->tree_lock, NULL);
 	pthread_mutex_init(&e->id_lock, NULL);
 	e->next_id = 1;
 	e->by_id = calloc(MCG_ID_MAX + 1, sizeof(*e->by_id));   /* NULL pointers */
 	e->id_gen = calloc(MCG_ID_MAX + 1, sizeof(*e->id_gen));
 	e->tasks = task_table_new();
-	if (!e->cfg.evict) {
-		/* the engine's own objects own the pages */
-		e->cfg.evict = vm_evict;
-		e->cfg.hook_arg_evict = e;
-	}
-	if (e->cfg.mem_pages >= (long)VM_MAX_PAGES || e->cfg.swap_pages >= (long)VM_MAX_PAGES ||
-	    page_pool_init(&e->pages, e->cfg.mem_pages, e->cfg.nodes) || charge_init(e) ||
-	    swap_init(e, e->cfg.swap_pages) || vm_init(e) || oom_init(e) || move_init(e) || wb_init(e) ||
+	if (e->m.mem_pages >= (long)VM_MAX_PAGES || e->m.swap_pages >= (long)VM_MAX_PAGES ||
+	    page_pool_init(&e->pages, e->m.mem_pages, e->m.nodes) || charge_init(e) ||
+	    swap_init(e, e->m.swap_pages) || vm_init(e) || oom_init(e) || move_init(e) || wb_init(e) ||
 	    bgr_init(e)) {
 		mcg_engine_free(e);
 		return NULL;

@@ -34,7 +34,7 @@ struct mcg_group *mcg_alloc(struct mcg_engine *e, struct mcg_group *parent,
 	memset(g, 0, sizeof(*g));
 	g->name = strdup(name);
 	g->stat = aligned_alloc(64, STAT_SHARDS * sizeof(*g->stat));
-	if (!g->name || !g->stat || lru_vecs_init(g, e->cfg.nodes)) {
+	if (!g->name || !g->stat || lru_vecs_init(g, e->m.nodes)) {
 		free(g->name);
 		free(g->stat);
 		free(g);
@@ -50,7 +50,7 @@ struct mcg_group *mcg_alloc(struct mcg_engine *e, struct mcg_group *parent,
 	pthread_mutex_init(&g->lock, NULL);
 	for (int c = 0; c < MCG__NCOUNTERS; c++)
 		pc_init(&g->cnt[c], linked ? &parent->cnt[c] : NULL,
-			mcg_counter_tracks_failcnt(&e->cfg.prof, c));
+			mcg_counter_tracks_failcnt(&e->m.prof, c));
 	atomic_init(&g->soft_limit, PC_MAX);
 	atomic_init(&g->wmark[0], -1);
 	atomic_init(&g->wmark[1], -1);
@@ -59,10 +59,10 @@ struct mcg_group *mcg_alloc(struct mcg_engine *e, struct mcg_group *parent,
 		atomic_init(&g->oom_kill_disable, atomic_load(&parent->oom_kill_disable));
 		atomic_init(&g->notify_on_release, atomic_load(&parent->notify_on_release));
 		atomic_init(&g->clone_children, atomic_load(&parent->clone_children));
-		atomic_init(&g->use_hierarchy, prof_has(&e->cfg.prof, PF_HIERARCHY_ONLY) ||
+		atomic_init(&g->use_hierarchy, prof_has(&e->m.prof, PF_HIERARCHY_ONLY) ||
 			    atomic_load(&parent->use_hierarchy));
 	} else {
-		atomic_init(&g->use_hierarchy, prof_has(&e->cfg.prof, PF_HIERARCHY_ONLY));
+		atomic_init(&g->use_hierarchy, prof_has(&e->m.prof, PF_HIERARCHY_ONLY));
 	}
 	return g;
 }
@@ -113,10 +113,10 @@ static void mcg_free(struct mcg_group *g)
 		pthread_mutex_unlock(&e->id_lock);
 	}
 
-	if (e->cfg.on_free)
-		e->cfg.on_free(g, e->cfg.hook_arg);
+	if (e->own.ops->free)
+		e->own.ops->free(g, e->own.arg);
 	pthread_mutex_destroy(&g->lock);
-	lru_vecs_destroy(g, e->cfg.nodes);
+	lru_vecs_destroy(g, e->m.nodes);
 	free(g->stat);
 	free(g->name);
 	if (g->parent && !e->tearing_down)
@@ -193,7 +193,7 @@ int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
 	} else if (mcg_find_live(parent, name)) {
 		err = -EEXIST;
 	} else if (e->nr_groups >= MCG_ID_MAX) {
-		err = prof_has(&e->cfg.prof, PF_ID_EXHAUST_EBUSY) ? -EBUSY : -ENOSPC;
+		err = prof_has(&e->m.prof, PF_ID_EXHAUST_EBUSY) ? -EBUSY : -ENOSPC;
 	} else if (!(g = mcg_alloc(e, parent, name))) {
 		err = -ENOMEM;
 	} else if (mcg_id_assign(e, g), init && (err = init(g, arg))) {
@@ -294,7 +294,7 @@ static char *mcg_release_candidate(struct mcg_group *g)
 {
 	char buf[4096];
 
-	if (!g || !g->eng->cfg.on_release || !atomic_load(&g->notify_on_release) ||
+	if (!g || !g->eng->own.ops->release || !atomic_load(&g->notify_on_release) ||
 	    !atomic_load(&g->ever_populated) || atomic_load(&g->ntasks) || g->nr_live_children || g->removed)
 		return NULL;
 	if (mcg_path(NULL, g, buf, sizeof(buf)) < 0)
@@ -305,7 +305,7 @@ static char *mcg_release_candidate(struct mcg_group *g)
 static void mcg_fire_release(struct mcg_engine *e, char *path)
 {
 	if (path) {
-		e->cfg.on_release(path, e->cfg.hook_arg);
+		e->own.ops->release(path, e->own.arg);
 		free(path);
 	}
 }
@@ -445,7 +445,7 @@ static int mcg_shrink_to(struct mcg_group *g, enum mcg_counter c, long pages,
 int mcg_set_limit(struct mcg_group *g, enum mcg_counter c, long pages,
 		  mcg_stop_fn stop, void *stop_arg)
 {
-	const struct prof *p = &g->eng->cfg.prof;
+	const struct prof *p = &g->eng->m.prof;
 	int err = 0;
 
 	if (mcg_is_root(g))
@@ -484,7 +484,7 @@ int mcg_set_limit(struct mcg_group *g, enum mcg_counter c, long pages,
 
 int mcg_force_empty(struct mcg_group *g, mcg_stop_fn stop, void *stop_arg)
 {
-	unsigned retries = prof_reclaim_retries(&g->eng->cfg.prof);
+	unsigned retries = prof_reclaim_retries(&g->eng->m.prof);
 
 	if (mcg_is_root(g))
 		return -EINVAL;
@@ -513,7 +513,7 @@ int mcg_set_use_hierarchy(struct mcg_group *g, unsigned long long v)
 	struct mcg_engine *e = g->eng;
 	int err = 0;
 
-	if (prof_has(&e->cfg.prof, PF_HIERARCHY_ONLY))
+	if (prof_has(&e->m.prof, PF_HIERARCHY_ONLY))
 		return v == 1 ? 0 : -EINVAL;
 	pthread_rwlock_rdlock(&e->tree_lock);
 	if (atomic_load(&g->use_hierarchy) == (v == 1) && v <= 1)
@@ -540,7 +540,7 @@ unsigned mcg_swappiness(struct mcg_group *g)
 
 int mcg_set_swappiness(struct mcg_group *g, unsigned long long v)
 {
-	if (v > prof_swappiness_max(&g->eng->cfg.prof))
+	if (v > prof_swappiness_max(&g->eng->m.prof))
 		return -EINVAL;
 	if (mcg_is_root(g))
 		atomic_store(&g->eng->vm_swappiness, (unsigned)v);
@@ -561,7 +561,7 @@ int mcg_set_oom_control(struct mcg_group *g, unsigned long long v)
 
 int mcg_set_move_charge(struct mcg_group *g, unsigned long long v)
 {
-	if (prof_has(&g->eng->cfg.prof, PF_NO_MOVE_CHARGE) ? v != 0 : (v & ~3ull) != 0)
+	if (prof_has(&g->eng->m.prof, PF_NO_MOVE_CHARGE) ? v != 0 : (v & ~3ull) != 0)
 		return -EINVAL;
 	atomic_store(&g->move_charge, (unsigned)v);
 	return 0;

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "engine/charge.h"
+#include "engine/env.h"
 #include "engine/lru.h"
 #include "engine/page.h"
 #include "engine/page_counter.h"
@@ -48,38 +49,28 @@ typedef void (*mcg_free_fn)(struct mcg_group *g, void *arg);
 /* Asked between reclaim rounds of long operations: true to stop (EINTR). */
 typedef bool (*mcg_stop_fn)(void *arg);
 
-struct mcg_config {
+/* The simulated machine: plain data, read by every module. */
+struct mcg_machine {
 	struct prof prof;
-	long mem_pages;          /* simulated machine */
+	long mem_pages;
 	long swap_pages;
-	unsigned nodes;
-	unsigned cpus;
+	unsigned nodes;          /* 0: 1 */
+	unsigned cpus;           /* 0: 1 */
 	unsigned vm_swappiness;  /* the simulated vm.swappiness */
-	bool no_stock;           /* charge without the per-CPU stock */
-	bool no_accounting;      /* charge nothing (benchmark baseline) */
+	bool no_stock;           /* no per-CPU charge stock: every charge reaches
+				  * the counters (exact counts for tests) */
 	long wb_pages_per_s;     /* writeback device bandwidth (default 25600) */
 	uint64_t wb_latency_ns;  /* and latency (default 5 ms) */
 	bool immediate_reclaim;  /* reclaim pages at writeback completion */
-	/* A simulated clock (ns); NULL: CLOCK_MONOTONIC. */
-	uint64_t (*clock)(void *arg);
-	void *clock_arg;
 	bool watermarks;         /* watermarks and background reclaim are on */
-	bool never_wait;         /* no charging thread ever sleeps: nothing could
-				  * wake the one thread of a replay. An
-				  * oom_kill_disable OOM fails the charge, and
-				  * throttled direct reclaim does not throttle */
-	/* Simulated time (replay): background reclaim runs only when the
-	 * caller calls bgr_step, and throttled direct reclaim asks
-	 * throttle_slot for a slot; false makes the charge fail with -EBUSY
-	 * (the caller retries when its clock says a slot is free). */
-	bool bgr_manual;
-	bool (*throttle_slot)(struct mcg_group *over, void *arg);
-	void *throttle_arg;
-	/* Reclaim asks a page's owner to let it go (NULL: pages have no
-	 * owner to ask). slot is the swap slot for anon/shmem pages, or
-	 * SWAP_NONE for dropped page cache. false: keep the page. */
-	bool (*evict)(uint32_t owner, uint32_t page, uint32_t slot, void *arg);
-	void *hook_arg_evict;    /* evict's argument */
+#ifdef MCG_BENCH
+	bool no_accounting;      /* bench/ only: charge nothing (the baseline) */
+#endif
+};
+
+/* The layer that owns the engine: what it is told. Every hook is optional
+ * and gets the owner's one argument last. */
+struct mcg_owner_ops {
 	/* The OOM killer chose task id (a vm object's id): tell its owner. */
 	void (*kill)(uint32_t id, void *arg);
 	/* An OOM starts in over: OOM notifications of its subtree fire. */
@@ -92,9 +83,13 @@ struct mcg_config {
 	 * down to prio (§5.14, vmpressure). */
 	void (*pressure_event)(struct mcg_group *g, long scanned, long reclaimed, int prio,
 			       void *arg);
-	mcg_release_fn on_release;
-	mcg_free_fn on_free;
-	void *hook_arg;
+	mcg_release_fn release;
+	mcg_free_fn free;
+};
+
+struct mcg_owner {
+	const struct mcg_owner_ops *ops;
+	void *arg;
 };
 
 struct mcg_group {
@@ -152,7 +147,14 @@ static inline void stat_add(struct mcg_group *g, enum stat_item it, long delta)
 }
 
 struct mcg_engine {
-	struct mcg_config cfg;
+	struct mcg_machine m;
+	struct mcg_env env;
+	struct mcg_owner own;         /* ops never NULL (an empty table) */
+	/* Reclaim asks a page's owner object to let it go; slot is the swap
+	 * slot for anon/shmem pages, or SWAP_NONE for dropped page cache.
+	 * false: keep the page. (vm_evict: the engine's objects own pages.) */
+	bool (*evict)(uint32_t owner, uint32_t page, uint32_t slot, void *arg);
+	void *evict_arg;
 	pthread_rwlock_t tree_lock;   /* links, names, removed flags */
 	struct mcg_group *root;
 	unsigned nr_groups;           /* alive, dying and root included */
@@ -174,8 +176,27 @@ struct mcg_engine {
 	struct bgr_pool *bgr;         /* NULL without watermarks */
 };
 
-struct mcg_engine *mcg_engine_new(const struct mcg_config *cfg);
+/* An engine for machine m in environment env (NULL: env_real), telling
+ * owner (NULL: nobody). NULL without memory or for an impossible machine. */
+struct mcg_engine *mcg_engine_new(const struct mcg_machine *m, const struct mcg_env *env,
+				  const struct mcg_owner *owner);
 void mcg_engine_free(struct mcg_engine *e);
+/* bench/'s baseline that charges nothing: compiled in only there
+ * (MCG_BENCH), so the production charge path never tests it. */
+static inline bool mcg_no_accounting(const struct mcg_engine *e)
+{
+#ifdef MCG_BENCH
+	return e->m.no_accounting;
+#else
+	return false;
+#endif
+}
+
+/* The engine's clock (its environment's), ns. */
+static inline uint64_t mcg_now(const struct mcg_engine *e)
+{
+	return env_now(&e->env);
+}
 
 /* The child named name of parent, with a reference, or NULL. Removed
  * groups are invisible. */

@@ -4,9 +4,10 @@
  * (whose usage does not change: the kernel charges to the root and can
  * fail at a busy ancestor for nothing); each page then changes owner and
  * LRU under the isolation protocol; the source is uncharged once at the
- * end. Never charges page by page (except in the naive variant kept as the
- * benchmark's baseline). While a move is in flight, charges that would OOM
- * under its source or destination wait for it instead. */
+ * end. Never charges page by page (except in the naive variant, the
+ * benchmark's baseline, built only for bench/: MCG_BENCH). While a move
+ * is in flight, charges that would OOM under its source or destination
+ * wait for it instead. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -383,8 +384,11 @@ int move_charges(struct vm_object *o, struct mcg_group *dst, unsigned mask, stru
 	return move_do(o, dst, mask, false, st);
 }
 
+#ifdef MCG_BENCH
+/* (elsewhere naive is false, and the compiler drops its branches) */
 int move_charges_naive(struct vm_object *o, struct mcg_group *dst, unsigned mask,
 		       struct move_stats *st)
 {
 	return move_do(o, dst, mask, true, st);
 }
+#endif

@@ -27,10 +27,13 @@ struct move_stats {
  * when dst cannot take them even after reclaim: then nothing moved, and o
  * stays in its group. */
 int move_charges(struct vm_object *o, struct mcg_group *dst, unsigned mask, struct move_stats *st);
-/* The same move done as the 2009 code did before batching: a try-charge
- * of the whole hierarchy and an uncharge per page (benchmark baseline). */
+#ifdef MCG_BENCH
+/* bench/ only: the same move done as the 2009 code did before batching, a
+ * try-charge of the whole hierarchy and an uncharge per page (the
+ * baseline bench_move measures against). */
 int move_charges_naive(struct vm_object *o, struct mcg_group *dst, unsigned mask,
 		       struct move_stats *st);
+#endif
 
 int move_init(struct mcg_engine *e);
 void move_destroy(struct mcg_engine *e);

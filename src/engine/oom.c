@@ -1,7 +1,7 @@
 /* oom.c: memcg OOM. The victim is the task (vm object) with the largest
  * resident + swapped footprint whose group is in the subtree of the group
  * that hit its limit. Killing reaps its memory at once and tells its owner
- * (cfg.kill). With oom_kill_disable the charging thread waits on a
+ * (the owner's kill). With oom_kill_disable the charging thread waits on a
  * condition until an uncharge, a limit raise or oom_kill_disable=0.
  * Never holds oom_lock while reaping or calling hooks. */
 #include <errno.h>
@@ -125,8 +125,8 @@ static bool oom_kill(struct mcg_group *over)
 		return false;
 	vg = vm_object_group(victim);
 	atomic_fetch_add(&vg->oom_kill, 1);
-	if (e->cfg.kill)
-		e->cfg.kill(victim->id, e->cfg.hook_arg);
+	if (e->own.ops->kill)
+		e->own.ops->kill(victim->id, e->own.arg);
 	vm_object_reap(victim);
 	oom_reap_same_task(e, victim);
 	vm_object_unpin(victim);
@@ -137,6 +137,15 @@ static bool oom_kill(struct mcg_group *over)
 /* oom_kill_disable: wait, marked under OOM, until something may have
  * changed. true (retry: the retry decides), or false when this thread's
  * cancel test (oom_set_cancel) says its task is gone. */
+/* OOM notifications of over's subtree fire (the owner's oom_event). */
+static void oom_notify(struct mcg_group *over)
+{
+	struct mcg_engine *e = over->eng;
+
+	if (e->own.ops->oom_event)
+		e->own.ops->oom_event(over, e->own.arg);
+}
+
 static _Thread_local bool (*oom_cancel_fn)(void *arg);
 static _Thread_local void *oom_cancel_arg;
 
@@ -174,8 +183,7 @@ static bool oom_wait(struct mcg_group *over)
 	bool cancelled = false;
 
 	atomic_fetch_add(&over->under_oom, 1);
-	if (over->eng->cfg.oom_event)
-		over->eng->cfg.oom_event(over, over->eng->cfg.hook_arg);
+	oom_notify(over);
 	pthread_mutex_lock(&os->lock);
 	atomic_fetch_add(&os->waiters, 1);
 	gen = os->wakeups;
@@ -212,9 +220,8 @@ bool oom_handle(struct mcg_group *over)
 	bool freed;
 
 	if (atomic_load(&over->oom_kill_disable)) {
-		if (over->eng->cfg.never_wait || oom_nowait) {
-			if (over->eng->cfg.oom_event)
-				over->eng->cfg.oom_event(over, over->eng->cfg.hook_arg);
+		if (!env_has_workers(&over->eng->env) || oom_nowait) {
+			oom_notify(over);
 			if (oom_nowait) {
 				if (oom_over)
 					mcg_put(oom_over);
@@ -227,8 +234,7 @@ bool oom_handle(struct mcg_group *over)
 	}
 	/* the marker is set only while the killer runs (§3.15) */
 	atomic_fetch_add(&over->under_oom, 1);
-	if (over->eng->cfg.oom_event)
-		over->eng->cfg.oom_event(over, over->eng->cfg.hook_arg);
+	oom_notify(over);
 	freed = oom_kill(over);
 	atomic_fetch_sub(&over->under_oom, 1);
 	return freed;

@@ -116,7 +116,7 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 			return false;
 		}
 	}
-	if (e->cfg.evict && !e->cfg.evict(p->owner, idx, slot, e->cfg.hook_arg_evict)) {
+	if (!e->evict(p->owner, idx, slot, e->evict_arg)) {
 		if (slot != SWAP_NONE)
 			reused ? swap_cache_unreuse(e, slot) : swap_cancel(e, slot);
 		reclaim_putback(rc, g, idx, PG_ACTIVE, 0);
@@ -229,9 +229,9 @@ long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim
 	}
 	/* vmpressure: what this reclaim aimed at top found, and how deep it
 	 * had to go (the last priority it scanned at) */
-	if (rc.scanned && rc.e->cfg.pressure_event)
-		rc.e->cfg.pressure_event(top, rc.scanned, rc.reclaimed, prio < 0 ? 0 : prio + 1,
-					 rc.e->cfg.hook_arg);
+	if (rc.scanned && rc.e->own.ops->pressure_event)
+		rc.e->own.ops->pressure_event(top, rc.scanned, rc.reclaimed, prio < 0 ? 0 : prio + 1,
+					      rc.e->own.arg);
 	return rc.reclaimed;
 }
 

@@ -81,7 +81,7 @@ long stat_lru_local(const struct mcg_group *g, enum stat_lru l, int node)
 
 	if (node >= 0)
 		return atomic_load_explicit(&g->lruvec[node].size[l], memory_order_relaxed);
-	for (unsigned n = 0; n < g->eng->cfg.nodes; n++)
+	for (unsigned n = 0; n < g->eng->m.nodes; n++)
 		sum += atomic_load_explicit(&g->lruvec[n].size[l], memory_order_relaxed);
 	return sum;
 }

@@ -122,7 +122,7 @@ static inline bool vm_resident(const struct vm_region *r, uint32_t i)
 /* mlock/munlock a resident page. */
 void vm_mlock(struct vm_region *r, uint32_t i, bool lock);
 
-/* The engine's evict hook for its own objects (mcg_config.evict). */
+/* The engine's evict hook for its own objects (mcg_engine.evict). */
 bool vm_evict(uint32_t vpage, uint32_t page, uint32_t slot, void *engine);
 
 /* Pages and swap slots of o: the OOM killer's badness. */

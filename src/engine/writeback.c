@@ -34,10 +34,10 @@ int wb_init(struct mcg_engine *e)
 	if (!w)
 		return -ENOMEM;
 	pthread_mutex_init(&w->lock, NULL);
-	if (!e->cfg.wb_pages_per_s)
-		e->cfg.wb_pages_per_s = 25600;          /* 100 MB/s */
-	if (!e->cfg.wb_latency_ns)
-		e->cfg.wb_latency_ns = 5000000;         /* 5 ms */
+	if (!e->m.wb_pages_per_s)
+		e->m.wb_pages_per_s = 25600;          /* 100 MB/s */
+	if (!e->m.wb_latency_ns)
+		e->m.wb_latency_ns = 5000000;         /* 5 ms */
 	e->wb = w;
 	return 0;
 }
@@ -52,21 +52,11 @@ void wb_destroy(struct mcg_engine *e)
 	e->wb = NULL;
 }
 
-uint64_t wb_now(struct mcg_engine *e)
-{
-	struct timespec ts;
-
-	if (e->cfg.clock)
-		return e->cfg.clock(e->cfg.clock_arg);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 void wb_submit(struct mcg_engine *e, uint32_t idx)
 {
 	struct wb_dev *w = e->wb;
 	struct page *p = &e->pages.pages[idx];
-	uint64_t now = wb_now(e), start;
+	uint64_t now = env_now(&e->env), start;
 
 	pthread_mutex_lock(&w->lock);
 	if (w->len == w->cap) {
@@ -85,10 +75,10 @@ void wb_submit(struct mcg_engine *e, uint32_t idx)
 		w->head = 0;
 	}
 	start = w->last_done > now ? w->last_done : now;
-	w->last_done = start + 1000000000u / e->cfg.wb_pages_per_s;
+	w->last_done = start + 1000000000u / e->m.wb_pages_per_s;
 	w->q[(w->head + w->len++) % w->cap] = (struct wb_entry){
 		.idx = idx, .owner = p->owner, .memcg = p->memcg,
-		.done = w->last_done + e->cfg.wb_latency_ns,
+		.done = w->last_done + e->m.wb_latency_ns,
 	};
 	atomic_fetch_add(&w->inflight, 1);
 	pthread_mutex_unlock(&w->lock);
@@ -119,7 +109,7 @@ static void wb_finish(struct mcg_engine *e, const struct wb_entry *en)
 		charge_page_stats(g, p, 1);
 		if (isolated) {
 			/* reclaim holds it and decides */
-		} else if (was_reclaim && e->cfg.immediate_reclaim && !(p->flags & PG_REFERENCED)) {
+		} else if (was_reclaim && e->m.immediate_reclaim && !(p->flags & PG_REFERENCED)) {
 			p->kind |= PS_ISOLATED;   /* ours now, as reclaim would hold it */
 			reclaim_now = true;
 		} else {
@@ -132,16 +122,6 @@ static void wb_finish(struct mcg_engine *e, const struct wb_entry *en)
 	if (reclaim_now && reclaim_isolated_page(g, en->idx))
 		atomic_fetch_add(&e->wb->immediate, 1);
 	mcg_put(g);
-}
-
-static __thread uint64_t wb_stall_ns;
-
-uint64_t wb_take_stall(void)
-{
-	uint64_t s = wb_stall_ns;
-
-	wb_stall_ns = 0;
-	return s;
 }
 
 /* Complete queued pages due by until (all of them up to idx's entry when
@@ -175,7 +155,7 @@ static uint64_t wb_drain(struct mcg_engine *e, uint64_t until, uint32_t idx)
 void wb_wait(struct mcg_engine *e, uint32_t idx)
 {
 	struct wb_dev *w = e->wb;
-	uint64_t now = wb_now(e), due = 0;
+	uint64_t now = env_now(&e->env), due = 0;
 	bool queued = false;
 
 	pthread_mutex_lock(&w->lock);
@@ -187,17 +167,8 @@ void wb_wait(struct mcg_engine *e, uint32_t idx)
 	pthread_mutex_unlock(&w->lock);
 	if (!queued)
 		return;
-	if (due > now) {
-		if (e->cfg.clock) {
-			wb_stall_ns += due - now;
-		} else {
-			struct timespec ts = { (time_t)((due - now) / 1000000000u),
-					       (long)((due - now) % 1000000000u) };
-
-			while (nanosleep(&ts, &ts) && errno == EINTR)
-				;
-		}
-	}
+	if (due > now)
+		env_sleep(&e->env, due - now);   /* a simulated clock accounts it */
 	wb_drain(e, due, idx);
 }
 
@@ -205,7 +176,7 @@ void wb_complete(struct mcg_engine *e)
 {
 	if (!e->wb || atomic_load(&e->wb->inflight) == 0)
 		return;
-	wb_drain(e, wb_now(e), PAGE_NONE);
+	wb_drain(e, env_now(&e->env), PAGE_NONE);
 }
 
 void wb_counts(struct mcg_engine *e, long *inflight, long *done, long *rotated, long *immediate)

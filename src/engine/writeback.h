@@ -19,16 +19,11 @@ void wb_submit(struct mcg_engine *e, uint32_t idx);
 /* Complete everything due by now. Cheap when nothing is due. */
 void wb_complete(struct mcg_engine *e);
 /* Memcg reclaim met page idx under writeback, marked for reclaim: wait
- * for it (legacy memcg has no dirty throttling, so the kernel waits too).
- * With a real clock the thread sleeps; with a simulated one the wait is
- * added to this thread's stall time (wb_take_stall) and the device
- * completes it at once. Everything queued before it completes as well. */
+ * for it (legacy memcg has no dirty throttling, so the kernel waits too)
+ * through the environment's sleep: the real one sleeps, a simulated one
+ * accounts the wait, and the device completes it at once. Everything
+ * queued before it completes as well. */
 void wb_wait(struct mcg_engine *e, uint32_t idx);
-/* Simulated time this thread spent waiting for writeback since the last
- * call (replay adds it to the task's clock). */
-uint64_t wb_take_stall(void);
-/* The engine's clock: the simulated one if cfg.clock is set. */
-uint64_t wb_now(struct mcg_engine *e);
 /* Pages in flight, completed, rotated, and reclaimed at completion. */
 void wb_counts(struct mcg_engine *e, long *inflight, long *done, long *rotated, long *immediate);
 

@@ -250,7 +250,7 @@ static long numa_value(struct mcg_group *g, int line, bool total, int node)
 static int rd_numa_stat(struct cgfs_req *r, int unused, struct cgfs_out *o)
 {
 	static const char *const names[4] = { "total", "file", "anon", "unevictable" };
-	unsigned nodes = r->fs->eng->cfg.nodes;
+	unsigned nodes = r->fs->eng->m.nodes;
 
 	cgfs_sources_refresh(r->fs, r->g);     /* real processes: a fresh sample */
 	for (int total = 0; total <= 1; total++)

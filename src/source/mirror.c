@@ -65,9 +65,9 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 	struct mcg_engine *e = m->env->eng;
 	struct mirror_sample s = { 0 };
 	struct proc_task task, *t;        /* its /proc status, read once */
-	unsigned cpu = (unsigned)p->tgid % e->cfg.cpus;
+	unsigned cpu = (unsigned)p->tgid % e->m.cpus;
 	struct mcg_group *g;
-	uint64_t now = mirror_now(), period;
+	uint64_t now = mirror_now(m), period;
 	long headroom, total;
 	bool in_child;
 	int err = 0;
@@ -255,7 +255,7 @@ static void *mirror_main(void *arg)
 	oom_set_nowait(true);            /* one thread serves every process */
 	pthread_mutex_lock(&m->lock);
 	while (!m->stop) {
-		uint64_t now = mirror_now(), next = now + MIRROR_PERIOD_NS;
+		uint64_t now = mirror_now(m), next = now + MIRROR_PERIOD_NS;
 		struct mirror_proc **v;
 		struct timespec ts;
 		size_t n;
@@ -266,7 +266,7 @@ static void *mirror_main(void *arg)
 			struct mirror_proc *p = v[i];
 
 			pthread_mutex_lock(&p->lock);
-			if (!p->gone && p->next_ns <= mirror_now())
+			if (!p->gone && p->next_ns <= mirror_now(m))
 				mirror_sample(m, p);
 			if (!p->gone && p->next_ns < next)
 				next = p->next_ns;
@@ -374,7 +374,7 @@ static struct mirror_proc *mirror_get_locked(struct mirror *m, pid_t tgid, int p
 	if (!p && !m->stop && (p = calloc(1, sizeof(*p)))) {
 		p->m = m;
 		p->tgid = tgid;
-		p->born_ns = mirror_now();
+		p->born_ns = mirror_now(m);
 		p->pidfd = pidfd >= 0 ? fcntl(pidfd, F_DUPFD_CLOEXEC, 0) :
 			   (int)syscall(SYS_pidfd_open, tgid, 0);
 		p->obj = p->pidfd >= 0 ? vm_object_new(m->env->eng, m->env->eng->root, true, (uint32_t)tgid) :
@@ -480,7 +480,7 @@ void mirror_refresh(struct mirror *m, struct mcg_group *g)
 		mcg_put(pg);
 		if (mine) {
 			pthread_mutex_lock(&p->lock);
-			if (!p->gone && mirror_now() - p->last_ns > MIRROR_READ_AGE_NS)
+			if (!p->gone && mirror_now(m) - p->last_ns > MIRROR_READ_AGE_NS)
 				mirror_sample(m, p);
 			pthread_mutex_unlock(&p->lock);
 		}

@@ -105,12 +105,10 @@ struct mirror_sample {
 	size_t n, cap;
 };
 
-static inline uint64_t mirror_now(void)
+/* The engine's clock: the sampler's schedule and a record's age. */
+static inline uint64_t mirror_now(const struct mirror *m)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return mcg_now(m->env->eng);
 }
 
 /* mirror_smaps.c */

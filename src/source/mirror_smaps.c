@@ -80,7 +80,7 @@ void mirror_load_tmpfs(struct mirror *m)
 	char line[4096];
 
 	m->ntmpfs = 0;
-	m->tmpfs_loaded = mirror_now();
+	m->tmpfs_loaded = mirror_now(m);
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f) && m->ntmpfs < 64) {
@@ -108,7 +108,7 @@ static bool mirror_is_tmpfs(unsigned long dev, void *arg)
 	for (int pass = 0; pass < 2 && !found; pass++) {
 		for (unsigned i = 0; i < m->ntmpfs && !found; i++)
 			found = m->tmpfs[i] == dev;
-		if (!found && pass == 0 && mirror_now() - m->tmpfs_loaded > 1000000000ull)
+		if (!found && pass == 0 && mirror_now(m) - m->tmpfs_loaded > 1000000000ull)
 			mirror_load_tmpfs(m);    /* a mount we have not seen yet? */
 		else
 			break;

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <linux/nsfs.h>
 #include <pthread.h>
@@ -307,6 +308,14 @@ bool proc_is_init_admin(pid_t pid)
 	       a.st_ino == b.st_ino && a.st_dev == b.st_dev;
 }
 
+/* The daemon's own helper process (its watchdog), 0 for none. */
+static _Atomic pid_t proc_helper;
+
+void proc_exempt_helper(pid_t pid)
+{
+	atomic_store(&proc_helper, pid);
+}
+
 bool proc_oom_exempt_task(pid_t pid, const struct proc_task *t)
 {
 	char path[64], buf[32];
@@ -316,14 +325,10 @@ bool proc_oom_exempt_task(pid_t pid, const struct proc_task *t)
 	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
 	if (proc_read_file(path, buf, sizeof(buf)) == 0 && atoi(buf) == -1000)
 		return true;
-	if (!t)
-		return false;
-	/* the daemon's own children (its watchdog): stopping one would stop
-	 * the daemon's writes to it */
-	if (t->ppid == getpid())
+	if (pid == atomic_load(&proc_helper))
 		return true;
 	/* PID 1 of its own namespace (an init, or a container's) */
-	return t->nspid[t->ns_depth - 1] == 1;
+	return t && t->nspid[t->ns_depth - 1] == 1;
 }
 
 bool proc_oom_exempt(pid_t pid)

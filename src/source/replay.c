@@ -84,7 +84,8 @@ struct rp {
 	int ntask;
 	struct rp_at at[RP_MAX];
 	int nat, next_at;
-	struct mcg_config cfg;
+	struct mcg_machine m;
+	uint64_t stall;               /* writeback waits not yet given to a task */
 	bool machine_done;
 	/* the cost model's reclaim side and the CPU model (docs/replay.md) */
 	bool wmarks, throttle, cpu_model;
@@ -148,7 +149,7 @@ static struct vm_region *rp_file_region(void *arg, const char *name)
 static bool rp_throttle_slot(struct mcg_group *over, void *arg)
 {
 	struct rp *rp = arg;
-	unsigned max = charge_reclaim_slots(rp->cfg.cpus);
+	unsigned max = charge_reclaim_slots(rp->m.cpus);
 	struct rp_slots *sl = NULL;
 	uint64_t first = UINT64_MAX;
 
@@ -182,19 +183,20 @@ static bool rp_throttle_slot(struct mcg_group *over, void *arg)
 	return false;
 }
 
+/* (below: the environment and owner the simulated machine runs in) */
+static const struct mcg_env_ops rp_env_ops;
+static const struct mcg_owner_ops rp_owner_ops;
+
 static int rp_machine(struct rp *rp)
 {
 	if (rp->machine_done)
 		return 0;
 	rp->machine_done = true;
-	rp->cfg.never_wait = true;
-	rp->cfg.watermarks = rp->wmarks;
-	rp->cfg.bgr_manual = true;        /* the simulated reclaimer runs it */
-	if (rp->throttle) {
-		rp->cfg.throttle_slot = rp_throttle_slot;
-		rp->cfg.throttle_arg = rp;
-	}
-	rp->e = mcg_engine_new(&rp->cfg);
+	rp->m.watermarks = rp->wmarks;
+	/* one thread and no workers: the simulated reclaimer runs background
+	 * reclaim (bgr_step), and nothing waits */
+	rp->e = mcg_engine_new(&rp->m, &(struct mcg_env){ &rp_env_ops, rp },
+			       &(struct mcg_owner){ &rp_owner_ops, rp });
 	if (!rp->e)
 		return rp_fail(rp, "cannot build the simulated machine");
 	rp->grp[0] = (struct rp_group){ "/", rp->e->root };
@@ -284,20 +286,20 @@ static int rp_parse_line(struct rp *rp, char *line)
 		if (rp->machine_done)
 			return rp_fail(rp, "machine must come first");
 		if ((v = wl_arg(argv, argc, "memory")) && (p = wl_pages(v)) > 0)
-			rp->cfg.mem_pages = p;
+			rp->m.mem_pages = p;
 		if ((v = wl_arg(argv, argc, "swap")) && (p = wl_pages(v)) >= 0)
-			rp->cfg.swap_pages = p;
+			rp->m.swap_pages = p;
 		if ((v = wl_arg(argv, argc, "cpus")))
-			rp->cfg.cpus = (unsigned)strtoul(v, NULL, 10);
+			rp->m.cpus = (unsigned)strtoul(v, NULL, 10);
 		if ((v = wl_arg(argv, argc, "nodes")))
-			rp->cfg.nodes = (unsigned)strtoul(v, NULL, 10);
+			rp->m.nodes = (unsigned)strtoul(v, NULL, 10);
 		if ((v = wl_arg(argv, argc, "writeback")) && (p = wl_pages(v)) > 0)
-			rp->cfg.wb_pages_per_s = p;       /* per second */
-		if ((v = wl_arg(argv, argc, "wb_latency")) && wl_time(v, &rp->cfg.wb_latency_ns))
+			rp->m.wb_pages_per_s = p;       /* per second */
+		if ((v = wl_arg(argv, argc, "wb_latency")) && wl_time(v, &rp->m.wb_latency_ns))
 			return rp_fail(rp, "bad time %s", v);
 		if ((v = wl_arg(argv, argc, "immediate")))
-			rp->cfg.immediate_reclaim = strtoul(v, NULL, 10) != 0;
-		if ((v = wl_arg(argv, argc, "kernel")) && prof_parse(v, &rp->cfg.prof))
+			rp->m.immediate_reclaim = strtoul(v, NULL, 10) != 0;
+		if ((v = wl_arg(argv, argc, "kernel")) && prof_parse(v, &rp->m.prof))
 			return rp_fail(rp, "unsupported kernel=%s", v);
 		if ((v = wl_arg(argv, argc, "watermarks")))
 			rp->wmarks = strtoul(v, NULL, 10) != 0;
@@ -305,7 +307,7 @@ static int rp_parse_line(struct rp *rp, char *line)
 			rp->throttle = strtoul(v, NULL, 10) != 0;
 		if ((v = wl_arg(argv, argc, "cpu_model")))
 			rp->cpu_model = strtoul(v, NULL, 10) != 0;
-		if (rp->cfg.cpus < 1 || rp->cfg.cpus > 256 || rp->cfg.nodes < 1 || rp->cfg.nodes > 64)
+		if (rp->m.cpus < 1 || rp->m.cpus > 256 || rp->m.nodes < 1 || rp->m.nodes > 64)
 			return rp_fail(rp, "cpus 1..256, nodes 1..64");
 		return rp_machine(rp);
 	}
@@ -563,6 +565,30 @@ static void rp_kill(uint32_t id, void *arg)
 		rp->task[id].state = T_KILLED;
 }
 
+/* The engine's writeback waits, in simulated time: the task whose step
+ * waited is charged them (rp_task_step). */
+static void rp_sleep(uint64_t ns, void *arg)
+{
+	((struct rp *)arg)->stall += ns;
+}
+
+/* Throttling on: the engine asks for slots (rp_throttle_slot); off: every
+ * direct reclaim goes ahead, as with no throttling at all. */
+static bool rp_slot(struct mcg_group *over, void *arg)
+{
+	struct rp *rp = arg;
+
+	return !rp->throttle || rp_throttle_slot(over, rp);
+}
+
+static const struct mcg_env_ops rp_env_ops = {
+	.now = rp_clock,
+	.sleep = rp_sleep,
+	.throttle_slot = rp_slot,
+};
+
+static const struct mcg_owner_ops rp_owner_ops = { .kill = rp_kill };
+
 /* Pages scanned so far by direct (who 0) or background (1) reclaim in
  * every group, and pages swapped out: read only to be charged at their
  * cost, so 0 when the cost line gives them none. */
@@ -591,7 +617,7 @@ static void rp_account(struct rp *rp, uint64_t *ready, uint64_t cpu, uint64_t wa
 		unsigned best = 0;
 		uint64_t begin;
 
-		for (unsigned i = 1; i < rp->cfg.cpus; i++)
+		for (unsigned i = 1; i < rp->m.cpus; i++)
 			if (rp->cpu_free[i] < rp->cpu_free[best])
 				best = i;
 		begin = *ready > rp->cpu_free[best] ? *ready : rp->cpu_free[best];
@@ -616,7 +642,8 @@ static int rp_task_step(struct rp *rp, struct rp_task *t)
 	rp->step_throttled = false;
 	err = rp_step(rp, t);
 	cpu = rp->step_cpu + (uint64_t)(rp_scanned(rp, 0) - scan0) * rp->scan_ns;
-	wait = wb_take_stall() + (uint64_t)(rp_swapouts(rp) - out0) * rp->swapout_ns;
+	wait = rp->stall + (uint64_t)(rp_swapouts(rp) - out0) * rp->swapout_ns;
+	rp->stall = 0;
 	rp_account(rp, &t->ready, cpu, wait);
 	for (int h = 0; h < rp->nheld; h++)
 		*rp->held[h] = t->ready;      /* the slots were held all step */
@@ -649,7 +676,7 @@ static void rp_bg_step(struct rp *rp)
 		worked = true;
 		cpu = (uint64_t)(rp_scanned(rp, 1) - scan0) * rp->scan_ns;
 	}
-	wb_take_stall();
+	rp->stall = 0;                    /* (it never waits for writeback) */
 	if (!worked) {
 		rp->bg_active = next != UINT64_MAX;
 		if (rp->bg_active)
@@ -715,10 +742,8 @@ int replay_run(const char *text, FILE *out, FILE *err)
 	rp->err = err;
 	rp->rng = 3;
 	rp->cost = (struct wl_costs){ .touch = 100, .fault = 1000, .major = 50000 };
-	rp->cfg = (struct mcg_config){ .mem_pages = 262144, .nodes = 1, .cpus = 4, .vm_swappiness = 60,
-				       .kill = rp_kill, .hook_arg = rp,
-				       .clock = rp_clock, .clock_arg = rp };
-	prof_init(&rp->cfg.prof, PROF_DEFAULT);
+	rp->m = (struct mcg_machine){ .mem_pages = 262144, .nodes = 1, .cpus = 4, .vm_swappiness = 60 };
+	prof_init(&rp->m.prof, PROF_DEFAULT);
 	/* strtok_r would merge empty lines and shift the numbers: split by hand */
 	for (line = copy; line && !ret; line = save) {
 		save = strchr(line, '\n');

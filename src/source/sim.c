@@ -299,7 +299,7 @@ static void sim_line(struct sim_conn *c, struct wl_task *t, char *line)
 	if (!strcmp(argv[0], "file") && argc == 3) {
 		long pages = wl_pages(argv[2]);
 
-		if (pages <= 0 || pages > (long)env->eng->cfg.mem_pages)
+		if (pages <= 0 || pages > (long)env->eng->m.mem_pages)
 			return sim_reply(c->fd, "err bad file size %s\n", argv[2]);
 		ret = sim_file_make(c, argv[1], pages);
 		return sim_reply(c->fd, ret == -ENOSPC ?
@@ -310,7 +310,7 @@ static void sim_line(struct sim_conn *c, struct wl_task *t, char *line)
 		return sim_reply(c->fd, "err %s\n", msg);
 	if (op.code == WL_ALLOC) {
 		pthread_mutex_lock(&c->s->lock);
-		ret = op.pages > (long)env->eng->cfg.mem_pages + (long)env->eng->cfg.swap_pages ?
+		ret = op.pages > (long)env->eng->m.mem_pages + (long)env->eng->m.swap_pages ?
 		      -ENOSPC : sim_user_reserve(c->s, c->u, op.pages);
 		if (!ret)
 			c->pages += op.pages;     /* held until sim_account recounts */
@@ -519,7 +519,7 @@ struct sim_server *sim_start(struct source_env *env)
 		return NULL;
 	s->env = env;
 	/* half the machine: one user cannot declare what all the others need */
-	s->user_pages = (long)(env->eng->cfg.mem_pages + env->eng->cfg.swap_pages) / 2;
+	s->user_pages = (long)(env->eng->m.mem_pages + env->eng->m.swap_pages) / 2;
 	if (s->user_pages < 1)
 		s->user_pages = 1;
 	pthread_mutex_init(&s->lock, NULL);

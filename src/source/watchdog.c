@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "source/proc.h"
 #include "source/watchdog.h"
 
 #define WATCHDOG_FD 3                 /* where the watchdog finds its socket */
@@ -61,6 +62,7 @@ struct watchdog *watchdog_start(const char *self)
 	}
 	w->fd = sv[0];
 	pthread_mutex_init(&w->lock, NULL);
+	proc_exempt_helper(w->pid);
 	return w;
 }
 
@@ -68,6 +70,7 @@ void watchdog_stop(struct watchdog *w)
 {
 	if (!w)
 		return;
+	proc_exempt_helper(0);
 	close(w->fd);                     /* EOF: it continues what is left */
 	while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
 		;

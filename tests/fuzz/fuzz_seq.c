@@ -107,6 +107,11 @@ static uint64_t fs_clock(void *arg)
 	return s->now += 1000000;       /* simulated: writeback never sleeps */
 }
 
+static void fs_sleep(void *arg, uint64_t ns)
+{
+	/* simulated: a writeback wait passes no time */
+}
+
 static void fs_kill(uint32_t id, void *arg)
 {
 	/* the engine reaps the victim; no process stands behind it */
@@ -139,7 +144,7 @@ static void fs_check(struct fs_state *s, const char *when)
 
 	if (check_invariants(e, msg, sizeof(msg)))
 		FS_FAIL("invariants %s (step %u, profile %u): %s", when, s->step,
-			e->cfg.prof.version, msg);
+			e->m.prof.version, msg);
 	/* The checker counts pages per group of the tree; a page whose group
 	 * has left the tree (reaped) would count nowhere. */
 	memset(linked, 0, sizeof(linked));
@@ -149,11 +154,11 @@ static void fs_check(struct fs_state *s, const char *when)
 	for (uint32_t i = 0; i < e->pages.nr_pages; i++)
 		if (e->pages.pages[i].memcg && !linked[e->pages.pages[i].memcg])
 			FS_FAIL("%s (step %u, profile %u): page %u charged to group %u, which left the tree",
-				when, s->step, e->cfg.prof.version, i, e->pages.pages[i].memcg);
+				when, s->step, e->m.prof.version, i, e->pages.pages[i].memcg);
 	for (uint32_t i = 0; i < e->swap.nr_slots; i++)
 		if (e->swap.memcg[i] && !linked[e->swap.memcg[i]])
 			FS_FAIL("%s (step %u, profile %u): swap slot %u charged to group %u, which left the tree",
-				when, s->step, e->cfg.prof.version, i, e->swap.memcg[i]);
+				when, s->step, e->m.prof.version, i, e->swap.memcg[i]);
 }
 
 /* One write(2) through the file table, as the daemon would do it. */
@@ -191,7 +196,7 @@ static void fs_attach(struct fs_state *s, struct fs_task *t, struct mcg_group *g
 
 	if (g->removed)
 		return;                                   /* ENODEV up front */
-	if (!prof_has(&s->e->cfg.prof, PF_NO_MOVE_CHARGE) && mask && !atomic_load(&t->o->dead)) {
+	if (!prof_has(&s->e->m.prof, PF_NO_MOVE_CHARGE) && mask && !atomic_load(&t->o->dead)) {
 		if (move_charges(t->o, g, mask, &st))
 			return;
 	}
@@ -373,10 +378,7 @@ static void fs_op(struct fs_state *s, unsigned op)
 		a = fs_byte(s);
 		if (!t)
 			break;
-		if (a & 4)
-			move_charges_naive(t->o, g, 1 + a % 3, &st);
-		else
-			move_charges(t->o, g, 1 + a % 3, &st);
+		move_charges(t->o, g, 1 + a % 3, &st);
 		break;
 	case OP_FORCE_EMPTY:
 		fs_write(s, fs_group(s), "memory.force_empty", "1");
@@ -456,8 +458,10 @@ static void fs_op(struct fs_state *s, unsigned op)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	struct fs_state *s;
-	struct mcg_config cfg = { .vm_swappiness = 60, .never_wait = true, .bgr_manual = true,
-				  .clock = fs_clock, .kill = fs_kill };
+	struct mcg_machine cfg = { .vm_swappiness = 60 };
+	/* one thread, no workers, simulated time; the killed task's owner */
+	static const struct mcg_env_ops env_ops = { .now = fs_clock, .sleep = fs_sleep };
+	static const struct mcg_owner_ops owner_ops = { .kill = fs_kill };
 	unsigned b0;
 
 	if (len < 1)
@@ -472,11 +476,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	cfg.cpus = b0 & 32 ? 2 : 1;
 	cfg.watermarks = b0 & 64;
 	cfg.mem_pages = b0 & 128 ? 256 : 2048;
-	cfg.clock_arg = s;
-	if (!(s->e = mcg_engine_new(&cfg)))
+	if (!(s->e = mcg_engine_new(&cfg, &(struct mcg_env){ &env_ops, s },
+				    &(struct mcg_owner){ &owner_ops, s })))
 		FS_FAIL("engine");
 	s->fs.eng = s->e;
-	s->fs.prof = &s->e->cfg.prof;
+	s->fs.prof = &s->e->m.prof;
 	s->fs.watermarks = true;
 	pthread_mutex_init(&s->fs.meta_lock, NULL);
 	pthread_mutex_init(&s->fs.agent_lock, NULL);

@@ -74,6 +74,11 @@ static uint64_t fw_clock(void *arg)
 	return fw_now += 1000000;
 }
 
+static void fw_sleep(void *arg, uint64_t ns)
+{
+	/* simulated: a writeback wait passes no time */
+}
+
 /* The OOM killer's word to a victim's owner: the engine reaps the victim
  * itself, and this one is no process. */
 static void fw_kill(uint32_t id, void *arg)
@@ -148,28 +153,32 @@ static void fw_remove_dir(void)
 static struct fw_env *fw_env_new(unsigned version)
 {
 	struct fw_env *env = calloc(1, sizeof(*env));
-	struct mcg_config cfg = {
+	struct mcg_machine cfg = {
 		.mem_pages = 2048, .swap_pages = 512, .nodes = 2, .cpus = 2, .vm_swappiness = 60,
-		.clock = fw_clock, .watermarks = true, .bgr_manual = true, .never_wait = true,
+		.watermarks = true,
+	};
+	/* one thread, no workers (background reclaim by bgr_step), simulated time */
+	static const struct mcg_env_ops env_ops = { .now = fw_clock, .sleep = fw_sleep };
+	static const struct mcg_owner_ops owner_ops = {
 		.oom_event = event_oom, .usage_event = event_usage, .pressure_event = event_pressure,
-		.kill = fw_kill, .on_free = node_free_group,
+		.kill = fw_kill, .free = node_free_group,
 	};
 	struct cgfs *fs;
 
 	if (!env)
 		abort();
 	fs = &env->fs;
-	cfg.hook_arg = fs;
 	prof_init(&cfg.prof, version);
 	pthread_mutex_init(&fs->meta_lock, NULL);
 	pthread_mutex_init(&fs->agent_lock, NULL);
 	pthread_mutex_init(&fs->attach_lock, NULL);
 	snprintf(fs->mountpoint, sizeof(fs->mountpoint), "%s", fw_dir);
 	fs->events = event_new();
-	fs->eng = mcg_engine_new(&cfg);
+	fs->eng = mcg_engine_new(&cfg, &(struct mcg_env){ &env_ops, NULL },
+				 &(struct mcg_owner){ &owner_ops, fs });
 	if (!fs->events || !fs->eng)
 		FW_FAIL("engine %u", version);
-	fs->prof = &fs->eng->cfg.prof;
+	fs->prof = &fs->eng->m.prof;
 	if (node_init_root(fs, fs->eng->root, 0, 0) ||
 	    mcg_create(fs->eng, fs->eng->root, "c", fw_child_init, fs, &env->child))
 		FW_FAIL("groups of %u", version);

@@ -26,12 +26,12 @@ static inline struct mcg_group *fixture_group(struct mcg_engine *e, struct mcg_g
 
 static inline struct mcg_engine *fixture_engine(unsigned version)
 {
-	struct mcg_config cfg = {
+	struct mcg_machine cfg = {
 		.mem_pages = 262144, .swap_pages = 0, .nodes = 2, .cpus = 2, .vm_swappiness = 60,
 	};
 
 	prof_init(&cfg.prof, version);
-	return mcg_engine_new(&cfg);
+	return mcg_engine_new(&cfg, NULL, NULL);
 }
 
 #endif

@@ -14,13 +14,13 @@
 
 static struct mcg_engine *bgr_engine(bool watermarks)
 {
-	struct mcg_config cfg = {
+	struct mcg_machine cfg = {
 		.mem_pages = 8192, .nodes = 1, .cpus = 2, .vm_swappiness = 60,
 		.watermarks = watermarks, .no_stock = true,
 	};
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
-	return mcg_engine_new(&cfg);
+	return mcg_engine_new(&cfg, NULL, NULL);
 }
 
 START_TEST(test_automatic_watermarks)

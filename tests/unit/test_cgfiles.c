@@ -43,7 +43,7 @@ static void fs_setup(unsigned version, bool watermarks)
 {
 	memset(&tfs, 0, sizeof(tfs));
 	tfs.eng = fixture_engine(version);
-	tfs.prof = &tfs.eng->cfg.prof;
+	tfs.prof = &tfs.eng->m.prof;
 	tfs.watermarks = watermarks;
 	pthread_mutex_init(&tfs.meta_lock, NULL);
 	pthread_mutex_init(&tfs.agent_lock, NULL);

@@ -21,13 +21,17 @@ static bool evict_any(uint32_t owner, uint32_t page, uint32_t slot, void *arg)
 
 static struct mcg_engine *mk_engine(long pages, long swap, unsigned cpus, bool no_stock)
 {
-	struct mcg_config cfg = {
+	struct mcg_machine cfg = {
 		.mem_pages = pages, .swap_pages = swap, .nodes = 2, .cpus = cpus,
-		.vm_swappiness = 60, .no_stock = no_stock, .evict = evict_any,
+		.vm_swappiness = 60, .no_stock = no_stock,
 	};
+	struct mcg_engine *e;
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
-	return mcg_engine_new(&cfg);
+	e = mcg_engine_new(&cfg, NULL, NULL);
+	if (e)
+		e->evict = evict_any;     /* before any page is charged */
+	return e;
 }
 
 /* Set and clear page flags of a charged page as a fault would, under its
@@ -397,9 +401,9 @@ static bool churn_evict(uint32_t owner, uint32_t page, uint32_t slot, void *arg)
 
 START_TEST(test_random_two_threads)
 {
-	struct mcg_config cfg = {
+	struct mcg_machine cfg = {
 		.mem_pages = 2048, .swap_pages = 512, .nodes = 2, .cpus = 2,
-		.vm_swappiness = 60, .evict = churn_evict,
+		.vm_swappiness = 60,
 	};
 	struct mcg_engine *e;
 	struct churn c[2];
@@ -407,7 +411,8 @@ START_TEST(test_random_two_threads)
 	struct mcg_group *a, *b, *d;
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
-	e = mcg_engine_new(&cfg);
+	e = mcg_engine_new(&cfg, NULL, NULL);
+	e->evict = churn_evict;
 	a = fixture_group(e, e->root, "a");
 	b = fixture_group(e, a, "b");
 	d = fixture_group(e, e->root, "d");

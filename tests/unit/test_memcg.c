@@ -254,14 +254,14 @@ static void on_release(const char *path, void *arg)
 
 START_TEST(test_release_rule)
 {
-	struct mcg_config cfg = { .mem_pages = 1024, .nodes = 1, .cpus = 1, .vm_swappiness = 60,
-				  .on_release = on_release };
+	struct mcg_machine cfg = { .mem_pages = 1024, .nodes = 1, .cpus = 1, .vm_swappiness = 60 };
+	static const struct mcg_owner_ops ops = { .release = on_release };
 	struct mcg_engine *e;
 	struct mcg_group *a, *b;
 	int drop;
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
-	e = mcg_engine_new(&cfg);
+	e = mcg_engine_new(&cfg, NULL, &(struct mcg_owner){ &ops, NULL });
 	nreleased = 0;
 	a = fixture_group(e, e->root, "a");
 	atomic_store(&a->notify_on_release, true);

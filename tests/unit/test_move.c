@@ -14,13 +14,13 @@
 
 static struct mcg_engine *mv_engine(long swap)
 {
-	struct mcg_config cfg = {
+	struct mcg_machine cfg = {
 		.mem_pages = 8192, .swap_pages = swap, .nodes = 1, .cpus = 1, .vm_swappiness = 60,
 		.no_stock = true,
 	};
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
-	return mcg_engine_new(&cfg);
+	return mcg_engine_new(&cfg, NULL, NULL);
 }
 
 static void fill(struct vm_region *r, uint32_t n)
@@ -254,38 +254,6 @@ START_TEST(test_move_cost_independent_of_size)
 }
 END_TEST
 
-START_TEST(test_move_naive_same_result_more_ops)
-{
-	long ops[2], usage[2];
-
-	for (int naive = 0; naive < 2; naive++) {
-		struct mcg_engine *e = mv_engine(0);
-		struct mcg_group *a = fixture_group(e, e->root, "a"), *b = fixture_group(e, e->root, "b");
-		struct vm_object *t = vm_object_new(e, a, true, 1);
-		struct vm_region *r;
-		struct move_stats st;
-
-		ck_assert_int_eq(vm_region_new(t, PK_ANON, 300, &r), 0);
-		fill(r, 300);
-		ck_assert_int_eq((naive ? move_charges_naive : move_charges)(t, b, MOVE_ANON, &st), 0);
-		ck_assert_int_eq(st.pages, 300);
-		ops[naive] = st.counter_ops;
-		usage[naive] = pc_usage(&b->cnt[MCG_MEM]);
-		ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);
-		CHECK_OK(e);
-		vm_object_free(t);
-		mcg_put(a);
-		mcg_put(b);
-		mcg_engine_free(e);
-	}
-	ck_assert_int_eq(usage[0], 300);
-	ck_assert_int_eq(usage[1], 300);
-	/* per page: memory and memsw up two levels, and down two levels */
-	ck_assert_int_eq(ops[1], 300 * 8);
-	ck_assert_int_lt(ops[0], 10);
-}
-END_TEST
-
 struct mv_charger {
 	struct mcg_group *g;
 	struct vm_region *r;
@@ -422,7 +390,6 @@ Suite *move_suite(void)
 	tcase_add_test(tc, test_move_from_root_and_into_removed);
 	tcase_add_test(tc, test_move_swap_and_failure);
 	tcase_add_test(tc, test_move_cost_independent_of_size);
-	tcase_add_test(tc, test_move_naive_same_result_more_ops);
 	tcase_add_test(tc, test_move_in_flight_defers_oom);
 	tcase_add_test(tc, test_move_concurrent_with_charges);
 	suite_add_tcase(s, tc);

@@ -22,13 +22,13 @@
 
 static struct mcg_engine *vm_engine(long swap)
 {
-	struct mcg_config cfg = {
+	struct mcg_machine cfg = {
 		.mem_pages = 4096, .swap_pages = swap, .nodes = 1, .cpus = 1, .vm_swappiness = 60,
 		.no_stock = true,
 	};
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
-	return mcg_engine_new(&cfg);
+	return mcg_engine_new(&cfg, NULL, NULL);
 }
 
 static struct mcg_group *mk(struct mcg_engine *e, const char *name, long limit)
@@ -231,13 +231,15 @@ static void note_kill(uint32_t id, void *arg)
 	killed_id = id;
 }
 
+static const struct mcg_owner_ops note_owner_ops = { .kill = note_kill };
+static const struct mcg_owner note_owner = { &note_owner_ops, NULL };
+
 /* §11.10: at a limit of 0 the task that tries to charge is the victim,
  * although nothing is charged to it yet; one process is one kill. */
 START_TEST(test_oom_limit_zero_kills_the_charger)
 {
-	struct mcg_config cfg = {
+	struct mcg_machine cfg = {
 		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
-		.kill = note_kill,
 	};
 	struct mcg_engine *e;
 	struct mcg_group *z;
@@ -246,7 +248,7 @@ START_TEST(test_oom_limit_zero_kills_the_charger)
 	enum vm_fault f;
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
-	e = mcg_engine_new(&cfg);
+	e = mcg_engine_new(&cfg, NULL, &note_owner);
 	z = mk(e, "z", 0);
 	ck_assert_int_eq(mcg_set_limit(z, MCG_MEM, 0, NULL, NULL), 0);
 	killed_id = 0;
@@ -270,9 +272,8 @@ END_TEST
 
 START_TEST(test_oom_kills_largest)
 {
-	struct mcg_config cfg = {
+	struct mcg_machine cfg = {
 		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
-		.kill = note_kill,
 	};
 	struct mcg_engine *e;
 	struct mcg_group *p, *a, *b = NULL;
@@ -281,7 +282,7 @@ START_TEST(test_oom_kills_largest)
 	enum vm_fault f;
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
-	e = mcg_engine_new(&cfg);
+	e = mcg_engine_new(&cfg, NULL, &note_owner);
 	p = mk(e, "p", 30);
 	ck_assert_int_eq(mcg_create(e, p, "a", NULL, NULL, &a), 0);
 	ck_assert_int_eq(mcg_create(e, p, "b", NULL, NULL, &b), 0);
@@ -316,9 +317,8 @@ END_TEST
 
 START_TEST(test_oom_skips_unkillable_and_nowait)
 {
-	struct mcg_config cfg = {
+	struct mcg_machine cfg = {
 		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
-		.kill = note_kill,
 	};
 	struct mcg_engine *e;
 	struct mcg_group *a, *over;
@@ -327,7 +327,7 @@ START_TEST(test_oom_skips_unkillable_and_nowait)
 	enum vm_fault f;
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
-	e = mcg_engine_new(&cfg);
+	e = mcg_engine_new(&cfg, NULL, &note_owner);
 	a = mk(e, "a", 30);
 	big = vm_object_new(e, a, true, 7);
 	small = vm_object_new(e, a, true, 8);
@@ -409,18 +409,19 @@ static bool refuse_slot(struct mcg_group *over, void *arg)
 START_TEST(test_throttle_hook_refusal_stays_in_group)
 {
 	int asked = 0;
-	struct mcg_config cfg = {
+	struct mcg_machine cfg = {
 		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
-		.throttle_slot = refuse_slot, .throttle_arg = &asked,
 	};
+	struct mcg_env_ops ops = *env_real.ops;   /* a real machine that refuses slots */
 	struct mcg_engine *e;
 	struct mcg_group *p, *a;
 	struct vm_object *t;
 	struct vm_region *r;
 	enum vm_fault f;
 
+	ops.throttle_slot = refuse_slot;
 	prof_init(&cfg.prof, PROF_DEFAULT);
-	e = mcg_engine_new(&cfg);
+	e = mcg_engine_new(&cfg, &(struct mcg_env){ &ops, &asked }, NULL);
 	p = mk(e, "p", 0);
 	ck_assert_int_eq(mcg_create(e, p, "a", NULL, NULL, &a), 0);
 	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 8, NULL, NULL), 0);
@@ -467,10 +468,11 @@ static void log_pressure(struct mcg_group *g, long scanned, long reclaimed, int 
 START_TEST(test_usage_and_pressure_hooks)
 {
 	struct hook_log log = { 0 };
-	struct mcg_config cfg = {
+	struct mcg_machine cfg = {
 		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
-		.usage_event = log_usage, .pressure_event = log_pressure, .hook_arg = &log,
 	};
+	static const struct mcg_owner_ops log_ops = { .usage_event = log_usage,
+						      .pressure_event = log_pressure };
 	struct mcg_engine *e;
 	struct mcg_group *a;
 	struct vm_object *t, *file;
@@ -478,7 +480,7 @@ START_TEST(test_usage_and_pressure_hooks)
 	enum vm_fault f;
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
-	e = mcg_engine_new(&cfg);
+	e = mcg_engine_new(&cfg, NULL, &(struct mcg_owner){ &log_ops, &log });
 	a = mk(e, "a", 0);
 	t = vm_object_new(e, a, true, 1);
 	ck_assert_int_eq(vm_region_new(t, PK_ANON, 1280, &r), 0);
@@ -757,24 +759,32 @@ START_TEST(test_random_shape_and_faults)
 END_TEST
 
 
-static uint64_t wb_test_now;
+static uint64_t wb_test_now, wb_test_slept;
 
 static uint64_t wb_test_clock(void *arg)
 {
 	return wb_test_now;
 }
 
+/* simulated time: a writeback wait is counted, not slept */
+static void wb_test_sleep(uint64_t ns, void *arg)
+{
+	wb_test_slept += ns;
+}
+
+static const struct mcg_env_ops wb_test_env_ops = { .now = wb_test_clock, .sleep = wb_test_sleep };
+
 static struct mcg_engine *wb_engine(bool immediate)
 {
-	struct mcg_config cfg = {
+	struct mcg_machine cfg = {
 		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
-		.clock = wb_test_clock, .wb_pages_per_s = 1000, .wb_latency_ns = 2000000,
+		.wb_pages_per_s = 1000, .wb_latency_ns = 2000000,
 		.immediate_reclaim = immediate,
 	};
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
 	wb_test_now = 1000000000;
-	return mcg_engine_new(&cfg);
+	return mcg_engine_new(&cfg, &(struct mcg_env){ &wb_test_env_ops, NULL }, NULL);
 }
 
 static void dirty_file(struct mcg_engine *e, struct mcg_group *a, struct vm_object **fo, int n)
@@ -797,14 +807,14 @@ START_TEST(test_writeback_wait_in_limit_reclaim)
 	long inflight, done, rotated, immediate;
 
 	dirty_file(e, a, &fo, 40);
-	wb_take_stall();
+	wb_test_slept = 0;
 	/* the shrink queues the dirty pages, then waits for them: in
 	 * simulated time, so the wait shows as stall, not as sleep */
 	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 10, NULL, NULL), 0);
 	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 10);
 	wb_counts(e, &inflight, &done, &rotated, &immediate);
 	ck_assert_int_ge(done, 30);
-	ck_assert_uint_gt(wb_take_stall(), 2000000);             /* at least the latency */
+	ck_assert_uint_gt(wb_test_slept, 2000000);             /* at least the latency */
 	ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), inflight);
 	CHECK_OK(e);
 	vm_object_free(fo);
@@ -858,7 +868,7 @@ END_TEST
 
 START_TEST(test_soft_limit_steers_global_reclaim)
 {
-	struct mcg_config cfg = {
+	struct mcg_machine cfg = {
 		.mem_pages = 256, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
 	};
 	struct mcg_engine *e;
@@ -868,7 +878,7 @@ START_TEST(test_soft_limit_steers_global_reclaim)
 	enum vm_fault f;
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
-	e = mcg_engine_new(&cfg);
+	e = mcg_engine_new(&cfg, NULL, NULL);
 	a = mk(e, "a", 0);
 	b = mk(e, "b", 0);
 	atomic_store(&a->soft_limit, 50);           /* a is over its soft limit */
