@@ -79,12 +79,14 @@ static void bench_slice(struct mcg_group *g, unsigned cpu)
 		int n = 0;
 
 		for (int i = 0; i < PAGES_PER_ROUND; i++)
-			if ((idx[n] = charge_new_page(g, cpu, cpu, PK_ANON, cpu, 0)) >= 0)
+			if ((idx[n] = charge_new_page(g, cpu, cpu, PK_ANON, cpu, 0, NULL)) >= 0)
 				n++;
-		charge_batch_begin();
+		struct charge_batch b;
+
+		charge_batch_begin(&b, e);
 		while (n > 0)
-			charge_free_page(e, (uint32_t)idx[--n]);
-		charge_batch_end();
+			charge_free_page(e, (uint32_t)idx[--n], &b);
+		charge_batch_end(&b);
 	}
 }
 
@@ -217,7 +219,7 @@ static double bench_bytes_per_page(void)
 	/* the growth from charging: measured once the engine is built */
 	mcg_create(e, e->root, "all", NULL, NULL, &g);
 	before = bench_rss_kib();
-	while (charge_new_page(g, 0, 0, PK_ANON, 1, 0) >= 0)
+	while (charge_new_page(g, 0, 0, PK_ANON, 1, 0, NULL) >= 0)
 		charged++;
 	after = bench_rss_kib();
 	if (charged != pages)

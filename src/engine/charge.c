@@ -232,7 +232,8 @@ static struct mcg_group *charge_counter_owner(struct pc_counter *c, enum mcg_cou
 }
 
 /* The charge when the stock cannot serve it: counters, then reclaim. */
-static __attribute__((noinline)) int charge_try_counters(struct mcg_group *g, unsigned cpu, long n)
+static __attribute__((noinline)) int charge_try_counters(struct mcg_group *g, unsigned cpu, long n,
+								  struct charge_mode *mode)
 {
 	struct mcg_engine *e = g->eng;
 	unsigned retries = prof_reclaim_retries(&e->m.prof);
@@ -301,7 +302,7 @@ static __attribute__((noinline)) int charge_try_counters(struct mcg_group *g, un
 			retries = prof_reclaim_retries(&e->m.prof);
 			continue;
 		}
-		if (n <= CHARGE_COSTLY_PAGES && oom_handle(over)) {
+		if (n <= CHARGE_COSTLY_PAGES && oom_handle(over, mode)) {
 			retries = prof_reclaim_retries(&e->m.prof);
 			continue;
 		}
@@ -309,7 +310,8 @@ static __attribute__((noinline)) int charge_try_counters(struct mcg_group *g, un
 	}
 }
 
-static inline int charge_try_fast(struct mcg_group *g, unsigned cpu, long n)
+static inline int charge_try_fast(struct mcg_group *g, unsigned cpu, long n,
+				  struct charge_mode *mode)
 {
 	struct mcg_engine *e = g->eng;
 
@@ -319,114 +321,98 @@ static inline int charge_try_fast(struct mcg_group *g, unsigned cpu, long n)
 		cpu %= e->m.cpus;
 	if (!e->m.no_stock && charge_stock_consume(e, cpu, g, n))
 		return 0;
-	return charge_try_counters(g, cpu, n);
+	return charge_try_counters(g, cpu, n, mode);
 }
 
-int charge_try(struct mcg_group *g, unsigned cpu, long n)
+int charge_try(struct mcg_group *g, unsigned cpu, long n, struct charge_mode *mode)
 {
-	return charge_try_fast(g, cpu, n);
+	return charge_try_fast(g, cpu, n, mode);
 }
 
-#define CHARGE_BATCH_FREE 64
-
-/* A batch (an unmap, an exit) uncharges once at its end and gives its
- * pages back to the pool together, under one free-list lock per node, as
- * the kernel's release_pages/free_unref_folios do. */
-static __thread struct {
-	int depth;
-	struct mcg_group *g;     /* referenced while pages are pending */
-	long pages;
-	long memsw;
-	struct mcg_engine *free_e;             /* whose pages free[] holds */
-	int nfree;
-	uint32_t free[CHARGE_BATCH_FREE];      /* released, not yet in the pool */
-} charge_batch;
-
-static void charge_batch_free_pages(void)
+static void charge_batch_free_pages(struct charge_batch *b)
 {
-	if (charge_batch.nfree)
-		page_free_many(&charge_batch.free_e->pages, charge_batch.free, charge_batch.nfree);
-	charge_batch.nfree = 0;
-	charge_batch.free_e = NULL;
+	if (b->nfree)
+		page_free_many(&b->e->pages, b->free, b->nfree);
+	b->nfree = 0;
 }
 
-static void charge_batch_flush(void)
+static void charge_batch_flush(struct charge_batch *b)
 {
-	struct mcg_group *g = charge_batch.g;
+	struct mcg_group *g = b->g;
 
 	/* the pages first: once uncharged, a charger may want them */
-	charge_batch_free_pages();
+	charge_batch_free_pages(b);
 	if (!g)
 		return;
-	pc_uncharge(&g->cnt[MCG_MEM], charge_batch.pages);
-	pc_uncharge(&g->cnt[MCG_MEMSW], charge_batch.memsw);
-	charge_events(g, charge_batch.pages);
+	pc_uncharge(&g->cnt[MCG_MEM], b->pages);
+	pc_uncharge(&g->cnt[MCG_MEMSW], b->memsw);
+	charge_events(g, b->pages);
 	oom_wake(g->eng);
 	charge_throttle_wake(g->eng);
-	charge_batch.g = NULL;
+	b->g = NULL;
 	if (g->removed)
 		mcg_reap(g);
 	mcg_put(g);
-	charge_batch.pages = charge_batch.memsw = 0;
+	b->pages = b->memsw = 0;
 }
 
-void charge_batch_begin(void)
+void charge_batch_begin(struct charge_batch *b, struct mcg_engine *e)
 {
-	charge_batch.depth++;
+	b->e = e;
+	b->g = NULL;
+	b->pages = b->memsw = 0;
+	b->nfree = 0;
 }
 
-void charge_batch_end(void)
+void charge_batch_end(struct charge_batch *b)
 {
-	if (--charge_batch.depth == 0)
-		charge_batch_flush();
+	charge_batch_flush(b);
 }
 
-/* charge_uncharge for a group the open batch is not gathering, or with
- * no batch open. */
-static __attribute__((noinline)) void charge_uncharge_slow(struct mcg_group *g, long n,
-							   bool keep_memsw)
+/* The unbatched uncharge: counters, events, waiters. */
+static __attribute__((noinline)) void charge_uncharge_now(struct mcg_group *g, long n,
+							  bool keep_memsw)
 {
-	if (charge_batch.depth > 0) {
-		charge_batch_flush();
-		mcg_get(g);
-		charge_batch.g = g;
-		charge_batch.pages += n;
-		if (!keep_memsw)
-			charge_batch.memsw += n;
-		return;
-	}
 	charge_counters_uncharge(g, n, keep_memsw);
 	charge_events(g, n);
 	oom_wake(g->eng);
 	charge_throttle_wake(g->eng);
 }
 
-static inline void charge_uncharge_fast(struct mcg_group *g, long n, bool keep_memsw)
+/* n pages of g uncharged into b (NULL: at once). A batch gathers one group
+ * at a time: another group's uncharge applies the first's. */
+static inline void charge_uncharge_batched(struct mcg_group *g, long n, bool keep_memsw,
+					   struct charge_batch *b)
 {
 	if (mcg_is_root(g) || mcg_no_accounting(g->eng))
 		return;
-	if (charge_batch.depth > 0 && charge_batch.g == g) {
-		charge_batch.pages += n;
-		if (!keep_memsw)
-			charge_batch.memsw += n;
+	if (!b) {
+		charge_uncharge_now(g, n, keep_memsw);
 		return;
 	}
-	charge_uncharge_slow(g, n, keep_memsw);
+	if (b->g != g) {
+		charge_batch_flush(b);
+		mcg_get(g);
+		b->g = g;
+	}
+	b->pages += n;
+	if (!keep_memsw)
+		b->memsw += n;
 }
 
 void charge_uncharge(struct mcg_group *g, long n, bool keep_memsw)
 {
-	charge_uncharge_fast(g, n, keep_memsw);
+	charge_uncharge_batched(g, n, keep_memsw, NULL);
 }
 
-int charge_kmem(struct mcg_group *g, unsigned cpu, long n)
+int charge_kmem(struct mcg_group *g, unsigned cpu, long n, struct charge_mode *mode)
 {
 	struct pc_counter *fail = NULL;
 	int err;
 
 	if (mcg_is_root(g) || mcg_no_accounting(g->eng) || n <= 0)
 		return 0;
-	if ((err = charge_try(g, cpu, n)))
+	if ((err = charge_try(g, cpu, n, mode)))
 		return err;
 	/* as in charge_new_page_locked: a group rmdir has reaped takes no
 	 * charge (the caller keeps its kernel memory uncharged) */
@@ -534,31 +520,33 @@ void charge_page_stats(struct mcg_group *g, const struct page *p, long sign)
 }
 
 static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned node,
-				   enum page_kind kind, uint32_t owner, uint8_t flags);
+				   enum page_kind kind, uint32_t owner, uint8_t flags,
+				   struct charge_mode *mode);
 
 long charge_new_page(struct mcg_group *g, unsigned cpu, unsigned node, enum page_kind kind,
-		     uint32_t owner, uint8_t flags)
+		     uint32_t owner, uint8_t flags, struct charge_mode *mode)
 {
 	long ret;
 
 	wb_complete(g->eng);          /* cheap unless writeback is due */
 	/* A charge to a group that rmdir has just reaped backs out and goes
 	 * to the parent (every group pins its parent, so the walk is safe). */
-	while ((ret = charge_new_page_locked(g, cpu, node, kind, owner, flags)) == -EAGAIN)
+	while ((ret = charge_new_page_locked(g, cpu, node, kind, owner, flags, mode)) == -EAGAIN)
 		g = g->parent;
 	return ret;
 }
 
 /* The charge itself, with g held against reaping by the caller. */
 static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned node,
-				   enum page_kind kind, uint32_t owner, uint8_t flags)
+				   enum page_kind kind, uint32_t owner, uint8_t flags,
+				   struct charge_mode *mode)
 {
 	struct mcg_engine *e = g->eng;
 	uint32_t idx;
 	struct page *p;
 	int err;
 
-	if ((err = charge_try_fast(g, cpu, 1)))
+	if ((err = charge_try_fast(g, cpu, 1, mode)))
 		return err;
 	/* Dekker with mcg_reap: the charge above is published before reaped
 	 * is read; the reaper publishes reaped before it re-reads usage. One
@@ -571,10 +559,6 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 		return -EAGAIN;
 	}
 	idx = page_alloc(&e->pages, node);
-	if (idx == PAGE_NONE && charge_batch.nfree) {
-		charge_batch_free_pages();    /* this thread's own, first */
-		idx = page_alloc(&e->pages, node);
-	}
 	if (idx == PAGE_NONE) {
 		/* The machine itself is full: groups over their soft limits
 		 * give first, then everybody (once). */
@@ -597,22 +581,22 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 	return idx;
 }
 
-/* Off the LRU and uncharged; the page goes back to the pool. keep_memsw:
- * its content went to swap, which keeps the memsw charge. */
-static inline void charge_release_page_fast(struct mcg_engine *e, struct mcg_group *g, uint32_t idx,
-					    bool keep_memsw)
+/* Off the LRU and uncharged; the page goes back to the pool (or to b's
+ * list; NULL: at once). keep_memsw: its content went to swap, which keeps
+ * the memsw charge. */
+static inline void charge_release_page_batched(struct mcg_engine *e, struct mcg_group *g,
+					       uint32_t idx, bool keep_memsw, struct charge_batch *b)
 {
 	struct page *p = &e->pages.pages[idx];
 
 	charge_page_account(g, p, -1, STAT_PGPGOUT);
-	charge_uncharge_fast(g, 1, keep_memsw);
+	charge_uncharge_batched(g, 1, keep_memsw, b);
 	if (p->kind & PS_SWAPCACHE)
 		swap_cache_drop(e, idx);      /* its copy in swap is of no use now */
-	if (charge_batch.depth > 0) {
-		if (charge_batch.free_e != e || charge_batch.nfree == CHARGE_BATCH_FREE)
-			charge_batch_free_pages();
-		charge_batch.free_e = e;
-		charge_batch.free[charge_batch.nfree++] = idx;
+	if (b) {
+		if (b->nfree == CHARGE_BATCH_FREE)
+			charge_batch_free_pages(b);
+		b->free[b->nfree++] = idx;
 		return;                   /* the batch's end reaps, if need be */
 	}
 	page_free(&e->pages, idx);
@@ -622,10 +606,10 @@ static inline void charge_release_page_fast(struct mcg_engine *e, struct mcg_gro
 
 void charge_release_page(struct mcg_engine *e, struct mcg_group *g, uint32_t idx, bool keep_memsw)
 {
-	charge_release_page_fast(e, g, idx, keep_memsw);
+	charge_release_page_batched(e, g, idx, keep_memsw, NULL);
 }
 
-void charge_free_page(struct mcg_engine *e, uint32_t idx)
+void charge_free_page(struct mcg_engine *e, uint32_t idx, struct charge_batch *b)
 {
 	struct page *p = &e->pages.pages[idx];
 	/* A charged page pins its group: no reference or lock needed. */
@@ -641,7 +625,7 @@ void charge_free_page(struct mcg_engine *e, uint32_t idx)
 		lru_del(e, v, idx);
 	spin_unlock(&v->lock);
 	if (!isolated)
-		charge_release_page_fast(e, g, idx, false);
+		charge_release_page_batched(e, g, idx, false, b);
 }
 
 /* Caller holds the lruvec lock. */

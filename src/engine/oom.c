@@ -2,13 +2,15 @@
  * resident + swapped footprint whose group is in the subtree of the group
  * that hit its limit. Killing reaps its memory at once and tells its owner
  * (the owner's kill). With oom_kill_disable the charging thread waits on a
- * condition until an uncharge, a limit raise or oom_kill_disable=0.
+ * condition until an uncharge, a limit raise or oom_kill_disable=0, or
+ * fails at once when the charge's mode (charge.h) says not to wait.
  * Never holds oom_lock while reaping or calling hooks. */
 #include <errno.h>
 #include <pthread.h>
 #include <time.h>
 #include <stdlib.h>
 
+#include "engine/charge.h"
 #include "engine/memcg.h"
 #include "engine/oom.h"
 #include "engine/vm.h"
@@ -134,9 +136,6 @@ static bool oom_kill(struct mcg_group *over)
 	return true;
 }
 
-/* oom_kill_disable: wait, marked under OOM, until something may have
- * changed. true (retry: the retry decides), or false when this thread's
- * cancel test (oom_set_cancel) says its task is gone. */
 /* OOM notifications of over's subtree fire (the owner's oom_event). */
 static void oom_notify(struct mcg_group *over)
 {
@@ -146,24 +145,15 @@ static void oom_notify(struct mcg_group *over)
 		e->own.ops->oom_event(over, e->own.arg);
 }
 
-static _Thread_local bool (*oom_cancel_fn)(void *arg);
-static _Thread_local void *oom_cancel_arg;
-
-void oom_set_cancel(bool (*cancelled)(void *arg), void *arg)
-{
-	oom_cancel_fn = cancelled;
-	oom_cancel_arg = arg;
-}
-
 /* The wait of a thread with a cancel test wakes every OOM_CANCEL_MS to
  * ask it: nothing else would wake a task whose owner died. */
 #define OOM_CANCEL_MS 50
 
-static void oom_cond_wait(struct oom_state *os)
+static void oom_cond_wait(struct oom_state *os, const struct charge_mode *mode)
 {
 	struct timespec ts;
 
-	if (!oom_cancel_fn) {
+	if (!mode || !mode->cancelled) {
 		pthread_cond_wait(&os->cond, &os->lock);
 		return;
 	}
@@ -176,7 +166,10 @@ static void oom_cond_wait(struct oom_state *os)
 	pthread_cond_timedwait(&os->cond, &os->lock, &ts);
 }
 
-static bool oom_wait(struct mcg_group *over)
+/* oom_kill_disable: wait, marked under OOM, until something may have
+ * changed. true (retry: the retry decides), or false when the charge's
+ * cancel test (its mode) says its task is gone. */
+static bool oom_wait(struct mcg_group *over, const struct charge_mode *mode)
 {
 	struct oom_state *os = over->eng->oom;
 	unsigned long gen;
@@ -191,46 +184,32 @@ static bool oom_wait(struct mcg_group *over)
 	 * before we slept must not be missed */
 	while (gen == os->wakeups && atomic_load(&over->oom_kill_disable) &&
 	       pc_usage(&over->cnt[MCG_MEM]) >= pc_max(&over->cnt[MCG_MEM]) &&
-	       !(cancelled = oom_cancel_fn && oom_cancel_fn(oom_cancel_arg)))
-		oom_cond_wait(os);
+	       !(cancelled = mode && mode->cancelled && mode->cancelled(mode->cancel_arg)))
+		oom_cond_wait(os, mode);
 	atomic_fetch_sub(&os->waiters, 1);
 	pthread_mutex_unlock(&os->lock);
 	atomic_fetch_sub(&over->under_oom, 1);
 	return !cancelled;
 }
 
-static _Thread_local bool oom_nowait;
-static _Thread_local struct mcg_group *oom_over;
-
-void oom_set_nowait(bool on)
+bool oom_handle(struct mcg_group *over, struct charge_mode *mode)
 {
-	oom_nowait = on;
-}
-
-struct mcg_group *oom_take_over(void)
-{
-	struct mcg_group *g = oom_over;
-
-	oom_over = NULL;
-	return g;
-}
-
-bool oom_handle(struct mcg_group *over)
-{
+	bool nowait = mode && mode->nowait;
 	bool freed;
 
 	if (atomic_load(&over->oom_kill_disable)) {
-		if (!env_has_workers(&over->eng->env) || oom_nowait) {
+		/* a single-threaded engine never waits: nothing could wake it */
+		if (!env_has_workers(&over->eng->env) || nowait) {
 			oom_notify(over);
-			if (oom_nowait) {
-				if (oom_over)
-					mcg_put(oom_over);
+			if (nowait) {
+				if (mode->over)
+					mcg_put(mode->over);
 				mcg_get(over);
-				oom_over = over;
+				mode->over = over;
 			}
 			return false;     /* the caller retries later */
 		}
-		return oom_wait(over);
+		return oom_wait(over, mode);
 	}
 	/* the marker is set only while the killer runs (§3.15) */
 	atomic_fetch_add(&over->under_oom, 1);

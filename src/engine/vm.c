@@ -154,6 +154,11 @@ int vm_file_new(struct mcg_engine *e, uint32_t pages, struct vm_object **obj, st
 	return 0;
 }
 
+void vm_object_set_mode(struct vm_object *o, struct charge_mode *mode)
+{
+	o->mode = mode;
+}
+
 void vm_object_set_group(struct vm_object *o, struct mcg_group *g)
 {
 	struct mcg_group *old;
@@ -229,8 +234,9 @@ int vm_map_file(struct vm_object *task, struct vm_region *file, uint32_t off, ui
 	return 0;
 }
 
-/* Drop whatever slot i of r holds. Caller holds r->obj->lock. */
-static void vm_slot_drop(struct vm_region *r, uint32_t i)
+/* Drop whatever slot i of r holds, its page freed into b (NULL: at once).
+ * Caller holds r->obj->lock. */
+static void vm_slot_drop(struct vm_region *r, uint32_t i, struct charge_batch *b)
 {
 	struct mcg_engine *e = r->obj->eng;
 	uint32_t v = atomic_exchange(&r->slot[i], VM_EMPTY);
@@ -239,7 +245,7 @@ static void vm_slot_drop(struct vm_region *r, uint32_t i)
 		return;
 	switch (v & VM_TAG_MASK) {
 	case VM_TAG_PAGE:
-		charge_free_page(e, v);
+		charge_free_page(e, v, b);
 		atomic_fetch_sub(&r->obj->resident, 1);
 		break;
 	case VM_TAG_SWAP:
@@ -260,10 +266,12 @@ void vm_region_free(struct vm_region *r)
 		;
 	*pp = r->next;
 	if (r->slot) {
-		charge_batch_begin();
+		struct charge_batch b;
+
+		charge_batch_begin(&b, o->eng);
 		for (uint32_t i = 0; i < r->npages; i++)
-			vm_slot_drop(r, i);
-		charge_batch_end();
+			vm_slot_drop(r, i, &b);
+		charge_batch_end(&b);
 	}
 	pthread_mutex_unlock(&o->lock);
 	pthread_mutex_lock(&vs->lock);
@@ -312,14 +320,16 @@ struct mcg_group *vm_object_group(struct vm_object *o)
 
 void vm_object_reap(struct vm_object *o)
 {
+	struct charge_batch b;
+
 	pthread_mutex_lock(&o->lock);
 	atomic_store(&o->dead, true);
-	charge_batch_begin();
+	charge_batch_begin(&b, o->eng);
 	for (struct vm_region *r = o->regions; r; r = r->next)
 		if (r->slot)
 			for (uint32_t i = 0; i < r->npages; i++)
-				vm_slot_drop(r, i);
-	charge_batch_end();
+				vm_slot_drop(r, i, &b);
+	charge_batch_end(&b);
 	pthread_mutex_unlock(&o->lock);
 }
 
@@ -382,8 +392,9 @@ int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_
 		}
 		pthread_mutex_unlock(&o->lock);
 
+		/* the faulting task's mode, not the file's */
 		idx = charge_new_page(charge_to, cpu, cpu, t->kind, t->vbase + off,
-				      write && t->kind != PK_ANON ? PG_DIRTY : 0);
+				      write && t->kind != PK_ANON ? PG_DIRTY : 0, r->obj->mode);
 		if (idx < 0) {
 			mcg_put(charge_to);
 			return (int)idx;
@@ -395,7 +406,7 @@ int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_
 			bool dead = atomic_load(&o->dead) || atomic_load(&r->obj->dead);
 
 			pthread_mutex_unlock(&o->lock);
-			charge_free_page(e, (uint32_t)idx);
+			charge_free_page(e, (uint32_t)idx, NULL);
 			mcg_put(charge_to);
 			if (dead)
 				return -EFAULT;
@@ -435,14 +446,14 @@ int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_
 	}
 }
 
-void vm_discard(struct vm_region *r, uint32_t i)
+void vm_discard(struct vm_region *r, uint32_t i, struct charge_batch *b)
 {
 	struct vm_region *t = r->file ? r->file : r;
 
 	if (i >= r->npages)
 		return;
 	pthread_mutex_lock(&t->obj->lock);
-	vm_slot_drop(t, r->file ? r->file_off + i : i);
+	vm_slot_drop(t, r->file ? r->file_off + i : i, b);
 	pthread_mutex_unlock(&t->obj->lock);
 }
 

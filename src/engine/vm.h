@@ -29,6 +29,8 @@
 struct mcg_engine;
 struct mcg_group;
 struct vm_region;
+struct charge_mode;
+struct charge_batch;
 struct vm_space;
 
 /* A task's address space or a file. Its lock guards its regions' slots. */
@@ -51,6 +53,8 @@ struct vm_object {
 	struct vm_object *next, *prev; /* the engine's list of objects */
 	atomic_long resident;         /* pages mapped by its regions */
 	atomic_long swapped;
+	struct charge_mode *mode;     /* how its faults charge (NULL: the
+				       * default); the owner's, set once */
 };
 
 struct vm_region {
@@ -95,6 +99,10 @@ struct mcg_group *vm_object_group(struct vm_object *o);
 /* For the OOM killer's walk over all objects. */
 pthread_mutex_t *vm_space_lock(struct vm_space *vs);
 struct vm_object *vm_space_objects(struct vm_space *vs);
+/* How o's faults charge under oom_kill_disable (charge.h; NULL: wait).
+ * Set before o charges anything; mode stays the owner's, and the owner
+ * serialises o's faults when the mode has an out field to read. */
+void vm_object_set_mode(struct vm_object *o, struct charge_mode *mode);
 /* Charge future faults to g (a task moved groups). */
 void vm_object_set_group(struct vm_object *o, struct mcg_group *g);
 
@@ -109,8 +117,9 @@ void vm_region_free(struct vm_region *r);
  * (charging r's object's group, or for file pages the toucher's), mark it
  * referenced, dirty on write. 0 with *fault set, or -ENOMEM. */
 int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_fault *fault);
-/* Drop virtual page i (munmap of one page, or truncate for a file). */
-void vm_discard(struct vm_region *r, uint32_t i);
+/* Drop virtual page i (munmap of one page, or truncate for a file), its
+ * uncharge gathered into b (charge.h; NULL: at once). */
+void vm_discard(struct vm_region *r, uint32_t i, struct charge_batch *b);
 /* Page i of r is in memory now (not empty, not swapped out). A racy read:
  * a concurrent fault or eviction may change it the next moment. */
 static inline bool vm_resident(const struct vm_region *r, uint32_t i)

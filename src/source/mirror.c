@@ -201,6 +201,9 @@ static void mirror_release(struct mirror_proc *p)
 	p->nera = p->nmap = p->capmap = 0;
 	vm_object_free(p->obj);          /* its regions, mappings included */
 	p->obj = NULL;
+	if (p->mode.over)
+		mcg_put(p->mode.over);
+	p->mode.over = NULL;
 	/* the pidfd stays until the record goes: mirror_kill may hold it */
 }
 
@@ -252,7 +255,6 @@ static void *mirror_main(void *arg)
 {
 	struct mirror *m = arg;
 
-	oom_set_nowait(true);            /* one thread serves every process */
 	pthread_mutex_lock(&m->lock);
 	while (!m->stop) {
 		uint64_t now = mirror_now(m), next = now + MIRROR_PERIOD_NS;
@@ -386,6 +388,8 @@ static struct mirror_proc *mirror_get_locked(struct mirror *m, pid_t tgid, int p
 			return NULL;
 		}
 		p->obj->real = true;
+		p->mode.nowait = true;
+		vm_object_set_mode(p->obj, &p->mode);
 		atomic_init(&p->refs, 1);
 		pthread_mutex_init(&p->lock, NULL);
 		p->next = m->procs;
@@ -471,7 +475,6 @@ void mirror_refresh(struct mirror *m, struct mcg_group *g)
 	if (!m || atomic_load(&m->nprocs) == 0)
 		return;
 	v = mirror_snapshot(m, &n);
-	oom_set_nowait(true);
 	for (size_t i = 0; v && i < n; i++) {
 		struct mirror_proc *p = v[i];
 		struct mcg_group *pg = task_group(m->env->eng, p->tgid);
@@ -486,7 +489,6 @@ void mirror_refresh(struct mirror *m, struct mcg_group *g)
 		}
 		mirror_unpin(p);
 	}
-	oom_set_nowait(false);
 	free(v);
 }
 

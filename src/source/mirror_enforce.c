@@ -33,8 +33,9 @@ int mirror_signal(struct mirror_proc *p, int sig)
  * and this process stops until there is room. */
 void mirror_oom(struct mirror *m, struct mirror_proc *p)
 {
-	struct mcg_group *over = oom_take_over();
+	struct mcg_group *over = p->mode.over;   /* the failed charge's */
 
+	p->mode.over = NULL;
 	if (!over)
 		return;                   /* nothing killable: retried next time */
 	if (!m->enforce || p->stopped) {

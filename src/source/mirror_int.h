@@ -70,6 +70,9 @@ struct mirror_proc {
 	_Atomic uint64_t next_ns;     /* also set by mirror_track */
 	long last_pages;
 	struct mcg_group *stopped;    /* SIGSTOPped for this group's OOM */
+	struct charge_mode mode;      /* its charges never wait (one thread
+				       * serves every process); .over names
+				       * the group of a failed one */
 	struct mcg_group *kmem_g;     /* where its kernel memory is charged */
 	long kmem;                    /* pages: page tables and kernel stacks */
 	atomic_bool gone;             /* set under lock; read without by the reaper */

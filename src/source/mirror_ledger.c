@@ -97,7 +97,7 @@ int mirror_grow(struct mirror_proc *p, struct mirror_era *e, long n, unsigned cp
 	return 0;
 }
 
-static void mirror_era_trim(struct mirror_era *e, long n)
+static void mirror_era_trim(struct mirror_era *e, long n, struct charge_batch *b)
 {
 	for (; n > 0 && e->pages > 0; n--) {
 		struct vm_region *r;
@@ -105,7 +105,7 @@ static void mirror_era_trim(struct mirror_era *e, long n)
 
 		e->pages--;
 		if ((r = mirror_era_slot(e, e->pages, &off)))
-			vm_discard(r, off);
+			vm_discard(r, off, b);
 	}
 	/* regions wholly above the fill line go */
 	while (e->nreg && e->cap - (long)e->reg[e->nreg - 1]->npages >= e->pages) {
@@ -118,7 +118,9 @@ static void mirror_era_trim(struct mirror_era *e, long n)
  * others, most recent first. */
 void mirror_shrink(struct mirror_proc *p, enum page_kind kind, struct mcg_group *cur, long n)
 {
-	charge_batch_begin();
+	struct charge_batch b;
+
+	charge_batch_begin(&b, p->m->env->eng);
 	for (int pass = 0; pass < 2; pass++)
 		for (unsigned i = p->nera; i-- > 0 && n > 0;) {
 			struct mirror_era *e = &p->era[i];
@@ -127,10 +129,10 @@ void mirror_shrink(struct mirror_proc *p, enum page_kind kind, struct mcg_group 
 			if (e->kind != kind || (pass == 0) != (e->g == cur))
 				continue;
 			take = n < e->pages ? n : e->pages;
-			mirror_era_trim(e, take);
+			mirror_era_trim(e, take, &b);
 			n -= take;
 		}
-	charge_batch_end();
+	charge_batch_end(&b);
 	/* forget empty eras, keeping the order of the others */
 	for (unsigned i = 0; i < p->nera;) {
 		if (p->era[i].pages == 0 && p->era[i].nreg == 0) {
@@ -169,7 +171,7 @@ void mirror_kmem(struct mirror_proc *p, struct mcg_group *g, long want, unsigned
 		mcg_get(g);
 		p->kmem_g = g;
 	}
-	if (want > p->kmem && charge_kmem(g, cpu, want - p->kmem) == 0)
+	if (want > p->kmem && charge_kmem(g, cpu, want - p->kmem, &p->mode) == 0)
 		p->kmem = want;
 	else if (want < p->kmem) {
 		charge_kmem_uncharge(g, p->kmem - want);

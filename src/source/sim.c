@@ -67,6 +67,8 @@ struct sim_conn {
 	struct sim_user *u;
 	struct vm_object *obj;        /* the task's memory, once it has any */
 	long pages;                   /* declared by this task's regions */
+	struct charge_mode mode;      /* an oom_kill_disable wait ends when
+				       * the process dies or the daemon stops */
 	struct sim_conn *next;
 };
 
@@ -324,6 +326,8 @@ static void sim_line(struct sim_conn *c, struct wl_task *t, char *line)
 	g = task_group(env->eng, c->pid);
 	if (!t->obj) {
 		t->obj = vm_object_new(env->eng, g, true, (uint32_t)c->pid);
+		if (t->obj)
+			vm_object_set_mode(t->obj, &c->mode);
 		pthread_mutex_lock(&c->s->lock);
 		c->obj = t->obj;              /* now visible to sim_move */
 		pthread_mutex_unlock(&c->s->lock);
@@ -371,7 +375,7 @@ static void *sim_conn_main(void *arg)
 	const char *refused;
 	size_t len = 0;
 
-	oom_set_cancel(sim_cancelled, c);
+	c->mode = (struct charge_mode){ .cancelled = sim_cancelled, .cancel_arg = c };
 	if ((refused = sim_admit(c)))
 		sim_reply(c->fd, "%s", refused);
 	while (!refused) {
@@ -410,7 +414,6 @@ static void *sim_conn_main(void *arg)
 		wl_release(&t);
 		vm_object_free(t.obj);
 	}
-	oom_set_cancel(NULL, NULL);
 	pthread_mutex_lock(&s->lock);
 	for (struct sim_conn **pp = &s->conns; *pp; pp = &(*pp)->next)
 		if (*pp == c) {

@@ -338,7 +338,7 @@ static void fs_op(struct fs_state *s, unsigned op)
 			if (op % OP__COUNT == OP_TOUCH)
 				vm_touch(r, pg, i & 1, a & 0x80, &fault);
 			else if (op % OP__COUNT == OP_DISCARD)
-				vm_discard(r, pg);
+				vm_discard(r, pg, NULL);
 			else
 				vm_mlock(r, pg, a & 0x80);
 		}
@@ -405,7 +405,7 @@ static void fs_op(struct fs_state *s, unsigned op)
 		n = 1 + b % 16;
 		g = s->g[a];
 		if (!(b & 0x80)) {
-			if (charge_kmem(g, b & 1, n) == 0 && !mcg_is_root(g))
+			if (charge_kmem(g, b & 1, n, NULL) == 0 && !mcg_is_root(g))
 				s->kmem[a] += n;
 		} else if (s->kmem[a] >= n) {
 			charge_kmem_uncharge(g, n);

@@ -54,7 +54,7 @@ START_TEST(test_stock_batches_usage)
 {
 	struct mcg_engine *e = mk_engine(4096, 0, 2, false);
 	struct mcg_group *a = fixture_group(e, e->root, "a");
-	long idx = charge_new_page(a, 0, 0, PK_ANON, 1, 0);
+	long idx = charge_new_page(a, 0, 0, PK_ANON, 1, 0, NULL);
 
 	ck_assert_int_ge(idx, 0);
 	/* usage moves in 64-page steps per CPU while stocks fill (§5.4) */
@@ -64,12 +64,12 @@ START_TEST(test_stock_batches_usage)
 	ck_assert_int_eq(stat_local(a, STAT_PGPGIN), 1);
 	ck_assert_int_eq(stat_lru_local(a, LRU_INACTIVE_ANON, -1), 1);
 	CHECK_OK(e);
-	ck_assert_int_ge(charge_new_page(a, 1, 1, PK_FILE, 2, PG_DIRTY | PG_MAPPED), 0);
+	ck_assert_int_ge(charge_new_page(a, 1, 1, PK_FILE, 2, PG_DIRTY | PG_MAPPED, NULL), 0);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 128);        /* second CPU's stock */
 	ck_assert_int_eq(stat_local(a, STAT_DIRTY), 1);
 	ck_assert_int_eq(stat_local(a, STAT_MAPPED_FILE), 1);
 	CHECK_OK(e);
-	charge_free_page(e, (uint32_t)idx);
+	charge_free_page(e, (uint32_t)idx, NULL);
 	ck_assert_int_eq(stat_local(a, STAT_PGPGOUT), 1);
 	CHECK_OK(e);
 	charge_drain(e, NULL);
@@ -87,7 +87,7 @@ START_TEST(test_overcharge_bound)
 
 	/* one page from each CPU: at most cpus * (batch - 1) hidden pages */
 	for (unsigned cpu = 0; cpu < 4; cpu++)
-		ck_assert_int_ge(charge_new_page(a, cpu, 0, PK_ANON, 1, 0), 0);
+		ck_assert_int_ge(charge_new_page(a, cpu, 0, PK_ANON, 1, 0, NULL), 0);
 	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]) - 4, 4 * (64 - 1));
 	ck_assert_int_eq(charge_stocked(e, a), 4 * 63);
 	CHECK_OK(e);
@@ -104,7 +104,7 @@ START_TEST(test_limit_reclaims_page_cache)
 	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 100, NULL, NULL), 0);
 	/* 300 clean file pages through a 100-page limit: reclaim makes room */
 	for (int i = 0; i < 300; i++)
-		ck_assert_int_ge(charge_new_page(a, (unsigned)i % 2, 0, PK_FILE, (uint32_t)i, 0), 0);
+		ck_assert_int_ge(charge_new_page(a, (unsigned)i % 2, 0, PK_FILE, (uint32_t)i, 0, NULL), 0);
 	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 100);
 	ck_assert_uint_gt(pc_failcnt(&a->cnt[MCG_MEM]), 0);       /* attempts failed */
 	ck_assert_int_gt(atomic_load(&a->pg_reclaimed[0]), 0);
@@ -131,10 +131,10 @@ START_TEST(test_anon_without_swap_fails)
 	int ok = 0;
 
 	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 100, NULL, NULL), 0);
-	while (charge_new_page(a, 0, 0, PK_ANON, 1, 0) >= 0)
+	while (charge_new_page(a, 0, 0, PK_ANON, 1, 0, NULL) >= 0)
 		ok++;
 	ck_assert_int_eq(ok, 100);
-	ck_assert_int_eq(charge_new_page(a, 0, 0, PK_ANON, 1, 0), -ENOMEM);
+	ck_assert_int_eq(charge_new_page(a, 0, 0, PK_ANON, 1, 0, NULL), -ENOMEM);
 	/* anon cannot go: a lower limit fails and the old one stays */
 	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 50, NULL, NULL), -EBUSY);
 	ck_assert_int_eq(pc_max(&a->cnt[MCG_MEM]), 100);
@@ -151,7 +151,7 @@ START_TEST(test_anon_swaps_out)
 
 	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 100, NULL, NULL), 0);
 	for (int i = 0; i < 300; i++)
-		ck_assert_int_ge(charge_new_page(a, 0, 0, PK_ANON, 1, 0), 0);
+		ck_assert_int_ge(charge_new_page(a, 0, 0, PK_ANON, 1, 0, NULL), 0);
 	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 100);
 	ck_assert_int_gt(stat_local(a, STAT_SWAP), 0);
 	/* memsw = memory + swap */
@@ -174,7 +174,7 @@ START_TEST(test_swappiness_zero_keeps_anon)
 
 	ck_assert_int_eq(mcg_set_swappiness(a, 0), 0);
 	for (int i = 0; i < 50; i++)
-		ck_assert_int_ge(charge_new_page(a, 0, 0, PK_ANON, 1, 0), 0);
+		ck_assert_int_ge(charge_new_page(a, 0, 0, PK_ANON, 1, 0, NULL), 0);
 	charge_drain(e, a);
 	ck_assert_int_eq(reclaim_subtree(a, 20, true, RECLAIM_LIMIT), 0);
 	ck_assert_int_eq(stat_local(a, STAT_SWAP), 0);
@@ -193,11 +193,11 @@ START_TEST(test_second_chance)
 	long hot[10];
 
 	for (int i = 0; i < 10; i++) {
-		hot[i] = charge_new_page(a, 0, 0, PK_FILE, 1, 0);
+		hot[i] = charge_new_page(a, 0, 0, PK_FILE, 1, 0, NULL);
 		lru_set_flags(e, a, (uint32_t)hot[i], PG_REFERENCED, 0);
 	}
 	for (int i = 0; i < 10; i++)
-		ck_assert_int_ge(charge_new_page(a, 0, 0, PK_FILE, 2, 0), 0);
+		ck_assert_int_ge(charge_new_page(a, 0, 0, PK_FILE, 2, 0, NULL), 0);
 	/* the referenced pages are older, yet the cold ones go first */
 	ck_assert_int_eq(reclaim_subtree(a, 10, false, RECLAIM_LIMIT), 10);
 	for (int i = 0; i < 10; i++)
@@ -214,18 +214,19 @@ START_TEST(test_batched_uncharge)
 {
 	struct mcg_engine *e = mk_engine(4096, 0, 1, true);
 	struct mcg_group *a = fixture_group(e, e->root, "a");
+	struct charge_batch batch;
 	long p[20];
 
 	for (int i = 0; i < 20; i++)
-		p[i] = charge_new_page(a, 0, 0, PK_ANON, 1, 0);
+		p[i] = charge_new_page(a, 0, 0, PK_ANON, 1, 0, NULL);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 20);        /* no stock */
-	charge_batch_begin();
+	charge_batch_begin(&batch, e);
 	for (int i = 0; i < 20; i++)
-		charge_free_page(e, (uint32_t)p[i]);
+		charge_free_page(e, (uint32_t)p[i], &batch);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 20);        /* not yet */
 	ck_assert_int_eq(page_nr_free(&e->pages), 4096 - 20);    /* pages too */
 	ck_assert_int_eq(stat_local(a, STAT_RSS), 0);            /* stats at once */
-	charge_batch_end();
+	charge_batch_end(&batch);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);         /* once, at the end */
 	ck_assert_int_eq(page_nr_free(&e->pages), 4096);
 	CHECK_OK(e);
@@ -234,28 +235,45 @@ START_TEST(test_batched_uncharge)
 }
 END_TEST
 
-/* A full machine: a charge inside a batch gets the pages that the batch
- * has released but not yet given back. */
+/* A batch holds one group's uncharge at a time: another group's applies
+ * the first's; its pages go back when its list is full or at its end. */
 START_TEST(test_batch_pages_reused_when_full)
 {
 	struct mcg_engine *e = mk_engine(128, 0, 1, true);
 	struct mcg_group *a = fixture_group(e, e->root, "a");
+	struct mcg_group *b = fixture_group(e, e->root, "b");
+	struct charge_batch batch;
 	long p[128], q;
 
 	for (int i = 0; i < 128; i++)
-		ck_assert_int_ge(p[i] = charge_new_page(a, 0, 0, PK_ANON, 1, 0), 0);
+		ck_assert_int_ge(p[i] = charge_new_page(i < 100 ? a : b, 0, 0, PK_ANON, 1, 0, NULL), 0);
 	ck_assert_int_eq(page_nr_free(&e->pages), 0);
-	charge_batch_begin();
+	charge_batch_begin(&batch, e);
 	for (int i = 0; i < 10; i++)
-		charge_free_page(e, (uint32_t)p[i]);
-	q = charge_new_page(a, 0, 0, PK_ANON, 1, 0);
+		charge_free_page(e, (uint32_t)p[i], &batch);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 100);       /* gathered */
+	charge_free_page(e, (uint32_t)p[127], &batch);           /* b's: a's applies */
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 90);
+	ck_assert_int_eq(pc_usage(&b->cnt[MCG_MEM]), 28);
+	ck_assert_int_eq(page_nr_free(&e->pages), 10);           /* a's pages, first */
+	for (int i = 10; i < 100; i++)
+		charge_free_page(e, (uint32_t)p[i], &batch);
+	/* a again: b's page and uncharge applied; then the list held
+	 * CHARGE_BATCH_FREE of a's pages, which went back when it filled */
+	ck_assert_int_eq(pc_usage(&b->cnt[MCG_MEM]), 27);
+	ck_assert_int_eq(page_nr_free(&e->pages), 11 + CHARGE_BATCH_FREE);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 90);
+	charge_batch_end(&batch);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);
+	ck_assert_int_eq(pc_usage(&b->cnt[MCG_MEM]), 27);
+	ck_assert_int_eq(page_nr_free(&e->pages), 101);
+	q = charge_new_page(a, 0, 0, PK_ANON, 1, 0, NULL);
 	ck_assert_int_ge(q, 0);
-	ck_assert_int_eq(page_nr_free(&e->pages), 9);            /* the ten, less q */
-	charge_batch_end();
-	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 119);
-	ck_assert_int_eq(stat_local(a, STAT_RSS), 119);
+	ck_assert_int_eq(page_nr_free(&e->pages), 100);
+	ck_assert_int_eq(stat_local(a, STAT_RSS), 1);
 	CHECK_OK(e);
 	mcg_put(a);
+	mcg_put(b);
 	mcg_engine_free(e);
 }
 END_TEST
@@ -277,15 +295,17 @@ static void *stat_worker(void *arg)
 	pthread_barrier_wait(a->all_alive);
 	for (int round = 0; round < 200; round++) {
 		for (int i = 0; i < 16; i++)
-			ck_assert_int_ge(idx[i] = charge_new_page(a->g, a->cpu, a->cpu, PK_ANON, 1, 0), 0);
-		charge_batch_begin();
+			ck_assert_int_ge(idx[i] = charge_new_page(a->g, a->cpu, a->cpu, PK_ANON, 1, 0, NULL), 0);
+		struct charge_batch batch;
+
+		charge_batch_begin(&batch, a->g->eng);
 		for (int i = 0; i < 16; i++)
-			charge_free_page(a->g->eng, (uint32_t)idx[i]);
-		charge_batch_end();
+			charge_free_page(a->g->eng, (uint32_t)idx[i], &batch);
+		charge_batch_end(&batch);
 	}
 	/* leave 3 pages charged */
 	for (int i = 0; i < 3; i++)
-		ck_assert_int_ge(charge_new_page(a->g, a->cpu, a->cpu, PK_ANON, 1, 0), 0);
+		ck_assert_int_ge(charge_new_page(a->g, a->cpu, a->cpu, PK_ANON, 1, 0, NULL), 0);
 	return NULL;
 }
 
@@ -323,7 +343,7 @@ START_TEST(test_hierarchy_and_dying)
 	struct mcg_group *a = fixture_group(e, e->root, "a"), *b = fixture_group(e, a, "b"), *c = fixture_group(e, a, "c");
 
 	for (int i = 0; i < 30; i++)
-		charge_new_page(i % 2 ? b : c, 0, 0, PK_FILE, 1, 0);
+		charge_new_page(i % 2 ? b : c, 0, 0, PK_FILE, 1, 0, NULL);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 30);
 	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 20, NULL, NULL), 0);  /* reclaims children */
 	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 20);
@@ -356,10 +376,10 @@ struct churn {
 	unsigned seed;
 };
 
-static void churn_drop(struct churn *c, uint32_t idx)
+static void churn_drop(struct churn *c, uint32_t idx, struct charge_batch *b)
 {
 	if (atomic_exchange(&churn_owned[idx], 0) == c->cpu + 1)
-		charge_free_page(c->e, idx);
+		charge_free_page(c->e, idx, b);
 }
 
 static void *churn_main(void *arg)
@@ -373,7 +393,7 @@ static void *churn_main(void *arg)
 
 		if (n < 256 && (r % 3 || n == 0)) {
 			long idx = charge_new_page(c->g[r % 3], c->cpu, r % 2,
-						   (enum page_kind)(1 + (r >> 4) % 3), c->cpu, 0);
+						   (enum page_kind)(1 + (r >> 4) % 3), c->cpu, 0, NULL);
 			if (idx >= 0) {
 				atomic_store(&churn_owned[idx], c->cpu + 1);
 				mine[n++] = (uint32_t)idx;
@@ -383,13 +403,15 @@ static void *churn_main(void *arg)
 			uint32_t idx = mine[k];
 
 			mine[k] = mine[--n];
-			churn_drop(c, idx);
+			churn_drop(c, idx, NULL);
 		}
 	}
-	charge_batch_begin();
+	struct charge_batch b;
+
+	charge_batch_begin(&b, c->e);
 	while (n > 0)
-		churn_drop(c, mine[--n]);
-	charge_batch_end();
+		churn_drop(c, mine[--n], &b);
+	charge_batch_end(&b);
 	return NULL;
 }
 
@@ -443,10 +465,10 @@ START_TEST(test_stock_drain_reaps_removed)
 	struct mcg_group *a = fixture_group(e, e->root, "a"), *b = fixture_group(e, e->root, "b");
 	struct mcg_group *c = fixture_group(e, e->root, "c");
 
-	ck_assert_int_eq(charge_kmem(a, 0, 1), 0);
+	ck_assert_int_eq(charge_kmem(a, 0, 1, NULL), 0);
 	ck_assert_int_eq(mcg_remove(e, a), 0);
 	ck_assert(!atomic_load(&a->reaped));          /* one kmem page left */
-	ck_assert_int_eq(charge_kmem(a, 0, 1), 0);    /* a batch: the rest stocked */
+	ck_assert_int_eq(charge_kmem(a, 0, 1, NULL), 0);    /* a batch: the rest stocked */
 	ck_assert_int_gt(charge_stocked(e, a), 0);
 	charge_kmem_uncharge(a, 2);
 	ck_assert(!atomic_load(&a->reaped));          /* the stock still holds some */
@@ -455,12 +477,12 @@ START_TEST(test_stock_drain_reaps_removed)
 	ck_assert(atomic_load(&a->reaped));
 	CHECK_OK(e);
 	/* the same when another group's refill takes the CPU's stock over */
-	ck_assert_int_eq(charge_kmem(b, 0, 1), 0);
+	ck_assert_int_eq(charge_kmem(b, 0, 1, NULL), 0);
 	ck_assert_int_eq(mcg_remove(e, b), 0);
-	ck_assert_int_eq(charge_kmem(b, 0, 1), 0);
+	ck_assert_int_eq(charge_kmem(b, 0, 1, NULL), 0);
 	charge_kmem_uncharge(b, 2);
 	ck_assert(!atomic_load(&b->reaped));
-	ck_assert_int_eq(charge_kmem(c, 0, 1), 0);
+	ck_assert_int_eq(charge_kmem(c, 0, 1, NULL), 0);
 	ck_assert(atomic_load(&b->reaped));
 	charge_kmem_uncharge(c, 1);
 	CHECK_OK(e);
@@ -484,14 +506,14 @@ START_TEST(test_reaped_charge_leaves_no_stock)
 	ck_assert_int_eq(mcg_remove(e, a), 0);
 	ck_assert(atomic_load(&a->reaped));
 	/* the root, which takes the page, has no stock to displace a's */
-	idx = charge_new_page(a, 0, 0, PK_FILE, 0, 0);
+	idx = charge_new_page(a, 0, 0, PK_FILE, 0, 0, NULL);
 	ck_assert_int_ge(idx, 0);
 	ck_assert_uint_eq(e->pages.pages[idx].memcg, e->root->id);
 	ck_assert_int_eq(charge_stocked(e, a), 0);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);
 	ck_assert_int_eq(pc_usage(&e->root->cnt[MCG_MEM]), 0);
 	CHECK_OK(e);
-	charge_free_page(e, (uint32_t)idx);
+	charge_free_page(e, (uint32_t)idx, NULL);
 	CHECK_OK(e);
 	mcg_put(a);
 	mcg_engine_free(e);
@@ -508,7 +530,7 @@ START_TEST(test_kmem_reaped_refused)
 
 	ck_assert_int_eq(mcg_remove(e, a), 0);
 	ck_assert(atomic_load(&a->reaped));
-	ck_assert_int_eq(charge_kmem(a, 0, 8), -ENOMEM);
+	ck_assert_int_eq(charge_kmem(a, 0, 8, NULL), -ENOMEM);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), 0);
 	ck_assert_int_eq(pc_usage(&e->root->cnt[MCG_MEM]), 0);

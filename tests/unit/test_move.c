@@ -329,7 +329,7 @@ static void *mv_churn_main(void *arg)
 		if (x & 1)
 			vm_touch(c->anon, i, 1, true, &f);
 		else if (x & 2)
-			vm_discard(c->anon, i);
+			vm_discard(c->anon, i, NULL);
 		else
 			vm_touch(c->map, i % 100, 1, false, &f);
 	}

@@ -65,7 +65,7 @@ START_TEST(test_anon_faults)
 	ck_assert_int_eq(vm_touch(r, 3, 0, false, &f), 0);
 	ck_assert_int_eq(stat_lru_local(a, LRU_ACTIVE_ANON, -1), 1);
 	CHECK_OK(e);
-	vm_discard(r, 0);
+	vm_discard(r, 0, NULL);
 	ck_assert_int_eq(stat_local(a, STAT_RSS), 9);
 	vm_object_free(t);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);
@@ -320,6 +320,7 @@ START_TEST(test_oom_skips_unkillable_and_nowait)
 	struct mcg_machine cfg = {
 		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
 	};
+	struct charge_mode mode = { .nowait = true };
 	struct mcg_engine *e;
 	struct mcg_group *a, *over;
 	struct vm_object *big, *small;
@@ -354,16 +355,17 @@ START_TEST(test_oom_skips_unkillable_and_nowait)
 		ck_assert_int_eq(vm_touch(more, 0, 0, true, &f), -ENOMEM);
 	}
 	ck_assert_uint_eq(killed_id, 0);
-	/* oom_kill_disable with this thread's nowait: the charge fails at
+	/* oom_kill_disable with the task's mode nowait: the charge fails at
 	 * once and names the group, instead of sleeping */
 	ck_assert_int_eq(mcg_set_oom_control(a, 1), 0);
-	oom_set_nowait(true);
+	vm_object_set_mode(big, &mode);
 	ck_assert_int_eq(vm_touch(big->regions, 0, 0, true, &f), -ENOMEM);
-	oom_set_nowait(false);
-	over = oom_take_over();
+	over = mode.over;
 	ck_assert_ptr_eq(over, a);
 	mcg_put(over);
-	ck_assert_ptr_null(oom_take_over());
+	mode.over = NULL;
+	/* the mode is the task's: another task's charge would wait */
+	ck_assert_ptr_null(small->mode);
 	CHECK_OK(e);
 	vm_object_free(big);
 	vm_object_free(small);
@@ -564,14 +566,14 @@ START_TEST(test_kmem_charges)
 	ck_assert_int_eq(mcg_create(e, p, "a", NULL, NULL, &a), 0);
 	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 20, NULL, NULL), 0);
 	/* kernel memory counts in kmem and, as in cgroup v1, in memory */
-	ck_assert_int_eq(charge_kmem(a, 0, 12), 0);
+	ck_assert_int_eq(charge_kmem(a, 0, 12, NULL), 0);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), 12);
 	ck_assert_int_eq(pc_usage(&p->cnt[MCG_KMEM]), 12);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 12);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEMSW]), 12);
 	CHECK_OK(e);
 	/* over the memory limit with nothing to reclaim: refused, nothing kept */
-	ck_assert_int_eq(charge_kmem(a, 0, 10), -ENOMEM);
+	ck_assert_int_eq(charge_kmem(a, 0, 10, NULL), -ENOMEM);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), 12);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 12);
 	charge_kmem_uncharge(a, 12);
@@ -661,7 +663,7 @@ static void *rt_faulter(void *arg)
 		enum vm_fault f;
 
 		if (r % 7 == 0)
-			vm_discard(rt->reg[o], (r >> 8) % 64);
+			vm_discard(rt->reg[o], (r >> 8) % 64, NULL);
 		else if (r % 5 == 0)
 			vm_touch(rt->map[o], (r >> 8) % 128, 0, r & 1, &f);
 		else
