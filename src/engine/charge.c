@@ -15,6 +15,7 @@
 #include "engine/memcg.h"
 #include "engine/move.h"
 #include "engine/oom.h"
+#include "engine/page_state.h"
 #include "engine/reclaim.h"
 #include "engine/swap.h"
 #include "engine/writeback.h"
@@ -440,85 +441,6 @@ void charge_kmem_uncharge(struct mcg_group *g, long n)
 		mcg_reap(g);
 }
 
-/* The one list of the statistics items a page counts in: add(arg, item,
- * sign) for each. Always inlined, so each caller's add is inlined too. */
-static inline __attribute__((always_inline))
-void charge_page_items(const struct page *p, long sign, void (*add)(void *, enum stat_item, long),
-		       void *arg)
-{
-	unsigned kind = p->kind & PK_MASK;
-	bool cache = kind == PK_FILE || kind == PK_SHMEM;
-
-	add(arg, kind == PK_ANON ? STAT_RSS : STAT_CACHE, sign);
-	if (kind == PK_SHMEM)
-		add(arg, STAT_SHMEM, sign);
-	if (p->kind & PS_SWAPCACHE)
-		add(arg, STAT_SWAPCACHED, sign);
-	if (cache && (p->flags & PG_MAPPED))
-		add(arg, STAT_MAPPED_FILE, sign);
-	if (cache && (p->flags & PG_DIRTY))
-		add(arg, STAT_DIRTY, sign);
-	if (p->flags & PG_WRITEBACK)
-		add(arg, STAT_WRITEBACK, sign);
-}
-
-static inline void charge_add_delta(void *d, enum stat_item it, long v)
-{
-	((long *)d)[it] += v;
-}
-
-static inline void charge_add_own(void *own, enum stat_item it, long v)
-{
-	stat_own_add(own, it, v);
-}
-
-static inline void charge_add_shard(void *st, enum stat_item it, long v)
-{
-	stat_shard_add(st, it, v);
-}
-
-void charge_page_stat_delta(const struct page *p, long *d, long sign)
-{
-	charge_page_items(p, sign, charge_add_delta, d);
-}
-
-void charge_stats_apply(struct mcg_group *g, const long *d, long sign)
-{
-	for (int i = 0; i < STAT__COUNT; i++)
-		if (d[i])
-			stat_add(g, (enum stat_item)i, d[i] * sign);
-}
-
-/* A page's items (charge_page_items) added to g's statistics, and event
- * (PGPGIN or PGPGOUT) once, unless it is STAT__COUNT. */
-static __attribute__((noinline)) void charge_page_account_shared(struct mcg_group *g,
-								 const struct page *p, long sign,
-								 enum stat_item event)
-{
-	charge_page_items(p, sign, charge_add_shard, g->stat);
-	if (event != STAT__COUNT)
-		stat_shard_add(g->stat, event, 1);
-}
-
-static void charge_page_account(struct mcg_group *g, const struct page *p, long sign,
-				enum stat_item event)
-{
-	atomic_long *own = stat_shard_own(g->stat);
-
-	if (!own) {
-		charge_page_account_shared(g, p, sign, event);
-		return;
-	}
-	charge_page_items(p, sign, charge_add_own, own);
-	if (event != STAT__COUNT)
-		stat_own_add(own, event, 1);
-}
-
-void charge_page_stats(struct mcg_group *g, const struct page *p, long sign)
-{
-	charge_page_account(g, p, sign, STAT__COUNT);
-}
-
 static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned node,
 				   enum page_kind kind, uint32_t owner, uint8_t flags,
 				   struct charge_mode *mode);
@@ -575,7 +497,7 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 	p->kind = (uint8_t)kind;
 	p->flags = flags & (PG_DIRTY | PG_MAPPED | PG_MLOCKED);
 	p->owner = owner;
-	charge_page_account(g, p, 1, STAT_PGPGIN);
+	pgstate_account(g, p, 1, STAT_PGPGIN);
 	lru_add(e, g, idx);
 	charge_events(g, 1);
 	return idx;
@@ -589,7 +511,7 @@ static inline void charge_release_page_batched(struct mcg_engine *e, struct mcg_
 {
 	struct page *p = &e->pages.pages[idx];
 
-	charge_page_account(g, p, -1, STAT_PGPGOUT);
+	pgstate_account(g, p, -1, STAT_PGPGOUT);
 	charge_uncharge_batched(g, 1, keep_memsw, b);
 	if (p->kind & PS_SWAPCACHE)
 		swap_cache_drop(e, idx);      /* its copy in swap is of no use now */
@@ -628,66 +550,3 @@ void charge_free_page(struct mcg_engine *e, uint32_t idx, struct charge_batch *b
 		charge_release_page_batched(e, g, idx, false, b);
 }
 
-/* Caller holds the lruvec lock. */
-static void charge_page_flags_locked(struct mcg_engine *e, struct mcg_group *g, uint32_t idx,
-				     uint8_t set, uint8_t clear)
-{
-	struct page *p = &e->pages.pages[idx];
-	bool listed = !(p->kind & PS_ISOLATED);
-
-	charge_page_stats(g, p, -1);
-	if (listed)
-		lru_unlink(e, g, idx);
-	p->flags = (uint8_t)((p->flags | set) & ~clear);
-	if (listed)
-		lru_link(e, g, idx);
-	charge_page_stats(g, p, 1);
-}
-
-void charge_page_flags(struct mcg_engine *e, uint32_t idx, uint8_t set, uint8_t clear)
-{
-	struct mcg_group *g = mcg_by_id_pinned(e, e->pages.pages[idx].memcg);
-	struct lru_vec *v = lru_vec_of(e, g, idx);
-
-	spin_lock(&v->lock);
-	charge_page_flags_locked(e, g, idx, set, clear);
-	spin_unlock(&v->lock);
-}
-
-bool charge_page_swapcache(struct mcg_engine *e, uint32_t idx, bool on)
-{
-	struct page *p = &e->pages.pages[idx];
-	struct mcg_group *g = mcg_by_id_pinned(e, p->memcg);
-	struct lru_vec *v = lru_vec_of(e, g, idx);
-	bool was;
-
-	spin_lock(&v->lock);
-	was = p->kind & PS_SWAPCACHE;
-	if (was != on) {
-		charge_page_stats(g, p, -1);
-		p->kind ^= PS_SWAPCACHE;
-		charge_page_stats(g, p, 1);
-	}
-	spin_unlock(&v->lock);
-	return was;
-}
-
-void charge_page_accessed(struct mcg_engine *e, uint32_t idx, uint8_t set)
-{
-	struct page *p = &e->pages.pages[idx];
-	struct mcg_group *g = mcg_by_id_pinned(e, p->memcg);
-	struct lru_vec *v = lru_vec_of(e, g, idx);
-	uint8_t clear = 0;
-
-	spin_lock(&v->lock);
-	if ((p->kind & PK_MASK) == PK_ANON)
-		set &= (uint8_t)~(PG_DIRTY | PG_MAPPED);   /* page-cache states */
-	if ((p->flags & PG_REFERENCED) && !(p->flags & PG_ACTIVE)) {
-		set |= PG_ACTIVE;
-		clear |= PG_REFERENCED;
-	} else {
-		set |= PG_REFERENCED;
-	}
-	charge_page_flags_locked(e, g, idx, set, clear);
-	spin_unlock(&v->lock);
-}

@@ -99,23 +99,5 @@ void charge_free_page(struct mcg_engine *e, uint32_t idx, struct charge_batch *b
  * (keeping memsw when its content went to swap), back to the pool. */
 void charge_release_page(struct mcg_engine *e, struct mcg_group *g, uint32_t idx, bool keep_memsw);
 
-/* Change a charged page's flags, keeping its statistics and LRU list
- * right (a page isolated by reclaim keeps its place with reclaim). */
-void charge_page_flags(struct mcg_engine *e, uint32_t idx, uint8_t set, uint8_t clear);
-
-/* An access (mark_page_accessed): a referenced inactive page is promoted,
- * others get the referenced bit; set is added (dirty, mapped) for page
- * cache. All decided under the lruvec lock. */
-void charge_page_accessed(struct mcg_engine *e, uint32_t idx, uint8_t set);
-
-/* Set or clear a page's swap-cache state (its statistic follows); the
- * state it had. */
-bool charge_page_swapcache(struct mcg_engine *e, uint32_t idx, bool on);
-
-/* Statistics a page of this kind and these flags contributes (±1 each). */
-void charge_page_stats(struct mcg_group *g, const struct page *p, long sign);
-/* The same, summed into d[STAT__COUNT] (for bulk moves), and applied. */
-void charge_page_stat_delta(const struct page *p, long *d, long sign);
-void charge_stats_apply(struct mcg_group *g, const long *d, long sign);
 
 #endif

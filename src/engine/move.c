@@ -17,6 +17,7 @@
 #include "engine/memcg.h"
 #include "engine/move.h"
 #include "engine/oom.h"
+#include "engine/page_state.h"
 #include "engine/reclaim.h"
 #include "engine/swap.h"
 #include "engine/vm.h"
@@ -124,7 +125,7 @@ static void move_flush(struct mcg_engine *e, struct move_ctx *m)
 				continue;
 			p->memcg = (uint16_t)m->dst->id;
 			lru[lru_transfer(e, m->src, m->dst, idx)]++;
-			charge_page_stat_delta(p, d, 1);
+			pgstate_stat_delta(p, d, 1);
 			m->pages++;
 			m->budget--;
 		}
@@ -137,8 +138,8 @@ static void move_flush(struct mcg_engine *e, struct move_ctx *m)
 		spin_unlock(&dv->lock);
 		spin_unlock(&sv->lock);
 	}
-	charge_stats_apply(m->src, d, -1);
-	charge_stats_apply(m->dst, d, 1);
+	pgstate_stats_apply(m->src, d, -1);
+	pgstate_stats_apply(m->dst, d, 1);
 	m->n = 0;
 }
 

@@ -10,6 +10,7 @@
 #include "engine/charge.h"
 #include "engine/lru.h"
 #include "engine/memcg.h"
+#include "engine/page_state.h"
 #include "engine/reclaim.h"
 #include "engine/swap.h"
 #include "engine/writeback.h"
@@ -100,7 +101,7 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 	if (!anon && (flags & PG_DIRTY)) {
 		/* Reclaim does not write pages: it hands them to the writeback
 		 * device and finds them again, clean, after it is done. */
-		charge_page_flags(e, idx, PG_WRITEBACK | PG_RECLAIM, PG_DIRTY);
+		pgstate_flags(e, idx, PG_WRITEBACK | PG_RECLAIM, PG_DIRTY);
 		wb_submit(e, idx);
 		reclaim_putback(rc, g, idx, 0, 0);
 		return false;
@@ -108,7 +109,7 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 	if (anon) {
 		/* a page whose copy in swap is still good goes back to its
 		 * slot without a write (the swap cache) */
-		if (rc->may_swap && charge_page_swapcache(e, idx, false) &&
+		if (rc->may_swap && pgstate_swapcache(e, idx, false) &&
 		    (slot = swap_cache_reuse(g, idx)) != SWAP_NONE)
 			reused = true;
 		else if (!rc->may_swap || (slot = swap_out(g)) == SWAP_NONE) {

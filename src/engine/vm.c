@@ -9,6 +9,7 @@
 
 #include "engine/charge.h"
 #include "engine/memcg.h"
+#include "engine/page_state.h"
 #include "engine/swap.h"
 #include "engine/vm.h"
 
@@ -354,7 +355,7 @@ void vm_object_free(struct vm_object *o)
 
 static void vm_accessed(struct mcg_engine *e, uint32_t idx, bool write, bool mapped)
 {
-	charge_page_accessed(e, idx, (uint8_t)((write ? PG_DIRTY : 0) | (mapped ? PG_MAPPED : 0)));
+	pgstate_accessed(e, idx, (uint8_t)((write ? PG_DIRTY : 0) | (mapped ? PG_MAPPED : 0)));
 }
 
 int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_fault *fault)
@@ -382,7 +383,7 @@ int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_
 		if (v != VM_EMPTY && (v & VM_TAG_MASK) == VM_TAG_PAGE) {
 			/* a write makes the copy in swap stale */
 			if (write && e->swap.nr_slots && t->kind != PK_FILE &&
-			    charge_page_swapcache(e, v, false))
+			    pgstate_swapcache(e, v, false))
 				swap_cache_drop(e, v);
 			vm_accessed(e, v, write, r->file != NULL);
 			pthread_mutex_unlock(&o->lock);
@@ -422,7 +423,7 @@ int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_
 			if (write)
 				swap_release(e, v & ~VM_TAG_MASK);
 			else if (swap_cache_keep(e, v & ~VM_TAG_MASK, (uint32_t)idx))
-				charge_page_swapcache(e, (uint32_t)idx, true);   /* (else released) */
+				pgstate_swapcache(e, (uint32_t)idx, true);   /* (else released) */
 			atomic_fetch_sub(&o->swapped, 1);
 			stat_add(charge_to, STAT_REFAULT_ANON, 1);
 			*fault = VM_REFAULT;
@@ -436,7 +437,7 @@ int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_
 		/* a refault within the file LRU's reach was a working-set page */
 		if (distance && distance <= (uint32_t)(stat_lru_local(charge_to, LRU_ACTIVE_FILE, -1) +
 							 stat_lru_local(charge_to, LRU_INACTIVE_FILE, -1)))
-			charge_page_flags(e, (uint32_t)idx, PG_ACTIVE, 0);
+			pgstate_flags(e, (uint32_t)idx, PG_ACTIVE, 0);
 		pthread_mutex_unlock(&o->lock);
 		stat_add(faulter, STAT_PGFAULT, 1);
 		if (*fault != VM_MINOR)
@@ -467,7 +468,7 @@ void vm_mlock(struct vm_region *r, uint32_t i, bool lock)
 	pthread_mutex_lock(&t->obj->lock);
 	v = atomic_load(&t->slot[r->file ? r->file_off + i : i]);
 	if (v != VM_EMPTY && (v & VM_TAG_MASK) == VM_TAG_PAGE)
-		charge_page_flags(t->obj->eng, v, lock ? PG_MLOCKED : 0, lock ? 0 : PG_MLOCKED);
+		pgstate_flags(t->obj->eng, v, lock ? PG_MLOCKED : 0, lock ? 0 : PG_MLOCKED);
 	pthread_mutex_unlock(&t->obj->lock);
 }
 

@@ -10,6 +10,7 @@
 #include "engine/charge.h"
 #include "engine/lru.h"
 #include "engine/memcg.h"
+#include "engine/page_state.h"
 #include "engine/reclaim.h"
 #include "engine/writeback.h"
 
@@ -102,11 +103,11 @@ static void wb_finish(struct mcg_engine *e, const struct wb_entry *en)
 		bool was_reclaim = p->flags & PG_RECLAIM;
 		bool isolated = p->kind & PS_ISOLATED;
 
-		charge_page_stats(g, p, -1);
+		pgstate_stats(g, p, -1);
 		if (!isolated)
 			lru_unlink(e, g, en->idx);
 		p->flags &= (uint8_t)~(PG_WRITEBACK | PG_RECLAIM);
-		charge_page_stats(g, p, 1);
+		pgstate_stats(g, p, 1);
 		if (isolated) {
 			/* reclaim holds it and decides */
 		} else if (was_reclaim && e->m.immediate_reclaim && !(p->flags & PG_REFERENCED)) {

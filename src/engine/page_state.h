@@ -1,0 +1,87 @@
+/* page_state.h: a charged page's state as its group sees it: the
+ * statistics items its kind and flags count in, its flags and swap-cache
+ * state changed with the statistics and LRU list kept right, and an access
+ * (mark_page_accessed). Below charge, reclaim, writeback, move and vm,
+ * which all change page state; never charges, uncharges or frees a page. */
+#ifndef MEMCGFS_PAGE_STATE_H
+#define MEMCGFS_PAGE_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/memcg.h"
+#include "engine/page.h"
+#include "engine/stat.h"
+
+/* The one list of the statistics items a page counts in: add(arg, item,
+ * sign) for each. Always inlined, so each caller's add is inlined too. */
+static inline __attribute__((always_inline))
+void pgstate_items(const struct page *p, long sign, void (*add)(void *, enum stat_item, long),
+		   void *arg)
+{
+	unsigned kind = p->kind & PK_MASK;
+	bool cache = kind == PK_FILE || kind == PK_SHMEM;
+
+	add(arg, kind == PK_ANON ? STAT_RSS : STAT_CACHE, sign);
+	if (kind == PK_SHMEM)
+		add(arg, STAT_SHMEM, sign);
+	if (p->kind & PS_SWAPCACHE)
+		add(arg, STAT_SWAPCACHED, sign);
+	if (cache && (p->flags & PG_MAPPED))
+		add(arg, STAT_MAPPED_FILE, sign);
+	if (cache && (p->flags & PG_DIRTY))
+		add(arg, STAT_DIRTY, sign);
+	if (p->flags & PG_WRITEBACK)
+		add(arg, STAT_WRITEBACK, sign);
+}
+
+static inline void pgstate_add_own(void *own, enum stat_item it, long v)
+{
+	stat_own_add(own, it, v);
+}
+
+/* (a thread without a shard of its own) */
+void pgstate_account_shared(struct mcg_group *g, const struct page *p, long sign,
+			    enum stat_item event);
+
+/* A page's items added to g's statistics (sign ±1), and event (PGPGIN or
+ * PGPGOUT) once unless it is STAT__COUNT: on the charge path, so inline,
+ * into the thread's own shard. */
+static inline void pgstate_account(struct mcg_group *g, const struct page *p, long sign,
+				   enum stat_item event)
+{
+	atomic_long *own = stat_shard_own(g->stat);
+
+	if (!own) {
+		pgstate_account_shared(g, p, sign, event);
+		return;
+	}
+	pgstate_items(p, sign, pgstate_add_own, own);
+	if (event != STAT__COUNT)
+		stat_own_add(own, event, 1);
+}
+
+/* Statistics a page of this kind and these flags contributes (±1 each). */
+static inline void pgstate_stats(struct mcg_group *g, const struct page *p, long sign)
+{
+	pgstate_account(g, p, sign, STAT__COUNT);
+}
+
+/* The same, summed into d[STAT__COUNT] (for bulk moves), and applied. */
+void pgstate_stat_delta(const struct page *p, long *d, long sign);
+void pgstate_stats_apply(struct mcg_group *g, const long *d, long sign);
+
+/* Change a charged page's flags, keeping its statistics and LRU list
+ * right (a page isolated by reclaim keeps its place with reclaim). */
+void pgstate_flags(struct mcg_engine *e, uint32_t idx, uint8_t set, uint8_t clear);
+
+/* An access (mark_page_accessed): a referenced inactive page is promoted,
+ * others get the referenced bit; set is added (dirty, mapped) for page
+ * cache. All decided under the lruvec lock. */
+void pgstate_accessed(struct mcg_engine *e, uint32_t idx, uint8_t set);
+
+/* Set or clear a page's swap-cache state (its statistic follows); the
+ * state it had. */
+bool pgstate_swapcache(struct mcg_engine *e, uint32_t idx, bool on);
+
+#endif
