@@ -105,10 +105,14 @@ $(BUILD)/tools/%: tests/tools/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out $(SANFLAGS),$(CFLAGS)) -o $@ $< -lpthread
 
-.PHONY: all check unit integration asan tsan fuzz bench install clean deps demo
+.PHONY: all check layers unit integration asan tsan fuzz bench install clean deps demo
 
-# Every test: unit tests (Check), then integration tests against a real mount.
-check: unit integration
+# Every test: the include rules of the three floors, unit tests (Check),
+# then integration tests against a real mount.
+check: layers unit integration
+
+layers:
+	tests/layers/check_layers.sh
 
 unit: $(BUILD)/unit_tests
 	CK_FORK=yes $(if $(SANFLAGS),CK_TIMEOUT_MULTIPLIER=10) $(BUILD)/unit_tests
