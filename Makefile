@@ -7,8 +7,11 @@ DESTDIR  ?=
 BUILD    ?= build
 SANFLAGS ?=
 OPT      ?= -O2 -g
+# The one source of the version: the VERSION file (the programs' --version
+# and the man page's header, checked by t_mount.sh).
+VERSION  := $(shell cat VERSION)
 CFLAGS   += $(OPT) -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
-            -D_GNU_SOURCE -Isrc $(SANFLAGS)
+            -D_GNU_SOURCE -DMEMCGFS_VERSION='"$(VERSION)"' -Isrc $(SANFLAGS)
 LDFLAGS  += $(SANFLAGS)
 FUSE_CFLAGS  = $(shell pkg-config --cflags fuse3 2>/dev/null)
 FUSE_LIBS    = $(shell pkg-config --libs fuse3 2>/dev/null)

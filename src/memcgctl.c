@@ -218,15 +218,22 @@ static int ctl_join(const char *mount, const char *group)
 	return 0;
 }
 
-static int ctl_usage(void)
+static int ctl_usage(FILE *out, int status)
 {
-	fprintf(stderr, "usage: memcgctl replay FILE            (FILE may be -)\n"
-			"       memcgctl sim -m MOUNT [-g GROUP] (-f FILE | -e LINE...)\n");
-	return 2;
+	fprintf(out, "usage: memcgctl replay FILE            (FILE may be -)\n"
+		     "       memcgctl sim -m MOUNT [-g GROUP] (-f FILE | -e LINE...)\n"
+		     "       memcgctl --version\n");
+	return status;
 }
 
 int main(int argc, char **argv)
 {
+	if (argc == 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
+		printf("memcgctl %s\n", MEMCGFS_VERSION);
+		return 0;
+	}
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+		return ctl_usage(stdout, 0);
 	if (argc == 3 && !strcmp(argv[1], "replay")) {
 		char *text = ctl_slurp(argv[2]);
 		int err;
@@ -262,14 +269,14 @@ int main(int argc, char **argv)
 					lines[n++] = l;
 				break;
 			default:
-				return ctl_usage();
+				return ctl_usage(stderr, 2);
 			}
 		}
 		if (!mount || n == 0)
-			return ctl_usage();
+			return ctl_usage(stderr, 2);
 		ret = ctl_sim(mount, group, lines, n);
 		free(text);
 		return ret;
 	}
-	return ctl_usage();
+	return ctl_usage(stderr, 2);
 }

@@ -35,6 +35,7 @@ struct memcgfs_opts {
 	int nowatermarks;
 	char *enforce;
 	int help;
+	int version;
 };
 
 #define MOPT(t, p) { t, offsetof(struct memcgfs_opts, p), 1 }
@@ -48,12 +49,15 @@ static const struct fuse_opt memcgfs_optspec[] = {
 	MOPT("enforce=%s", enforce),
 	MOPT("-h", help),
 	MOPT("--help", help),
+	MOPT("-V", version),
+	MOPT("--version", version),
 	FUSE_OPT_END
 };
 
 static void memcgfs_usage(const char *prog)
 {
-	printf("usage: %s [-f] [-o OPTS] MOUNTPOINT\n\n"
+	printf("usage: %s [-f] [-o OPTS] MOUNTPOINT\n"
+	       "       %s --version\n\n"
 	       "memcgfs options (-o, comma separated):\n"
 	       "    kernel=X.Y        behaviour profile (4.19 .. 6.18, default 6.12)\n"
 	       "    memory=SIZE       simulated machine memory (default: MemTotal)\n"
@@ -63,7 +67,7 @@ static void memcgfs_usage(const char *prog)
 	       "    nowatermarks      hide the memcgfs extension files\n"
 	       "    enforce=none      account real processes only: never signal them\n"
 	       "                      or page them out (default enforce=all)\n"
-	       "default_permissions and allow_other are on by default.\n\n", prog);
+	       "default_permissions and allow_other are on by default.\n\n", prog, prog);
 }
 
 /* A /proc/meminfo field in pages, or 0. */
@@ -144,6 +148,11 @@ int main(int argc, char *argv[])
 	signal(SIGPIPE, SIG_IGN);         /* a peer gone is an error, not a death */
 	if (fuse_opt_parse(&args, &o, memcgfs_optspec, NULL))
 		goto out_args;
+	if (o.version) {
+		printf("memcgfs %s\nFUSE library version %s\n", MEMCGFS_VERSION, fuse_pkgversion());
+		ret = 0;
+		goto out_args;
+	}
 	if (o.help) {
 		memcgfs_usage(argv[0]);
 		fuse_cmdline_help();

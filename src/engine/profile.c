@@ -1,6 +1,7 @@
 /* profile.c: the version table of the contract's §7 and nothing else.
  * Every behaviour difference between kernels is a row here; no other file
  * compares kernel versions. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,18 @@ int prof_parse(const char *s, struct prof *out)
 	unsigned maj, min;
 	int len = 0;
 
-	if (!s || sscanf(s, "%3u.%3u%n", &maj, &min, &len) != 2 || s[len] != '\0')
+	if (!s || sscanf(s, "%3u.%3u%n", &maj, &min, &len) != 2)
+		return -EINVAL;
+	/* a kernel release as uname -r prints it: a patch level, then a
+	 * suffix after '-' or '+' ("6.18.44-fc-v973") */
+	s += len;
+	if (*s == '.') {
+		if (!isdigit((unsigned char)s[1]))
+			return -EINVAL;
+		for (s++; isdigit((unsigned char)*s); s++)
+			;
+	}
+	if (*s != '\0' && ((*s != '-' && *s != '+') || s[1] == '\0'))
 		return -EINVAL;
 	if (PROF_KV(maj, min) < PROF_OLDEST || PROF_KV(maj, min) > PROF_NEWEST || min >= 1000)
 		return -EINVAL;

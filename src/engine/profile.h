@@ -38,8 +38,9 @@ struct prof {
 	uint64_t features;           /* bit per enum prof_feature */
 };
 
-/* Parse "X.Y" into a profile. -EINVAL for garbage or an unsupported version
- * (outside PROF_OLDEST..PROF_NEWEST). */
+/* Parse "X.Y" into a profile, or a release as uname -r prints it ("X.Y.Z"
+ * with a suffix after '-' or '+'). -EINVAL for garbage or an unsupported
+ * version (outside PROF_OLDEST..PROF_NEWEST). */
 int prof_parse(const char *s, struct prof *out);
 void prof_init(struct prof *p, unsigned version);
 

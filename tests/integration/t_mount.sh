@@ -36,4 +36,16 @@ expect "mount -t memcgfs and fstab" "$(echo "$out" | tr '\n' ' ')" "200 0 "
 rm -rf "$H"
 rmdir "$M1" "$M2"
 expect "usage" "$("$MEMCGFS" --help 2>&1 | grep -c 'kernel=X.Y')" "1"
+# one version, from the VERSION file: both programs and the man page
+V=$(cat "$(dirname "$0")/../../VERSION")
+expect "--help on stdout, status 0" "$("$MEMCGFS" --help 2>/dev/null | grep -c 'kernel=X.Y'; echo "rc ${PIPESTATUS[0]}")" "1
+rc 0"
+expect "memcgfs --version" "$("$MEMCGFS" --version | head -n1; echo "rc ${PIPESTATUS[0]}")" "memcgfs $V
+rc 0"
+expect "memcgfs -V" "$("$MEMCGFS" -V | head -n1)" "memcgfs $V"
+expect "FUSE library version" "$("$MEMCGFS" --version | grep -c '^FUSE library version 3\.')" "1"
+expect "memcgctl --version" "$("$MEMCGFS_BUILD/memcgctl" --version; echo "rc $?")" "memcgctl $V
+rc 0"
+expect "memcgctl --help on stdout" "$("$MEMCGFS_BUILD/memcgctl" --help 2>/dev/null | grep -c 'memcgctl sim')" "1"
+expect "the man page's version" "$(sed -n 's/^\.TH MEMCGFS 8 "[^"]*" "memcgfs \([^"]*\)".*/\1/p' "$(dirname "$0")/../../docs/memcgfs.8")" "$V"
 summary

@@ -17,6 +17,17 @@ START_TEST(test_parse)
 	ck_assert_int_eq(prof_parse("3.10", &p), -EINVAL);
 	ck_assert_int_eq(prof_parse("6", &p), -EINVAL);
 	ck_assert_int_eq(prof_parse("6.12x", &p), -EINVAL);
+	/* uname -r: a patch level and a suffix (issue 17) */
+	ck_assert_int_eq(prof_parse("6.18.44-fc-v973", &p), 0);
+	ck_assert_uint_eq(p.version, PROF_KV(6, 18));
+	ck_assert_int_eq(prof_parse("5.10.0-28-amd64", &p), 0);
+	ck_assert_uint_eq(p.version, PROF_KV(5, 10));
+	ck_assert_int_eq(prof_parse("6.12.7", &p), 0);
+	ck_assert_int_eq(prof_parse("6.12+deb13", &p), 0);
+	ck_assert_int_eq(prof_parse("6.12.", &p), -EINVAL);
+	ck_assert_int_eq(prof_parse("6.12-", &p), -EINVAL);
+	ck_assert_int_eq(prof_parse("6.12.4x", &p), -EINVAL);
+	ck_assert_int_eq(prof_parse("6.1.x", &p), -EINVAL);
 	ck_assert_int_eq(prof_parse("", &p), -EINVAL);
 }
 END_TEST
