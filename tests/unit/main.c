@@ -10,6 +10,7 @@ int main(void)
 	int failed;
 
 	srunner_add_suite(sr, grammar_suite());
+	srunner_add_suite(sr, size_suite());
 	srunner_add_suite(sr, page_counter_suite());
 	srunner_add_suite(sr, profile_suite());
 	srunner_add_suite(sr, memcg_suite());
