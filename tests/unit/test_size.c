@@ -1,12 +1,14 @@
 /* test_size.c: the one number and size parser (engine/size.h): every
  * suffix, base detection, the 2^64 edges where digits and suffixes wrap,
- * empty input, signs and whitespace. */
+ * empty input, signs and whitespace; and the workload language's sizes
+ * that are built on it. */
 #include <check.h>
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
 
 #include "engine/size.h"
+#include "source/workload.h"
 #include "suites.h"
 
 #define P64(n) ((unsigned long long)1 << (n))
@@ -135,6 +137,37 @@ START_TEST(test_size_number)
 }
 END_TEST
 
+/* The workload language reads its sizes with the same parser and the same
+ * wrap, and adds its own rules: a leading digit, a long long result. */
+START_TEST(test_workload_sizes)
+{
+	ck_assert_int_eq(wl_size("64M"), 64ll << 20);
+	ck_assert_int_eq(wl_size("4k"), 4096);
+	ck_assert_int_eq(wl_size("1P"), 1ll << 50);
+	ck_assert_int_eq(wl_size("0x10k"), 16384);
+	ck_assert_int_eq(wl_size("010"), 8);
+	ck_assert_int_eq(wl_size("0"), 0);
+	ck_assert_int_eq(wl_size("17E"), 1ll << 60);          /* wraps, as control files do */
+	ck_assert_int_eq(wl_size("18446744073709551617"), 1);
+	ck_assert_int_eq(wl_size("9223372036854775807"), LLONG_MAX);
+	ck_assert_int_eq(wl_size("9223372036854775808"), -1);  /* not a long long */
+	ck_assert_int_eq(wl_size("8E"), -1);
+	ck_assert_int_eq(wl_size(""), -1);
+	ck_assert_int_eq(wl_size("k"), -1);
+	ck_assert_int_eq(wl_size("-1"), -1);
+	ck_assert_int_eq(wl_size("+1"), -1);
+	ck_assert_int_eq(wl_size(" 1"), -1);
+	ck_assert_int_eq(wl_size("1KB"), -1);
+	ck_assert_int_eq(wl_pages("1"), 1);                    /* rounded up */
+	ck_assert_int_eq(wl_pages("4k"), 1);
+	ck_assert_int_eq(wl_pages("4097"), 2);
+	ck_assert_int_eq(wl_pages("0"), 0);
+	ck_assert_int_eq(wl_pages("x"), -1);
+	/* near LLONG_MAX the rounding must not overflow */
+	ck_assert_int_eq(wl_pages("9223372036854775807"), LLONG_MAX / 4096 + 1);
+}
+END_TEST
+
 Suite *size_suite(void)
 {
 	Suite *s = suite_create("size");
@@ -143,6 +176,7 @@ Suite *size_suite(void)
 	tcase_add_loop_test(tc, test_size_vectors, 0, sizeof(size_vectors) / sizeof(size_vectors[0]));
 	tcase_add_test(tc, test_size_length_bounds);
 	tcase_add_test(tc, test_size_number);
+	tcase_add_test(tc, test_workload_sizes);
 	suite_add_tcase(s, tc);
 	return s;
 }
