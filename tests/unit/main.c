@@ -16,6 +16,7 @@ int main(void)
 	srunner_add_suite(sr, memcg_suite());
 	srunner_add_suite(sr, task_suite());
 	srunner_add_suite(sr, cgfiles_suite());
+	srunner_add_suite(sr, event_suite());
 	srunner_add_suite(sr, charge_suite());
 	srunner_add_suite(sr, vm_suite());
 	srunner_add_suite(sr, replay_suite());

@@ -12,6 +12,7 @@ Suite *profile_suite(void);
 Suite *memcg_suite(void);
 Suite *task_suite(void);
 Suite *cgfiles_suite(void);
+Suite *event_suite(void);
 Suite *charge_suite(void);
 Suite *vm_suite(void);
 Suite *replay_suite(void);
