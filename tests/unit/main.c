@@ -9,6 +9,7 @@ int main(void)
 	SRunner *sr = srunner_create(acl_suite());
 	int failed;
 
+	srunner_add_suite(sr, node_suite());
 	srunner_add_suite(sr, grammar_suite());
 	srunner_add_suite(sr, size_suite());
 	srunner_add_suite(sr, page_counter_suite());

@@ -5,6 +5,7 @@
 #include <check.h>
 
 Suite *acl_suite(void);
+Suite *node_suite(void);
 Suite *grammar_suite(void);
 Suite *size_suite(void);
 Suite *page_counter_suite(void);
