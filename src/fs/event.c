@@ -4,12 +4,14 @@
  * eventfd's last reference goes, a reaper thread looks every
  * EVENT_REAP_MS for the processes that still hold it (by its eventfd-id
  * in /proc/PID/fdinfo) and drops the registration when none does. Bounds
- * registrations per user. Never blocks on an eventfd (writes of 1 cannot
- * block short of 2^64-1 pending) and never reads one. */
+ * registrations per user, counted per uid as they come and go. Never blocks
+ * on an eventfd (writes of 1 cannot block short of 2^64-1 pending) and never
+ * reads one. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <time.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -42,6 +44,7 @@ struct event_reg {
 	struct mcg_group *g;          /* referenced */
 	int efd;                      /* our duplicate of the writer's eventfd */
 	uid_t uid;                    /* the registering user */
+	struct event_user *user;      /* uid's count, while linked */
 	unsigned long long efd_id;    /* eventfd-id, 0 when the kernel has none */
 	struct event_holder holders[EVENT_HOLDERS];   /* the reaper's alone */
 	int nholders;
@@ -61,6 +64,20 @@ struct event_window {
 	long scanned, reclaimed;
 };
 
+/* How many linked registrations one uid has: what admission checks, in a
+ * short bucket instead of a walk of every registration. An entry lives
+ * while its count is above 0. */
+struct event_user {
+	uid_t uid;
+	int nregs;
+	struct event_user *next;
+};
+
+/* 1024 buckets: 16 entries a bucket when EVENT_MAX_REGS registrations
+ * belong to as many uids, a handful in any real use. */
+#define EVENT_USER_BITS    10
+#define EVENT_USER_BUCKETS (1u << EVENT_USER_BITS)
+
 #define EVENT_WINDOWS   64
 #define EVENT_WIN_PAGES 512           /* SWAP_CLUSTER_MAX * 16 */
 #define EVENT_CRIT_PRIO 3             /* reclaim this deep is critical */
@@ -69,6 +86,7 @@ struct event_registry {
 	pthread_mutex_t lock;
 	struct event_reg *head;
 	int nregs;
+	struct event_user *users[EVENT_USER_BUCKETS];
 	pthread_t reaper;
 	bool reaping, stop;
 	pthread_cond_t wake;          /* the reaper's sleep, cut short at stop */
@@ -94,6 +112,49 @@ static void event_count(struct event_registry *er, const struct event_reg *ev, i
 		atomic_fetch_add(&er->nthresh, d);
 	else if (ev->kind == EV_PRESSURE)
 		atomic_fetch_add(&er->npress, d);
+}
+
+/* The link that holds uid's entry, or the NULL one ending its bucket.
+ * Caller holds er->lock. */
+static struct event_user **event_user_slot(struct event_registry *er, uid_t uid)
+{
+	/* Fibonacci hashing: consecutive uids land in different buckets */
+	uint32_t h = (uint32_t)uid * 2654435761u;
+	struct event_user **pu = &er->users[h >> (32 - EVENT_USER_BITS)];
+
+	while (*pu && (*pu)->uid != uid)
+		pu = &(*pu)->next;
+	return pu;
+}
+
+/* ev enters the list, counted for its user (made by event_admit_locked).
+ * Caller holds er->lock. */
+static void event_link_locked(struct event_registry *er, struct event_reg *ev,
+			      struct event_user *u)
+{
+	ev->linked = true;
+	ev->user = u;
+	u->nregs++;
+	ev->next = er->head;
+	er->head = ev;
+	er->nregs++;
+	event_count(er, ev, 1);
+}
+
+/* ev, already out of the list, is no longer counted; its user's entry goes
+ * with its last registration. Caller holds er->lock. */
+static void event_unlinked_locked(struct event_registry *er, struct event_reg *ev)
+{
+	ev->linked = false;
+	er->nregs--;
+	event_count(er, ev, -1);
+	if (--ev->user->nregs == 0) {
+		struct event_user **pu = event_user_slot(er, ev->user->uid);
+
+		*pu = ev->user->next;
+		free(ev->user);
+	}
+	ev->user = NULL;
 }
 
 static void event_drop(struct event_reg *ev)
@@ -128,6 +189,13 @@ void event_free(struct event_registry *er)
 		er->head = ev->next;
 		event_put(ev);
 	}
+	for (unsigned i = 0; i < EVENT_USER_BUCKETS; i++)
+		while (er->users[i]) {
+			struct event_user *u = er->users[i];
+
+			er->users[i] = u->next;
+			free(u);
+		}
 	pthread_mutex_destroy(&er->lock);
 	free(er);
 }
@@ -362,25 +430,30 @@ static unsigned long long event_fd_id(pid_t pid, int n)
 
 static void *event_reaper_main(void *arg);
 
-/* Room for one more registration of uid; starts the reaper with the
- * first. Caller holds er->lock. */
-static int event_admit_locked(struct event_registry *er, uid_t uid)
+/* Room for one more registration of uid: EVENT_MAX_REGS in all and
+ * EVENT_USER_REGS for each uid but root's, else -ENOSPC. Starts the reaper
+ * with the first. *user: uid's entry, to count the registration on when it
+ * is linked (made here with a count of 0 when uid has none; the link
+ * follows under the same lock). Caller holds er->lock. */
+static int event_admit_locked(struct event_registry *er, uid_t uid, struct event_user **user)
 {
-	int mine = 0;
+	struct event_user **pu = event_user_slot(er, uid);
 
 	if (er->nregs >= EVENT_MAX_REGS)
 		return -ENOSPC;
-	if (uid != 0) {
-		for (struct event_reg *ev = er->head; ev; ev = ev->next)
-			mine += ev->uid == uid;
-		if (mine >= EVENT_USER_REGS)
-			return -ENOSPC;
-	}
+	if (uid != 0 && *pu && (*pu)->nregs >= EVENT_USER_REGS)
+		return -ENOSPC;
 	if (!er->reaping) {
 		if (pthread_create(&er->reaper, NULL, event_reaper_main, er))
 			return -EAGAIN;
 		er->reaping = true;
 	}
+	if (!*pu) {
+		if (!(*pu = calloc(1, sizeof(**pu))))
+			return -ENOMEM;
+		(*pu)->uid = uid;
+	}
+	*user = *pu;
 	return 0;
 }
 
@@ -390,6 +463,7 @@ int event_control_write(struct cgfs_req *r, int unused, const struct gram_value 
 	char *end, target[64];
 	unsigned long efd_no, cfd_no;
 	struct event_reg *ev;
+	struct event_user *user;
 	struct proc_task writer;
 	int efd, cfd, err;
 
@@ -445,7 +519,7 @@ int event_control_write(struct cgfs_req *r, int unused, const struct gram_value 
 	ev->g = r->g;
 	mcg_get(ev->g);
 	pthread_mutex_lock(&r->fs->events->lock);
-	if ((err = event_admit_locked(r->fs->events, ev->uid))) {
+	if ((err = event_admit_locked(r->fs->events, ev->uid, &user))) {
 		pthread_mutex_unlock(&r->fs->events->lock);
 		event_drop(ev);
 		return err;
@@ -457,11 +531,7 @@ int event_control_write(struct cgfs_req *r, int unused, const struct gram_value 
 		ev->above = ev->threshold <= event_usage_of(ev->g, ev->kind);
 	}
 	atomic_init(&ev->refs, 1);
-	ev->linked = true;
-	ev->next = r->fs->events->head;
-	r->fs->events->head = ev;
-	r->fs->events->nregs++;
-	event_count(r->fs->events, ev, 1);
+	event_link_locked(r->fs->events, ev, user);
 	/* An OOM registration on a group already under OOM fires at once. */
 	if (ev->kind == EV_OOM)
 		for (struct mcg_group *i = ev->g; i; i = i->parent)
@@ -482,12 +552,10 @@ void event_group_removed(struct cgfs *fs, struct mcg_group *g)
 		struct event_reg *ev = *pp;
 
 		if (ev->g == g) {
-			ev->linked = false;
 			*pp = ev->next;
+			event_unlinked_locked(fs->events, ev);
 			ev->next = dead;
 			dead = ev;
-			fs->events->nregs--;
-			event_count(fs->events, ev, -1);
 		} else {
 			pp = &ev->next;
 		}
@@ -630,9 +698,7 @@ static void *event_reaper_main(void *arg)
 						*pp = ev->next;
 						break;
 					}
-				ev->linked = false;
-				er->nregs--;
-				event_count(er, ev, -1);
+				event_unlinked_locked(er, ev);
 				atomic_fetch_sub(&ev->refs, 1);   /* the list's */
 			}
 		}

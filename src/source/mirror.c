@@ -132,6 +132,8 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 		for (size_t i = 0; i < s.n; i++) {
 			struct mirror_map *mm = mirror_map_for(m, p, &s.files[i]);
 
+			if (p->sim)
+				mirror_sim_file(p, mm, &s.files[i]);
 			if (!mm)
 				continue;
 			mm->alive = true;

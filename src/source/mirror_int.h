@@ -138,6 +138,7 @@ long mirror_kmem_pages(const struct proc_task *t);
 void mirror_kmem(struct mirror_proc *p, struct mcg_group *g, long want, unsigned cpu);
 long mirror_sim_take(long *budget, long n);
 void mirror_sim_budget(struct mirror_proc *p, struct mirror_sample *s);
+void mirror_sim_file(struct mirror_proc *p, const struct mirror_map *mm, struct mirror_vma *v);
 
 /* mirror_enforce.c */
 int mirror_signal(struct mirror_proc *p, int sig);

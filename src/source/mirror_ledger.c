@@ -192,23 +192,23 @@ long mirror_sim_take(long *budget, long n)
 }
 
 /* A simulated task's sample as the ledger must see it: only growth past
- * its baseline, beyond MIRROR_SIM_SLACK in all, is its group's. */
+ * its baseline, beyond MIRROR_SIM_SLACK in all, is its group's. Anon and
+ * shmem take from the slack here; then each file mapping, in the sample's
+ * order (mirror_sim_file); kernel memory gets what is left (p->sim_left). */
 void mirror_sim_budget(struct mirror_proc *p, struct mirror_sample *s)
 {
 	long budget = MIRROR_SIM_SLACK / PC_PAGE_SIZE;
 
 	s->anon = mirror_sim_take(&budget, s->anon - p->base_anon);
 	s->shmem = mirror_sim_take(&budget, s->shmem - p->base_shmem);
-	for (size_t i = 0; i < s->n; i++) {
-		long base = 0;
+	p->sim_left = budget;
+}
 
-		for (unsigned j = 0; j < p->nmap; j++)
-			if (p->map[j].start == s->files[i].start &&
-			    p->map[j].f->ino == s->files[i].ino && p->map[j].f->dev == s->files[i].dev)
-				base = p->map[j].base;
-		s->files[i].rss = mirror_sim_take(&budget, s->files[i].rss - base);
-		if (s->files[i].dirty > s->files[i].rss)
-			s->files[i].dirty = s->files[i].rss;
-	}
-	p->sim_left = budget;             /* the rest is for kernel memory */
+/* The same for one file mapping v of the sample, whose record the caller
+ * has looked up (mm; NULL: none, so no baseline). */
+void mirror_sim_file(struct mirror_proc *p, const struct mirror_map *mm, struct mirror_vma *v)
+{
+	v->rss = mirror_sim_take(&p->sim_left, v->rss - (mm ? mm->base : 0));
+	if (v->dirty > v->rss)
+		v->dirty = v->rss;
 }

@@ -1,13 +1,14 @@
 /* workload.c: parsing and executing the workload language's memory
  * operations. Deterministic given the RNG state; never reads the clock and
  * never sleeps (an OOM wait inside the engine is the engine's business). */
-#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/memcg.h"
+#include "engine/size.h"
 #include "engine/vm.h"
 #include "source/workload.h"
 
@@ -22,28 +23,20 @@ uint64_t wl_rand(uint64_t *s)
 
 long long wl_size(const char *s)
 {
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	int shift = 0;
+	unsigned long long v;
 
-	if (end == s)
+	/* the control files' syntax and overflow rule (engine/size.h), but a
+	 * size must start with a digit: no empty size, no bare suffix */
+	if (*s < '0' || *s > '9' || size_parse(s, strlen(s), &v) || v > LLONG_MAX)
 		return -1;
-	switch (tolower((unsigned char)*end)) {
-	case 't': shift += 10; /* fall through */
-	case 'g': shift += 10; /* fall through */
-	case 'm': shift += 10; /* fall through */
-	case 'k': shift += 10; end++; break;
-	case '\0': break;
-	default: return -1;
-	}
-	return *end ? -1 : (long long)(v << shift);
+	return (long long)v;
 }
 
 long wl_pages(const char *s)
 {
 	long long b = wl_size(s);
 
-	return b < 0 ? -1 : (long)((b + PC_PAGE_SIZE - 1) / PC_PAGE_SIZE);
+	return b < 0 ? -1 : (long)(b / PC_PAGE_SIZE + (b % PC_PAGE_SIZE != 0));
 }
 
 int wl_time(const char *s, uint64_t *ns)

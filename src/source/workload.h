@@ -77,7 +77,10 @@ int wl_exec(struct wl_task *t, const struct wl_op *op, long max_pages, const str
 void wl_release(struct wl_task *t);
 
 uint64_t wl_rand(uint64_t *state);
-long long wl_size(const char *s);   /* "64M" -> bytes, -1 on garbage */
+/* "64M" -> bytes: the control files' size syntax and silent wrap
+ * (engine/size.h: "0x10k", "010" octal, suffixes k to E), starting with a
+ * digit; -1 on garbage or above LLONG_MAX. */
+long long wl_size(const char *s);
 long wl_pages(const char *s);       /* rounded up */
 int wl_time(const char *s, uint64_t *ns);
 const char *wl_arg(char **argv, int argc, const char *key);

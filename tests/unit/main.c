@@ -9,12 +9,15 @@ int main(void)
 	SRunner *sr = srunner_create(acl_suite());
 	int failed;
 
+	srunner_add_suite(sr, node_suite());
 	srunner_add_suite(sr, grammar_suite());
+	srunner_add_suite(sr, size_suite());
 	srunner_add_suite(sr, page_counter_suite());
 	srunner_add_suite(sr, profile_suite());
 	srunner_add_suite(sr, memcg_suite());
 	srunner_add_suite(sr, task_suite());
 	srunner_add_suite(sr, cgfiles_suite());
+	srunner_add_suite(sr, event_suite());
 	srunner_add_suite(sr, charge_suite());
 	srunner_add_suite(sr, vm_suite());
 	srunner_add_suite(sr, replay_suite());

@@ -5,12 +5,15 @@
 #include <check.h>
 
 Suite *acl_suite(void);
+Suite *node_suite(void);
 Suite *grammar_suite(void);
+Suite *size_suite(void);
 Suite *page_counter_suite(void);
 Suite *profile_suite(void);
 Suite *memcg_suite(void);
 Suite *task_suite(void);
 Suite *cgfiles_suite(void);
+Suite *event_suite(void);
 Suite *charge_suite(void);
 Suite *vm_suite(void);
 Suite *replay_suite(void);
