@@ -49,17 +49,17 @@ static void ev_nofile(rlim_t n)
 
 static void ev_setup(void)
 {
-	struct mcg_config cfg = {
+	static const struct mcg_owner_ops own = { .free = node_free_group };
+	struct mcg_machine cfg = {
 		.mem_pages = 262144, .nodes = 1, .cpus = 2, .vm_swappiness = 60,
-		.on_free = node_free_group, .hook_arg = &efs,
 	};
 	char path[PATH_MAX + 64];
 	int fd;
 
 	memset(&efs, 0, sizeof(efs));
 	prof_init(&cfg.prof, PROF_KV(6, 12));
-	ck_assert_ptr_nonnull(efs.eng = mcg_engine_new(&cfg));
-	efs.prof = &efs.eng->cfg.prof;
+	ck_assert_ptr_nonnull(efs.eng = mcg_engine_new(&cfg, NULL, &(struct mcg_owner){ &own, &efs }));
+	efs.prof = &efs.eng->m.prof;
 	pthread_mutex_init(&efs.meta_lock, NULL);
 	ck_assert_int_eq(node_init_root(&efs, efs.eng->root, 0, 0), 0);
 	ck_assert_ptr_nonnull(efs.events = event_new());

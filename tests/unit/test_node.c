@@ -34,15 +34,15 @@ static int nd_init(struct mcg_group *g, void *arg)
  * metadata (its free hook), the root belongs to 0:0. */
 static void nd_setup(bool watermarks)
 {
-	struct mcg_config cfg = {
+	static const struct mcg_owner_ops own = { .free = node_free_group };
+	struct mcg_machine cfg = {
 		.mem_pages = 65536, .nodes = 1, .cpus = 1, .vm_swappiness = 60,
-		.on_free = node_free_group, .hook_arg = &nfs,
 	};
 
 	memset(&nfs, 0, sizeof(nfs));
 	prof_init(&cfg.prof, PROF_KV(6, 18));
-	ck_assert_ptr_nonnull(nfs.eng = mcg_engine_new(&cfg));
-	nfs.prof = &nfs.eng->cfg.prof;
+	ck_assert_ptr_nonnull(nfs.eng = mcg_engine_new(&cfg, NULL, &(struct mcg_owner){ &own, &nfs }));
+	nfs.prof = &nfs.eng->m.prof;
 	nfs.watermarks = watermarks;
 	pthread_mutex_init(&nfs.meta_lock, NULL);
 	ck_assert_int_eq(node_init_root(&nfs, nfs.eng->root, 0, 0), 0);
