@@ -50,6 +50,8 @@ struct event_reg {
 	int nholders;
 	atomic_int refs;              /* the list's, and the reaper's in a pass */
 	bool linked;                  /* in the list (under er->lock) */
+	bool dropping;                /* the reaper unlinks it (under er->lock) */
+	bool keep;                    /* still held: the reaper's alone */
 	enum event_kind kind;
 	long threshold;               /* pages */
 	bool above;                   /* threshold <= usage at the last check */
@@ -611,38 +613,8 @@ static bool event_holder_has(struct event_holder *h, unsigned long long id)
 	return found;
 }
 
-/* Look through every process but ours for holders of id; keeps up to the
- * free room of ev->holders. true if any was found. */
-static bool event_find_holders(struct event_reg *ev)
-{
-	DIR *proc = opendir("/proc");
-	struct dirent *d;
-	pid_t self = getpid();
-	bool any = false;
-
-	if (!proc)
-		return true;              /* cannot tell: keep it */
-	while ((d = readdir(proc)) && ev->nholders < EVENT_HOLDERS) {
-		struct event_holder h = { .fd = -1 };
-
-		if (!(h.pid = (pid_t)atoi(d->d_name)) || h.pid == self)
-			continue;
-		if ((h.pidfd = (int)syscall(SYS_pidfd_open, h.pid, 0)) < 0)
-			continue;
-		if (event_holder_has(&h, ev->efd_id)) {
-			ev->holders[ev->nholders++] = h;
-			any = true;
-		} else {
-			close(h.pidfd);
-		}
-	}
-	closedir(proc);
-	return any;
-}
-
-/* Is the registration still held by a process other than the daemon?
- * Forgets the holders that let go. Runs without er->lock. */
-static bool event_still_held(struct event_reg *ev)
+/* Forget the holders of ev that let go; true if one still holds it. */
+static bool event_known_held(struct event_reg *ev)
 {
 	bool held = false;
 
@@ -655,8 +627,95 @@ static bool event_still_held(struct event_reg *ev)
 			ev->holders[i] = ev->holders[--ev->nholders];
 		}
 	}
-	/* the ones we knew let go: it may live on in a fork or a passed fd */
-	return held || (ev->efd_id && event_find_holders(ev));
+	return held;
+}
+
+static int event_by_id(const void *a, const void *b)
+{
+	unsigned long long x = (*(struct event_reg *const *)a)->efd_id;
+	unsigned long long y = (*(struct event_reg *const *)b)->efd_id;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Is fd n of pid an eventfd? (a readlink, cheaper than its fdinfo) */
+static bool event_fd_is_eventfd(pid_t pid, const char *n)
+{
+	char path[300], target[32];
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)pid, n);
+	len = readlink(path, target, sizeof(target) - 1);
+	if (len <= 0)
+		return false;
+	target[len] = '\0';
+	return !strcmp(target, "anon_inode:[eventfd]");
+}
+
+/* The registrations in v[0..n) lost every holder they knew of: they may
+ * live on in a fork or a passed fd. One walk over every process but ours
+ * and its eventfds serves them all (a walk per registration would cost
+ * the registrations times the processes' fds), each keeping what it finds
+ * in the free room of its holders. v is sorted by eventfd-id here. Without
+ * /proc every registration is kept (cannot tell). */
+static void event_find_holders(struct event_reg **v, int n)
+{
+	DIR *proc;
+	struct dirent *d;
+	pid_t self = getpid();
+
+	if (n == 0)
+		return;
+	if (!(proc = opendir("/proc"))) {
+		for (int i = 0; i < n; i++)
+			v[i]->keep = true;
+		return;
+	}
+	qsort(v, (size_t)n, sizeof(*v), event_by_id);
+	while ((d = readdir(proc))) {
+		char path[64];
+		struct dirent *f;
+		DIR *fds;
+		pid_t pid = (pid_t)atoi(d->d_name);
+		int pidfd;
+
+		if (!pid || pid == self)
+			continue;
+		if ((pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+		if ((fds = opendir(path))) {
+			while ((f = readdir(fds))) {
+				struct event_reg key = { .efd_id = 0 }, *kp = &key, **hit;
+
+				if (f->d_name[0] == '.' || !event_fd_is_eventfd(pid, f->d_name))
+					continue;
+				if (!(key.efd_id = event_fd_id(pid, atoi(f->d_name))))
+					continue;
+				hit = bsearch(&kp, v, (size_t)n, sizeof(*v), event_by_id);
+				if (!hit)
+					continue;
+				/* every registration of that eventfd (a lower bound
+				 * of the equal run first) */
+				while (hit > v && hit[-1]->efd_id == key.efd_id)
+					hit--;
+				for (; hit < v + n && (*hit)->efd_id == key.efd_id; hit++) {
+					struct event_reg *ev = *hit;
+					int dup;
+
+					ev->keep = true;
+					if (ev->nholders == EVENT_HOLDERS ||
+					    (dup = fcntl(pidfd, F_DUPFD_CLOEXEC, 0)) < 0)
+						continue;
+					ev->holders[ev->nholders++] = (struct event_holder){
+						.pidfd = dup, .pid = pid, .fd = atoi(f->d_name) };
+				}
+			}
+			closedir(fds);
+		}
+		close(pidfd);
+	}
+	closedir(proc);
 }
 
 static void *event_reaper_main(void *arg)
@@ -666,40 +725,51 @@ static void *event_reaper_main(void *arg)
 	pthread_mutex_lock(&er->lock);
 	while (!er->stop) {
 		struct timespec ts;
-		struct event_reg **v, *ev;
-		int n = 0;
+		struct event_reg **v, **search, *ev;
+		int n = 0, nsearch = 0;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += EVENT_REAP_MS * 1000000L;
 		ts.tv_sec += ts.tv_nsec / 1000000000L;
 		ts.tv_nsec %= 1000000000L;
 		pthread_cond_timedwait(&er->wake, &er->lock, &ts);
-		if (er->stop || !(v = malloc(((size_t)er->nregs + 1) * sizeof(*v))))
+		if (er->stop || !(v = malloc(((size_t)er->nregs + 1) * 2 * sizeof(*v))))
 			continue;
+		search = v + er->nregs + 1;
 		for (ev = er->head; ev; ev = ev->next) {
 			atomic_fetch_add(&ev->refs, 1);
 			v[n++] = ev;
 		}
 		/* the /proc reads run without the lock: charges signal
-		 * thresholds under it */
+		 * thresholds under it. First each registration's known
+		 * holders; those that lost them all share one search. */
 		pthread_mutex_unlock(&er->lock);
+		for (int i = 0; i < n; i++) {
+			v[i]->keep = event_known_held(v[i]);
+			if (!v[i]->keep && v[i]->efd_id)
+				search[nsearch++] = v[i];
+		}
+		event_find_holders(search, nsearch);
 		for (int i = 0; i < n; i++)
-			if (event_still_held(v[i])) {
+			if (v[i]->keep) {
 				event_put(v[i]);
 				v[i] = NULL;
 			}
+		/* the rest is held by nobody but the daemon: one pass over the
+		 * list unlinks them all (not removed meanwhile by an rmdir) */
 		pthread_mutex_lock(&er->lock);
-		for (int i = 0; i < n; i++) {
-			if (!(ev = v[i]))
-				continue;
-			if (ev->linked) {     /* not removed meanwhile */
-				for (struct event_reg **pp = &er->head; *pp; pp = &(*pp)->next)
-					if (*pp == ev) {
-						*pp = ev->next;
-						break;
-					}
+		for (int i = 0; i < n; i++)
+			if (v[i])
+				v[i]->dropping = true;
+		for (struct event_reg **pp = &er->head; *pp;) {
+			ev = *pp;
+			if (ev->dropping) {
+				*pp = ev->next;
+				ev->linked = false;
 				event_unlinked_locked(er, ev);
 				atomic_fetch_sub(&ev->refs, 1);   /* the list's */
+			} else {
+				pp = &ev->next;
 			}
 		}
 		pthread_mutex_unlock(&er->lock);

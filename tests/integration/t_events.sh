@@ -110,4 +110,46 @@ PY
 inval="Invalid argument"
 expect "event_control: signs, double spaces, a spaced threshold; fd numbers wrap at 2^32" "$got" \
 	"$inval;$inval;$inval;$inval;$inval;OK;$inval"
+# A registration lives while any process holds its eventfd: a fork that
+# inherited it keeps it after the registering process exits (found by the
+# reaper's search of every process), and the fork's exit ends it.
+DP=$(daemon_pid "$MNT")
+dfds() { ls "/proc/$DP/fd" | wc -l; }
+# (the registrations of the tests above go first: their processes exited)
+settled() { local a; a=$(dfds); sleep 0.6; [ "$a" = "$(dfds)" ]; }
+wait_until 5 settled
+fds0=$(dfds)
+FIFO=$(mktemp -u /tmp/memcgfs-ev.XXXXXX)
+mkfifo "$FIFO"
+kid=$(/usr/bin/python3 - "$MNT" "$FIFO" <<'PY'
+import os, sys
+mnt, fifo = sys.argv[1], sys.argv[2]
+cfd = os.open(mnt + "/memory.usage_in_bytes", os.O_RDONLY)
+ctl = os.open(mnt + "/cgroup.event_control", os.O_WRONLY)
+efd = os.eventfd(0)
+os.write(ctl, ("%d %d 1M" % (efd, cfd)).encode())
+os.close(ctl)
+os.close(cfd)
+pid = os.fork()
+if pid == 0:
+    # the child keeps only the eventfd, on another number, until the fifo opens
+    e2 = os.dup(efd)
+    os.close(efd)
+    for fd in (0, 1, 2):
+        os.close(fd)
+    os.close(os.open(fifo, os.O_RDONLY))
+    os._exit(0)
+print(pid)
+PY
+)
+wait_until 3 sh -c "[ \$(ls /proc/$DP/fd | wc -l) -gt $fds0 ]" && ok || bad "the registration was not made"
+held=$(dfds)
+# four rounds of the reaper: the registering process is gone, the fork holds it
+sleep 2
+expect "a fork holding the eventfd keeps the registration" "$(dfds)" "$held"
+exec 5> "$FIFO"              # the fork exits
+exec 5>&-
+rm -f "$FIFO"
+wait_until 3 sh -c "[ \$(ls /proc/$DP/fd | wc -l) -le $fds0 ]" && ok ||
+	bad "the registration stayed after the fork that held it exited: $fds0 fds before, $(dfds) after"
 summary
