@@ -171,7 +171,7 @@ static int mcg_check_name(const char *name)
 {
 	if (strchr(name, '\n'))
 		return -EINVAL;
-	if (strlen(name) > 255)
+	if (strlen(name) > MCG_NAME_MAX)
 		return -ENAMETOOLONG;
 	if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
 		return -EEXIST;

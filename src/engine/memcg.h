@@ -21,6 +21,9 @@
 #include "engine/swap.h"
 
 #define MCG_ID_MAX 65535   /* groups alive at once, dying ones and the root included */
+/* A group's name: cgroupfs takes every name the VFS passes (§11.6), and
+ * FUSE passes up to PATH_MAX - 1 bytes. */
+#define MCG_NAME_MAX 4095
 
 enum mcg_counter {
 	MCG_MEM,

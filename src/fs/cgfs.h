@@ -48,9 +48,12 @@ struct cgfs_fh {
 	gid_t gid;
 	pid_t pid;
 	bool agent_cap;                /* opener may write release_agent */
-	pthread_mutex_t lock;          /* the read snapshot */
+	pthread_mutex_t lock;          /* the read snapshot, pos, read */
 	char *snap;
 	size_t snap_len;
+	off_t pos;                     /* where the last read ended (seq_file's
+					* read_pos): a read there continues */
+	bool read;                     /* read at least once (poll, §11.7) */
 	struct cgfs_fh *prev, *next;   /* every open handle (fs->fh_lock) */
 };
 

@@ -28,7 +28,7 @@ int node_resolve(struct cgfs *fs, const char *path, struct mcg_group **out, int 
 {
 	struct mcg_group *g = fs->eng->root;
 	const char *p = path;
-	char comp[NAME_MAX + 1];
+	char comp[MCG_NAME_MAX + 1];
 
 	mcg_get(g);
 	*row = -1;
@@ -39,7 +39,7 @@ int node_resolve(struct cgfs *fs, const char *path, struct mcg_group **out, int 
 		size_t len = (size_t)(end - p);
 		struct mcg_group *c;
 
-		if (len > NAME_MAX) {
+		if (len > MCG_NAME_MAX) {
 			mcg_put(g);
 			return -ENAMETOOLONG;
 		}

@@ -4,14 +4,17 @@
  * of src/fs that includes FUSE; it holds no accounting logic and
  * special-cases no control file. */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "engine/task.h"
 #include "fs/cgfiles.h"
 #include "fs/event.h"
 #include "fs/node.h"
 #include "fs/ops.h"
+#include "fs/tasks.h"
 #include "source/proc.h"
 
 static struct cgfs *cgfs_of(fuse_req_t req)
@@ -345,10 +348,14 @@ static void cgfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	int err = 0;
 
 	pthread_mutex_lock(&fh->lock);
-	/* Offset 0 renders afresh (seq_file); later offsets continue it. */
-	if (off == 0 || !fh->snap)
-		err = cgfs_snapshot(req, fh);
-	else if (fh->g->removed)
+	/* As seq_file does (§11.8): a read where the last one ended continues
+	 * the text generated then, even after rmdir; a read at any other
+	 * offset (or the first) generates it afresh and serves that offset
+	 * from the new text. Text a removed group would have to generate, the
+	 * end of the old text included, is ENODEV. */
+	if (!fh->snap || off != fh->pos)
+		err = fh->g->removed ? -ENODEV : cgfs_snapshot(req, fh);
+	else if ((size_t)off >= fh->snap_len && fh->g->removed)
 		err = -ENODEV;
 	if (!err && (size_t)off < fh->snap_len) {
 		len = fh->snap_len - (size_t)off < size ? fh->snap_len - (size_t)off : size;
@@ -356,6 +363,10 @@ static void cgfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			memcpy(out, fh->snap + off, len);
 		else
 			err = -ENOMEM;
+	}
+	if (!err) {
+		fh->pos = off + (off_t)len;
+		fh->read = true;
 	}
 	pthread_mutex_unlock(&fh->lock);
 	/* The reply lets the reader close the file, and release may then free
@@ -365,6 +376,35 @@ static void cgfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	else
 		fuse_reply_buf(req, out, len);
 	free(out);
+}
+
+/* §11.7: POLLIN|POLLOUT|POLLPRI|POLLERR on a fresh handle until its first
+ * read (kernfs reports its open as an event not yet seen), POLLIN|POLLOUT
+ * after; tasks and cgroup.procs of a group with no task keep all four. No
+ * later event is ever reported, so nothing is kept to notify. */
+static void cgfs_op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+			 struct fuse_pollhandle *ph)
+{
+	struct cgfs_fh *fh = cgfs_fh_of(fi);
+	unsigned mask = POLLIN | POLLOUT;
+	bool fresh;
+
+	if (ph)
+		fuse_pollhandle_destroy(ph);
+	pthread_mutex_lock(&fh->lock);
+	fresh = !fh->read;
+	pthread_mutex_unlock(&fh->lock);
+	if (fresh) {
+		mask |= POLLPRI | POLLERR;
+	} else if (fh->row >= 0 && cgfs_files[fh->row].read == cgfs_tasks_read) {
+		pid_t *v = NULL;
+		long n = task_list(cgfs_of(req)->eng, fh->g, false, &v);
+
+		free(v);
+		if (n == 0)
+			mask |= POLLPRI | POLLERR;
+	}
+	fuse_reply_poll(req, mask);
 }
 
 static void cgfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
@@ -540,6 +580,7 @@ const struct fuse_lowlevel_ops cgfs_ops = {
 	.read        = cgfs_op_read,
 	.write       = cgfs_op_write,
 	.release     = cgfs_op_release,
+	.poll        = cgfs_op_poll,
 	.opendir     = cgfs_op_opendir,
 	.readdir     = cgfs_op_readdir,
 	.releasedir  = cgfs_op_release,

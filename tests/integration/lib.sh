@@ -22,6 +22,10 @@ fi
 MNT=
 UNLIMITED=9223372036854771712
 
+# perl -e "$DIROP" mkdir|rmdir PATH: the errno name as the answer (or OK)
+DIROP='my $ok = $ARGV[0] eq "mkdir" ? mkdir($ARGV[1]) : rmdir($ARGV[1]);
+if ($ok) { print "OK\n"; exit 0 } my ($e) = grep { $!{$_} } keys %!; print(($e // "E?"), "\n"); exit 1'
+
 ok()   { PASS=$((PASS + 1)); }
 bad()  { FAIL=$((FAIL + 1)); echo "FAIL: $*" >&2; }
 

@@ -243,6 +243,58 @@ mount_fs nodes=3,memory=1G,cpus=8
 mkdir "$MNT/n"
 expect "three nodes" "$(head -n1 "$MNT/n/memory.numa_stat")" "total=0 N0=0 N1=0 N2=0"
 umount_fs
+# §11.7 poll and §11.8 reads, as the 6.18 kernel answers
+mount_fs kernel=6.18
+mkdir "$MNT/r"
+got=$(/usr/bin/python3 - "$MNT" <<'PY'
+import os, sys, select
+m = sys.argv[1] + "/r/"
+def pol(fd):
+    p = select.poll()
+    p.register(fd, select.POLLIN | select.POLLOUT | select.POLLPRI)
+    return str(p.poll(0)[0][1])
+out = []
+fd = os.open(m + "memory.limit_in_bytes", os.O_RDONLY)
+out.append(pol(fd))                      # fresh: 15
+out.append(os.read(fd, 3).decode())      # "922"
+out.append(pol(fd))                      # after a read: 5
+t = os.open(m + "tasks", os.O_RDONLY)
+os.read(t, 100)
+out.append(pol(t))                       # empty tasks: 15 after reads too
+w = os.open(m + "memory.limit_in_bytes", os.O_WRONLY)
+os.write(w, b"4096")
+out.append(repr(os.pread(fd, 100, 5)))   # another offset: the new text's tail
+out.append(repr(os.pread(fd, 100, 2)))   # "96\n" of "4096\n"
+f2 = os.open(m + "memory.limit_in_bytes", os.O_RDONLY)
+out.append(os.read(f2, 3).decode())      # "409"
+os.write(w, b"8192")
+out.append(repr(os.read(f2, 100)))       # where it ended: the old text goes on
+s = os.open(m + "memory.stat", os.O_RDONLY)
+first = os.read(s, 40)
+os.close(w)
+os.rmdir(sys.argv[1] + "/r")
+rest = os.read(s, 1 << 20)               # generated before the rmdir: readable
+out.append("rest" if rest and (first + rest).endswith(b"\n") else "no rest")
+try:
+    os.read(s, 100)                      # new text needed: ENODEV
+    out.append("read")
+except OSError as e:
+    out.append(os.strerror(e.errno))
+print(" ".join(out))
+PY
+)
+# §11.6: names longer than 255 bytes, for mkdir and rename
+n2k=$(head -c 2048 /dev/zero | tr '\0' a)
+n3k=$(head -c 3000 /dev/zero | tr '\0' b)
+expect "mkdir with a 2,048-byte name" "$(timeout 5 perl -e "$DIROP" mkdir "$MNT/$n2k")" OK
+mv "$MNT/$n2k" "$MNT/$n3k" && ok || bad "rename to a 3,000-byte name"
+expect "listed with its whole name" "$(ls "$MNT" | awk 'length($0) == 3000' | wc -l)" 1
+expect "a child under it" "$(timeout 5 perl -e "$DIROP" mkdir "$MNT/$n3k/c")" OK
+expect "its files" "$(cat "$MNT/$n3k/c/memory.limit_in_bytes")" "$UNLIMITED"
+rmdir "$MNT/$n3k/c" "$MNT/$n3k" && ok || bad "rmdir of the long names"
+expect "poll 15 fresh, 5 after a read, 15 on empty tasks; pread regenerates; reads continue, after rmdir too" \
+	"$got" "15 922 5 15 b'' b'96\\n' 409 b'6\\n' rest No such device"
+umount_fs
 d=$(mktemp -d)
 expect "bad kernel= refused" "$("$MEMCGFS" -o kernel=2.6 "$d" 2>&1 | grep -c unsupported)" "1"
 rmdir "$d"

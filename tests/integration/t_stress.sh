@@ -64,9 +64,6 @@ PROGS=(
 	'repeat 3|alloc anon t 2M|touch t seq write|free t|end|sleep 50ms'
 	'alloc anon big 24M|touch big seq write|sleep 50ms'
 )
-# mkdir / rmdir with the errno name as the answer
-DIROP='my $ok = $ARGV[0] eq "mkdir" ? mkdir($ARGV[1]) : rmdir($ARGV[1]);
-if ($ok) { print "OK\n"; exit 0 } my ($e) = grep { $!{$_} } keys %!; print(($e // "E?"), "\n"); exit 1'
 DATA=$(mktemp -d /tmp/memcgfs-stress.XXXXXX)
 WORKERS=()
 declare -A R

@@ -85,7 +85,7 @@ static int nd_resolve(const char *path, struct mcg_group **g, int *row)
 START_TEST(test_resolve)
 {
 	struct mcg_group *root, *a, *b, *g;
-	char longname[NAME_MAX + 3];
+	char longname[MCG_NAME_MAX + 3];
 	int row;
 
 	nd_setup(true);
@@ -124,8 +124,12 @@ START_TEST(test_resolve)
 	ck_assert_int_eq(nd_resolve("/a/memory.stat/x", &g, &row), -ENOTDIR);
 	memset(longname, 'n', sizeof(longname));
 	longname[0] = '/';
-	longname[NAME_MAX + 2] = '\0';
+	longname[MCG_NAME_MAX + 2] = '\0';
 	ck_assert_int_eq(nd_resolve(longname, &g, &row), -ENAMETOOLONG);
+	ck_assert_ptr_null(g);
+	/* §11.6: a component longer than 255 bytes is a name like another */
+	longname[NAME_MAX + 2] = '\0';
+	ck_assert_int_eq(nd_resolve(longname, &g, &row), -ENOENT);
 	ck_assert_ptr_null(g);
 
 	/* a removed group is no longer found by its path */
