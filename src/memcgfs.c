@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine/bgreclaim.h"
@@ -18,11 +19,11 @@
 #include "fs/grammar.h"
 #include "fs/node.h"
 #include "fs/ops.h"
-#include "source/pidwatch.h"
 #include "fs/release.h"
 #include "fs/sources.h"
 #include "fs/tasks.h"
 #include "source/mirror.h"
+#include "source/pidwatch.h"
 #include "source/sim.h"
 #include "source/watchdog.h"
 
@@ -37,6 +38,9 @@ struct memcgfs_opts {
 	int help;
 	int version;
 };
+
+/* FUSE worker threads at most, unless -o max_threads=N says otherwise */
+#define MEMCGFS_MAX_THREADS 64
 
 #define MOPT(t, p) { t, offsetof(struct memcgfs_opts, p), 1 }
 static const struct fuse_opt memcgfs_optspec[] = {
@@ -140,6 +144,7 @@ int main(int argc, char *argv[])
 	struct fuse_loop_config *loop;
 	struct fuse_session *se;
 	bool enforce = true;
+	unsigned max_threads = 0;
 	int ret = 1;
 
 	memset(&cl, 0, sizeof(cl));
@@ -159,6 +164,17 @@ int main(int argc, char *argv[])
 		fuse_lowlevel_help();
 		ret = 0;
 		goto out_args;
+	}
+	/* -o max_threads=N is libfuse's, which defaults it to 10 itself: was
+	 * it given? (the last one wins, as in libfuse) */
+	for (int i = 1; i < argc; i++) {
+		const char *m = strstr(argv[i], "max_threads=");
+
+		while (m) {
+			if (m == argv[i] || m[-1] == ',')
+				max_threads = (unsigned)strtoul(m + 12, NULL, 10);
+			m = strstr(m + 1, "max_threads=");
+		}
 	}
 	if (fuse_parse_cmdline(&args, &cl))
 		goto out_args;
@@ -193,8 +209,16 @@ int main(int argc, char *argv[])
 	cfg.watermarks = !o.nowatermarks;
 
 	if (!realpath(cl.mountpoint, fs.mountpoint)) {
-		perror("memcgfs: mountpoint");
+		fprintf(stderr, "memcgfs: %s: %s\n", cl.mountpoint, strerror(errno));
 		goto out_args;
+	}
+	{
+		struct stat st;
+
+		if (stat(fs.mountpoint, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "memcgfs: %s: not a directory\n", cl.mountpoint);
+			goto out_args;
+		}
 	}
 	memcgfs_raise_nofile();
 	pthread_mutex_init(&fs.meta_lock, NULL);
@@ -248,8 +272,10 @@ int main(int argc, char *argv[])
 	} else {
 		loop = fuse_loop_cfg_create();
 		fuse_loop_cfg_set_clone_fd(loop, (unsigned)cl.clone_fd);
-		fuse_loop_cfg_set_idle_threads(loop, cl.max_idle_threads);
-		fuse_loop_cfg_set_max_threads(loop, 64);
+		/* (UINT_MAX: not given; libfuse would warn about it) */
+		if (cl.max_idle_threads != UINT_MAX)
+			fuse_loop_cfg_set_idle_threads(loop, cl.max_idle_threads);
+		fuse_loop_cfg_set_max_threads(loop, max_threads ? max_threads : MEMCGFS_MAX_THREADS);
 		ret = fuse_session_loop_mt(se, loop) < 0 ? 1 : 0;
 		fuse_loop_cfg_destroy(loop);
 	}

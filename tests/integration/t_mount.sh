@@ -36,6 +36,18 @@ expect "mount -t memcgfs and fstab" "$(echo "$out" | tr '\n' ' ')" "200 0 "
 rm -rf "$H"
 rmdir "$M1" "$M2"
 expect "usage" "$("$MEMCGFS" --help 2>&1 | grep -c 'kernel=X.Y')" "1"
+# a regular file is no mountpoint: a clear message, a failure, no mount
+f=$(mktemp /tmp/memcgfs-test.XXXXXX)
+expect "mount on a regular file" "$("$MEMCGFS" "$f" 2>&1; echo "rc $?")" "memcgfs: $f: not a directory
+rc 1"
+expect "not mounted on the file" "$(mountpoint -q "$f" && echo yes || echo no)" "no"
+rm -f "$f"
+# libfuse says nothing about threads nobody set (the foreground daemon's stderr)
+LOG=$(mktemp /tmp/memcgfs-log.XXXXXX)
+mount_fs_fg "$LOG" "max_threads=4" && ok
+umount_fs
+expect "no libfuse warning on stderr" "$(cat "$LOG")" ""
+rm -f "$LOG"
 # one version, from the VERSION file: both programs and the man page
 V=$(cat "$(dirname "$0")/../../VERSION")
 expect "--help on stdout, status 0" "$("$MEMCGFS" --help 2>/dev/null | grep -c 'kernel=X.Y'; echo "rc ${PIPESTATUS[0]}")" "1
