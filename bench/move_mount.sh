@@ -12,7 +12,7 @@ mnt=$(mktemp -d /tmp/memcgfs-bench.XXXXXX)
 "$build/memcgfs" -o memory=4G "$mnt"
 pid=
 cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	{ [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; } || true   # (wait says 143: set -e)
 	fusermount3 -u "$mnt"
 	rmdir "$mnt"
 }
