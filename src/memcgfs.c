@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -37,6 +38,9 @@ struct memcgfs_opts {
 	char *enforce;
 	int help;
 	int version;
+	int remount;
+	int nonopts;                  /* SOURCE MOUNTPOINT, as mount.fuse3 runs us */
+	char *mountpoint;             /* the last non-option argument */
 };
 
 /* FUSE worker threads at most, unless -o max_threads=N says otherwise */
@@ -53,6 +57,7 @@ static const struct fuse_opt memcgfs_optspec[] = {
 	MOPT("enforce=%s", enforce),
 	MOPT("-h", help),
 	MOPT("--help", help),
+	MOPT("remount", remount),
 	MOPT("-V", version),
 	MOPT("--version", version),
 	FUSE_OPT_END
@@ -122,6 +127,96 @@ static void memcgfs_raise_nofile(void)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+/* Non-option arguments: MOUNTPOINT, or SOURCE MOUNTPOINT as mount.fuse3
+ * runs a FUSE program (mount -t fuse.memcgfs, remount): the source is a
+ * name only. The mountpoint goes back to libfuse after parsing; a third
+ * argument is left for it to refuse. */
+static int memcgfs_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
+{
+	struct memcgfs_opts *o = data;
+
+	if (key != FUSE_OPT_KEY_NONOPT || ++o->nonopts > 2)
+		return 1;
+	free(o->mountpoint);
+	return (o->mountpoint = strdup(arg)) ? 0 : -1;
+}
+
+/* Is path (a realpath) the top mount of a memcgfs instance? */
+static bool memcgfs_mounted_at(const char *path)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char line[8192], mp[4096], type[256];
+	bool ours = false;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		char *dash = strstr(line, " - ");
+		size_t j = 0;
+
+		if (!dash || sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1 ||
+		    sscanf(dash + 3, "%255s", type) != 1)
+			continue;
+		/* mountinfo escapes space, tab, newline and backslash as \ooo */
+		for (size_t i = 0; mp[i]; i++, j++) {
+			if (mp[i] == '\\' && mp[i + 1] >= '0' && mp[i + 1] <= '3' && mp[i + 2] && mp[i + 3]) {
+				mp[j] = (char)((mp[i + 1] - '0') * 64 + (mp[i + 2] - '0') * 8 + (mp[i + 3] - '0'));
+				i += 3;
+			} else {
+				mp[j] = mp[i];
+			}
+		}
+		mp[j] = '\0';
+		if (!strcmp(mp, path))
+			ours = !strcmp(type, "fuse.memcgfs");   /* the last line is the top */
+	}
+	fclose(f);
+	return ours;
+}
+
+/* mount -o remount on a live mount: the mount's flags change (ro, nosuid,
+ * nodev, noexec, the atime policy); what the daemon was started with
+ * stays, since a live engine cannot change its machine. */
+static int memcgfs_remount(const char *path, const struct fuse_args *args)
+{
+	static const struct { const char *name; unsigned long set; } flags[] = {
+		{ "ro", MS_RDONLY }, { "nosuid", MS_NOSUID }, { "nodev", MS_NODEV },
+		{ "noexec", MS_NOEXEC }, { "noatime", MS_NOATIME }, { "nodiratime", MS_NODIRATIME },
+		{ "sync", MS_SYNCHRONOUS }, { "dirsync", MS_DIRSYNC }, { "strictatime", MS_STRICTATIME },
+	};
+	unsigned long mf = MS_REMOUNT;
+	bool relatime = true;
+
+	for (int i = 1; i < args->argc; i++) {
+		const char *a = args->argv[i];
+		char *list, *save = NULL;
+
+		if (!strcmp(a, "-o") && i + 1 < args->argc)
+			a = args->argv[++i];
+		else if (!strncmp(a, "-o", 2))
+			a += 2;
+		else
+			continue;
+		if (!(list = strdup(a)))
+			return 1;
+		for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
+				if (!strcmp(t, flags[k].name))
+					mf |= flags[k].set;
+			if (!strcmp(t, "noatime") || !strcmp(t, "strictatime") || !strcmp(t, "norelatime"))
+				relatime = false;
+		}
+		free(list);
+	}
+	if (relatime)
+		mf |= MS_RELATIME;
+	if (mount(NULL, path, NULL, mf, NULL)) {
+		fprintf(stderr, "memcgfs: remount %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 /* What the engine tells the file surface: events, release, the victim of an
  * OOM (whose own source signals it), a group's end. */
 static const struct mcg_owner_ops memcgfs_owner = {
@@ -151,7 +246,9 @@ int main(int argc, char *argv[])
 	if (argc == 2 && !strcmp(argv[1], "--watchdog"))
 		return watchdog_main(3);      /* the stop watchdog (watchdog.h) */
 	signal(SIGPIPE, SIG_IGN);         /* a peer gone is an error, not a death */
-	if (fuse_opt_parse(&args, &o, memcgfs_optspec, NULL))
+	if (fuse_opt_parse(&args, &o, memcgfs_optspec, memcgfs_opt_proc))
+		goto out_args;
+	if (o.mountpoint && fuse_opt_add_arg(&args, o.mountpoint))
 		goto out_args;
 	if (o.version) {
 		printf("memcgfs %s\nFUSE library version %s\n", MEMCGFS_VERSION, fuse_pkgversion());
@@ -219,6 +316,19 @@ int main(int argc, char *argv[])
 			fprintf(stderr, "memcgfs: %s: not a directory\n", cl.mountpoint);
 			goto out_args;
 		}
+	}
+	if (o.remount) {
+		if (!memcgfs_mounted_at(fs.mountpoint)) {
+			fprintf(stderr, "memcgfs: remount %s: not a memcgfs mount\n", cl.mountpoint);
+			goto out_args;
+		}
+		ret = memcgfs_remount(fs.mountpoint, &args);
+		goto out_args;
+	}
+	if (memcgfs_mounted_at(fs.mountpoint)) {
+		fprintf(stderr, "memcgfs: %s is a memcgfs mount already (unmount it first)\n",
+			cl.mountpoint);
+		goto out_args;
 	}
 	memcgfs_raise_nofile();
 	pthread_mutex_init(&fs.meta_lock, NULL);
@@ -313,5 +423,6 @@ out_args:
 	free(o.memory);
 	free(o.swap);
 	free(o.enforce);
+	free(o.mountpoint);
 	return ret;
 }

@@ -36,6 +36,31 @@ expect "mount -t memcgfs and fstab" "$(echo "$out" | tr '\n' ' ')" "200 0 "
 rm -rf "$H"
 rmdir "$M1" "$M2"
 expect "usage" "$("$MEMCGFS" --help 2>&1 | grep -c 'kernel=X.Y')" "1"
+# mount -f (fake) through the helper mounts nothing
+MNT=$(mktemp -d /tmp/memcgfs-test.XXXXXX)
+MEMCGFS="$MEMCGFS" "$HELPER" memcgfs "$MNT" -f -o kernel=6.18 && ok || bad "mount -f failed"
+expect "mount -f mounts nothing" "$(mountpoint -q "$MNT" && echo yes || echo no)" "no"
+# FUSE's own form, as mount.fuse3 runs the program for -t fuse.memcgfs and
+# for remount: memcgfs SOURCE MOUNTPOINT -o OPTIONS (with dev,suid as root)
+PATH="$MEMCGFS_BUILD:$PATH" mount.fuse3 memcgfs "$MNT" -t memcgfs -o kernel=6.18 && ok ||
+	bad "mount.fuse3 memcgfs (-t fuse.memcgfs) failed"
+expect "mount.fuse3: mounted, the profile applied" "$(stat -c %a "$MNT/cgroup.event_control" 2>&1)" "200"
+expect "a second mount on a live one is refused" "$("$MEMCGFS" "$MNT" 2>&1; echo "rc $?")" \
+	"memcgfs: $MNT is a memcgfs mount already (unmount it first)
+rc 1"
+PATH="$MEMCGFS_BUILD:$PATH" mount.fuse3 memcgfs "$MNT" -t memcgfs -o remount,ro && ok || bad "remount,ro failed"
+expect "remount,ro: read-only" "$(findmnt -n -o OPTIONS "$MNT" | cut -d, -f1)" "ro"
+expect "remount,ro: mkdir EROFS" "$(perl -e "$DIROP" mkdir "$MNT/x")" "EROFS"
+expect "remount,ro: the same daemon answers" "$(stat -c %a "$MNT/cgroup.event_control")" "200"
+PATH="$MEMCGFS_BUILD:$PATH" mount.fuse3 memcgfs "$MNT" -t memcgfs -o remount,rw && ok || bad "remount,rw failed"
+expect "remount,rw: mkdir again" "$(perl -e "$DIROP" mkdir "$MNT/x")" "OK"
+rmdir "$MNT/x"
+umount_fs
+d=$(mktemp -d /tmp/memcgfs-test.XXXXXX)
+expect "remount of what is no memcgfs mount" "$("$MEMCGFS" -o remount "$d" 2>&1; echo "rc $?")" \
+	"memcgfs: remount $d: not a memcgfs mount
+rc 1"
+rmdir "$d"
 # a regular file is no mountpoint: a clear message, a failure, no mount
 f=$(mktemp /tmp/memcgfs-test.XXXXXX)
 expect "mount on a regular file" "$("$MEMCGFS" "$f" 2>&1; echo "rc $?")" "memcgfs: $f: not a directory
