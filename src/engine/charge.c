@@ -16,6 +16,7 @@
 #include "engine/move.h"
 #include "engine/oom.h"
 #include "engine/reclaim.h"
+#include "engine/softlimit.h"
 #include "engine/swap.h"
 #include "engine/writeback.h"
 
@@ -255,6 +256,7 @@ static __attribute__((noinline)) int charge_try_counters(struct mcg_group *g, un
 				if (batch > n)
 					charge_stock_refill(e, cpu, g, batch - n);
 				bgr_check(g);     /* crossed a high watermark? */
+				soft_charged(g);  /* further over a soft limit? */
 				return 0;
 			}
 			pc_uncharge(&g->cnt[MCG_MEMSW], batch);

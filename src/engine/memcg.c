@@ -11,6 +11,7 @@
 #include "engine/reclaim.h"
 #include "engine/bgreclaim.h"
 #include "engine/oom.h"
+#include "engine/softlimit.h"
 #include "engine/task.h"
 #include "engine/vm.h"
 #include "engine/writeback.h"
@@ -202,6 +203,7 @@ int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
 		g->sibling = parent->children;
 		parent->children = g;
 		g->linked = true;
+		soft_link(g);
 		parent->nr_live_children++;
 		atomic_store(&parent->ever_populated, true);
 		e->nr_groups++;
@@ -275,6 +277,7 @@ void mcg_reap(struct mcg_group *g)
 			atomic_store(&g->reaped, true);
 			if (!mcg_charged(g)) {
 				mcg_unlink(g);
+				soft_forget(g);   /* before the tree's reference goes */
 				gone = true;
 			} else {
 				atomic_store(&g->reaped, false);
@@ -531,6 +534,7 @@ int mcg_set_use_hierarchy(struct mcg_group *g, unsigned long long v)
 void mcg_set_soft_limit(struct mcg_group *g, long pages)
 {
 	atomic_store(&g->soft_limit, pages);
+	soft_limit_changed(g);
 }
 
 unsigned mcg_swappiness(struct mcg_group *g)

@@ -17,6 +17,7 @@
 #include "engine/move.h"
 #include "engine/oom.h"
 #include "engine/reclaim.h"
+#include "engine/softlimit.h"
 #include "engine/swap.h"
 #include "engine/vm.h"
 
@@ -339,6 +340,7 @@ static int move_do(struct vm_object *o, struct mcg_group *dst, unsigned mask, bo
 		reclaim_subtree(dst, c.pages, true, RECLAIM_LIMIT);
 		pthread_mutex_lock(&o->lock);
 	}
+	soft_charged(dst);                /* the pre-charge raised its usage */
 	m = (struct move_ctx){ .src = src, .dst = dst, .budget = c.pages };
 	move_walk(o, mask, src->id, move_slot, &m);
 	if (naive) {

@@ -11,6 +11,7 @@
 #include "engine/lru.h"
 #include "engine/memcg.h"
 #include "engine/reclaim.h"
+#include "engine/softlimit.h"
 #include "engine/swap.h"
 #include "engine/writeback.h"
 
@@ -235,26 +236,6 @@ long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim
 	return rc.reclaimed;
 }
 
-/* The group with the largest excess over its soft limit, referenced. */
-static struct mcg_group *reclaim_soft_pick(struct mcg_engine *e, long *excess)
-{
-	struct mcg_group *best = NULL, *g = NULL;
-
-	*excess = 0;
-	while ((g = mcg_iter(e->root, g))) {
-		long x = mcg_is_root(g) ? 0 : pc_usage(&g->cnt[MCG_MEM]) - atomic_load(&g->soft_limit);
-
-		if (x > *excess) {
-			if (best)
-				mcg_put(best);
-			mcg_get(g);
-			*excess = x;
-			best = g;
-		}
-	}
-	return best;
-}
-
 long reclaim_soft_limits(struct mcg_engine *e, long nr)
 {
 	long total = 0;
@@ -262,7 +243,8 @@ long reclaim_soft_limits(struct mcg_engine *e, long nr)
 
 	for (int loops = 0; loops < 100 && fruitless < 2 && total == 0; loops++) {
 		long excess, want, got;
-		struct mcg_group *g = reclaim_soft_pick(e, &excess);
+		/* the largest excess, from the soft-limit order */
+		struct mcg_group *g = soft_pick(e, &excess);
 
 		if (!g)
 			break;
