@@ -581,7 +581,7 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 		/* The machine itself is full: groups over their soft limits
 		 * give first, then everybody (once). */
 		if (reclaim_soft_limits(e, 32) == 0)
-			reclaim_subtree(e->root, 32, true, RECLAIM_GLOBAL);
+			reclaim_subtree(e->root, 32, true, RECLAIM_DIRECT);
 		idx = page_alloc(&e->pages, node);
 	}
 	if (idx == PAGE_NONE) {

@@ -421,7 +421,7 @@ int mcg_path(struct mcg_engine *e, struct mcg_group *g, char *buf, size_t size)
 
 static long mcg_reclaim(struct mcg_group *g, long nr, bool may_swap)
 {
-	return reclaim_subtree(g, nr, may_swap, RECLAIM_LIMIT);
+	return reclaim_subtree(g, nr, may_swap, RECLAIM_DIRECT);   /* in the writer's thread */
 }
 
 static int mcg_shrink_to(struct mcg_group *g, enum mcg_counter c, long pages,

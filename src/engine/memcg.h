@@ -145,7 +145,8 @@ struct mcg_group {
 	atomic_long kmem_local;       /* kernel memory charged here (not children) */
 	atomic_int reclaimers;        /* tasks in direct reclaim on this group */
 	atomic_int reclaimers_peak;   /* the most there ever were (tests) */
-	/* reclaim activity, split by who reclaimed: [0] direct, [1] background */
+	/* reclaim activity, split by whose thread reclaimed: indexed by enum
+	 * reclaim_ctx, [0] direct (any reason), [1] background */
 	atomic_long pg_scanned[2];
 	atomic_long pg_reclaimed[2];
 
