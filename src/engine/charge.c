@@ -61,16 +61,12 @@ static bool charge_throttled(struct mcg_engine *e)
 static bool charge_reclaim_slot(struct mcg_group *g)
 {
 	struct charge_throttle *t = g->eng->throttle;
-	int max = (int)charge_reclaim_slots(g->eng->cfg.cpus), n = atomic_load(&g->reclaimers), peak;
+	int max = (int)charge_reclaim_slots(g->eng->cfg.cpus), n = atomic_load(&g->reclaimers);
 	unsigned long gen;
 
 	while (n < max)
-		if (atomic_compare_exchange_weak(&g->reclaimers, &n, n + 1)) {
-			peak = atomic_load(&g->reclaimers_peak);
-			while (n + 1 > peak && !atomic_compare_exchange_weak(&g->reclaimers_peak, &peak, n + 1))
-				;
+		if (atomic_compare_exchange_weak(&g->reclaimers, &n, n + 1))
 			return true;
-		}
 	pthread_mutex_lock(&t->lock);
 	atomic_fetch_add(&t->waiters, 1);
 	gen = t->gen;

@@ -144,7 +144,6 @@ struct mcg_group {
 	atomic_long allocstall;       /* charges that went into direct reclaim */
 	atomic_long kmem_local;       /* kernel memory charged here (not children) */
 	atomic_int reclaimers;        /* tasks in direct reclaim on this group */
-	atomic_int reclaimers_peak;   /* the most there ever were (tests) */
 	/* reclaim activity, split by whose thread reclaimed: indexed by enum
 	 * reclaim_ctx, [0] direct (any reason), [1] background */
 	atomic_long pg_scanned[2];
