@@ -10,6 +10,10 @@
  *     paired slices (t1 over t1_noaccounting, t2 over t2_nostock), run
  *     back to back on the same threads.
  *   engine.bytes_per_page   (RSS growth at memory=64G, every page charged)
+ *   engine.soft_reclaim_faults_per_s.{g16,g4096}: page faults per second
+ *     on a full machine with 16 or 4096 groups over their soft limits, so
+ *     that global reclaim picks the group furthest over its soft limit
+ *     every few faults. The median of 5 slices.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -20,6 +24,7 @@
 
 #include "engine/charge.h"
 #include "engine/memcg.h"
+#include "engine/vm.h"
 
 #define PAIRS_PER_SLICE  (64L * 2000)   /* about 10 ms */
 #define PAGES_PER_ROUND  64
@@ -229,6 +234,66 @@ static double bench_bytes_per_page(void)
 	return (double)(after - before) * 1024.0 / (double)charged;
 }
 
+#define SOFT_FILE   256              /* pages of each group's file */
+#define SOFT_TURN   16               /* pages a group reads in its turn */
+#define SOFT_SLICES 5
+#define SOFT_FAULTS 40000            /* faults per slice */
+
+/* n groups, each reading its own file of SOFT_FILE pages on, SOFT_TURN
+ * pages a turn, in turn, on a machine of SOFT_TURN pages per group, each
+ * with a soft limit of a quarter of that: every read faults (a page is
+ * read again only after a group's whole file, long after it went) and
+ * the machine is always full, so every few faults global reclaim picks
+ * the group furthest over its soft limit and takes from it. Faults per
+ * second, after a warm-up that fills the machine twice. */
+static double bench_soft_reclaim(unsigned n)
+{
+	struct mcg_engine *e = bench_engine((long)n * SOFT_TURN, 1, false, false);
+	struct mcg_group **g = calloc(n, sizeof(*g));
+	struct vm_object **o = calloc(n, sizeof(*o));
+	struct vm_region **r = calloc(n, sizeof(*r));
+	uint32_t *pos = calloc(n, sizeof(*pos));
+	double rate[SOFT_SLICES];
+	unsigned next = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "s%u", i);
+		mcg_create(e, e->root, name, NULL, NULL, &g[i]);
+		mcg_set_soft_limit(g[i], SOFT_TURN / 4);
+		o[i] = vm_object_new(e, g[i], false, i + 1);
+		vm_region_new(o[i], PK_FILE, SOFT_FILE, &r[i]);
+	}
+	for (int s = -1; s < SOFT_SLICES; s++) {   /* -1: the warm-up */
+		long faults = 0, want = s < 0 ? 2L * n * SOFT_TURN : SOFT_FAULTS;
+		double t0 = bench_now();
+
+		while (faults < want) {
+			for (int p = 0; p < SOFT_TURN; p++) {
+				enum vm_fault f;
+
+				if (vm_touch(r[next], pos[next], 0, false, &f) == 0 && f != VM_HIT)
+					faults++;
+				pos[next] = (pos[next] + 1) % SOFT_FILE;
+			}
+			next = (next + 1) % n;
+		}
+		if (s >= 0)
+			rate[s] = (double)faults / (bench_now() - t0);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		vm_object_free(o[i]);
+		mcg_put(g[i]);
+	}
+	mcg_engine_free(e);
+	free(g);
+	free(o);
+	free(r);
+	free(pos);
+	return bench_median(rate, SOFT_SLICES);
+}
+
 int main(int argc, char **argv)
 {
 	bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
@@ -262,5 +327,7 @@ int main(int argc, char **argv)
 	printf("engine.stock_speedup.t2 %.3f ratio\n", speedup);
 	if (!quick)
 		printf("engine.bytes_per_page %.3f bytes\n", bench_bytes_per_page());
+	printf("engine.soft_reclaim_faults_per_s.g16 %.0f faults/s\n", bench_soft_reclaim(16));
+	printf("engine.soft_reclaim_faults_per_s.g4096 %.0f faults/s\n", bench_soft_reclaim(4096));
 	return 0;
 }

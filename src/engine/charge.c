@@ -17,6 +17,7 @@
 #include "engine/oom.h"
 #include "engine/page_state.h"
 #include "engine/reclaim.h"
+#include "engine/softlimit.h"
 #include "engine/swap.h"
 #include "engine/writeback.h"
 
@@ -61,16 +62,12 @@ static bool charge_throttled(struct mcg_engine *e)
 static bool charge_reclaim_slot(struct mcg_group *g)
 {
 	struct charge_throttle *t = g->eng->throttle;
-	int max = (int)charge_reclaim_slots(g->eng->m.cpus), n = atomic_load(&g->reclaimers), peak;
+	int max = (int)charge_reclaim_slots(g->eng->m.cpus), n = atomic_load(&g->reclaimers);
 	unsigned long gen;
 
 	while (n < max)
-		if (atomic_compare_exchange_weak(&g->reclaimers, &n, n + 1)) {
-			peak = atomic_load(&g->reclaimers_peak);
-			while (n + 1 > peak && !atomic_compare_exchange_weak(&g->reclaimers_peak, &peak, n + 1))
-				;
+		if (atomic_compare_exchange_weak(&g->reclaimers, &n, n + 1))
 			return true;
-		}
 	pthread_mutex_lock(&t->lock);
 	atomic_fetch_add(&t->waiters, 1);
 	gen = t->gen;
@@ -257,6 +254,7 @@ static __attribute__((noinline)) int charge_try_counters(struct mcg_group *g, un
 				if (batch > n)
 					charge_stock_refill(e, cpu, g, batch - n);
 				bgr_check(g);     /* crossed a high watermark? */
+				soft_charged(g);  /* further over a soft limit? */
 				return 0;
 			}
 			pc_uncharge(&g->cnt[MCG_MEMSW], batch);
@@ -485,7 +483,7 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 		/* The machine itself is full: groups over their soft limits
 		 * give first, then everybody (once). */
 		if (reclaim_soft_limits(e, 32) == 0)
-			reclaim_subtree(e->root, 32, true, RECLAIM_GLOBAL);
+			reclaim_subtree(e->root, 32, true, RECLAIM_DIRECT);
 		idx = page_alloc(&e->pages, node);
 	}
 	if (idx == PAGE_NONE) {

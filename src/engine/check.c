@@ -7,6 +7,7 @@
 
 #include "engine/check.h"
 #include "engine/memcg.h"
+#include "engine/softlimit.h"
 #include "engine/swap.h"
 
 struct check_count {
@@ -143,5 +144,5 @@ int check_invariants(struct mcg_engine *e, char *msg, size_t len)
 	err = check_group(e, e->root, counts, &mem, &memsw, msg, len);
 	pthread_rwlock_unlock(&e->tree_lock);
 	free(counts);
-	return err;
+	return err ? err : soft_check(e, msg, len);
 }

@@ -8,8 +8,9 @@
 struct mcg_engine;
 
 /* 0 when every group's counters, statistics and LRU sizes agree with the
- * pages, swap slots and stocks it owns, and every parent's usage is its
- * own plus its linked children's. Otherwise -1 and a description in msg. */
+ * pages, swap slots and stocks it owns, every parent's usage is its own
+ * plus its linked children's, and the soft-limit order holds every group
+ * over its soft limit (soft_check). Otherwise -1 and a description in msg. */
 int check_invariants(struct mcg_engine *e, char *msg, size_t len);
 
 #endif

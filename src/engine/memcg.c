@@ -11,6 +11,7 @@
 #include "engine/reclaim.h"
 #include "engine/bgreclaim.h"
 #include "engine/oom.h"
+#include "engine/softlimit.h"
 #include "engine/task.h"
 #include "engine/vm.h"
 #include "engine/writeback.h"
@@ -202,6 +203,7 @@ int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
 		g->sibling = parent->children;
 		parent->children = g;
 		g->linked = true;
+		soft_link(g);
 		parent->nr_live_children++;
 		atomic_store(&parent->ever_populated, true);
 		e->nr_groups++;
@@ -275,6 +277,7 @@ void mcg_reap(struct mcg_group *g)
 			atomic_store(&g->reaped, true);
 			if (!mcg_charged(g)) {
 				mcg_unlink(g);
+				soft_forget(g);   /* before the tree's reference goes */
 				gone = true;
 			} else {
 				atomic_store(&g->reaped, false);
@@ -418,7 +421,7 @@ int mcg_path(struct mcg_engine *e, struct mcg_group *g, char *buf, size_t size)
 
 static long mcg_reclaim(struct mcg_group *g, long nr, bool may_swap)
 {
-	return reclaim_subtree(g, nr, may_swap, RECLAIM_LIMIT);
+	return reclaim_subtree(g, nr, may_swap, RECLAIM_DIRECT);   /* in the writer's thread */
 }
 
 static int mcg_shrink_to(struct mcg_group *g, enum mcg_counter c, long pages,
@@ -531,6 +534,7 @@ int mcg_set_use_hierarchy(struct mcg_group *g, unsigned long long v)
 void mcg_set_soft_limit(struct mcg_group *g, long pages)
 {
 	atomic_store(&g->soft_limit, pages);
+	soft_limit_changed(g);
 }
 
 unsigned mcg_swappiness(struct mcg_group *g)

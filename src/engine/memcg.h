@@ -40,6 +40,7 @@ struct oom_state;
 struct wb_dev;
 struct bgr_pool;
 struct charge_throttle;
+struct soft_heap;
 
 /* Called when a group with notify_on_release set becomes empty after having
  * had tasks or children: after an rmdir with no engine lock held, but on a
@@ -120,6 +121,11 @@ struct mcg_group {
 	pthread_mutex_t lock;         /* serialises setting writes */
 	struct pc_counter cnt[MCG__NCOUNTERS] __attribute__((aligned(64)));
 	atomic_long soft_limit;
+	/* the soft-limit order (softlimit.c): while the group is in it, a
+	 * bound on its excess over soft_limit; 0 out of it */
+	atomic_long soft_key;
+	unsigned soft_pos;            /* its place in the order + 1, 0: out (soft_heap.lock) */
+	unsigned long soft_seq;       /* when it was linked: the walk takes siblings newest first */
 	atomic_uint swappiness;
 	atomic_bool oom_kill_disable;
 	atomic_int under_oom;         /* nesting count: > 0 reads as 1 */
@@ -136,8 +142,8 @@ struct mcg_group {
 	atomic_long allocstall;       /* charges that went into direct reclaim */
 	atomic_long kmem_local;       /* kernel memory charged here (not children) */
 	atomic_int reclaimers;        /* tasks in direct reclaim on this group */
-	atomic_int reclaimers_peak;   /* the most there ever were (tests) */
-	/* reclaim activity, split by who reclaimed: [0] direct, [1] background */
+	/* reclaim activity, split by whose thread reclaimed: indexed by enum
+	 * reclaim_ctx, [0] direct (any reason), [1] background */
 	atomic_long pg_scanned[2];
 	atomic_long pg_reclaimed[2];
 
@@ -177,6 +183,7 @@ struct mcg_engine {
 	struct move_state *move;      /* the move in flight, if any */
 	struct wb_dev *wb;
 	struct bgr_pool *bgr;         /* NULL without watermarks */
+	struct soft_heap *soft;       /* the groups over their soft limits */
 };
 
 /* An engine for machine m in environment env (NULL: env_real), telling

@@ -19,6 +19,7 @@
 #include "engine/oom.h"
 #include "engine/page_state.h"
 #include "engine/reclaim.h"
+#include "engine/softlimit.h"
 #include "engine/swap.h"
 #include "engine/vm.h"
 
@@ -338,9 +339,10 @@ static int move_do(struct vm_object *o, struct mcg_group *dst, unsigned mask, bo
 		/* make room in the destination once (not in src: the task's
 		 * pages are not touched by this reclaim, they are src's) */
 		pthread_mutex_unlock(&o->lock);
-		reclaim_subtree(dst, c.pages, true, RECLAIM_LIMIT);
+		reclaim_subtree(dst, c.pages, true, RECLAIM_DIRECT);
 		pthread_mutex_lock(&o->lock);
 	}
+	soft_charged(dst);                /* the pre-charge raised its usage */
 	m = (struct move_ctx){ .src = src, .dst = dst, .budget = c.pages };
 	move_walk(o, mask, src->id, move_slot, &m);
 	if (naive) {

@@ -12,6 +12,7 @@
 #include "engine/memcg.h"
 #include "engine/page_state.h"
 #include "engine/reclaim.h"
+#include "engine/softlimit.h"
 #include "engine/swap.h"
 #include "engine/writeback.h"
 
@@ -25,7 +26,7 @@ struct reclaim_ctl {
 	long scanned;
 	bool may_swap;
 	unsigned swappiness;
-	int who;                    /* 0 direct/limit/global, 1 background */
+	enum reclaim_ctx ctx;       /* the index of the pg_scanned counts */
 };
 
 /* Move up to nr pages from the tail of the active list to the inactive
@@ -86,7 +87,7 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 		reclaim_putback(rc, g, idx, PG_ACTIVE, PG_REFERENCED);
 		return false;
 	}
-	if (!anon && (flags & PG_WRITEBACK) && rc->who == 0) {
+	if (!anon && (flags & PG_WRITEBACK) && rc->ctx == RECLAIM_DIRECT) {
 		/* memcg reclaim waits for a page it marked (legacy memcg has
 		 * no dirty throttling); it comes back clean */
 		wb_wait(e, idx);
@@ -164,11 +165,11 @@ static void reclaim_inactive(struct reclaim_ctl *rc, struct mcg_group *g, unsign
 			break;
 		nr -= n;
 		rc->scanned += n;
-		atomic_fetch_add(&g->pg_scanned[rc->who], n);
+		atomic_fetch_add(&g->pg_scanned[rc->ctx], n);
 		for (int i = 0; i < n; i++)
 			if (reclaim_page(rc, g, batch[i], anon)) {
 				rc->reclaimed++;
-				atomic_fetch_add(&g->pg_reclaimed[rc->who], 1);
+				atomic_fetch_add(&g->pg_reclaimed[rc->ctx], 1);
 			}
 	}
 }
@@ -202,7 +203,7 @@ static void reclaim_lruvec(struct reclaim_ctl *rc, struct mcg_group *g, unsigned
 
 bool reclaim_isolated_page(struct mcg_group *g, uint32_t idx)
 {
-	struct reclaim_ctl rc = { .e = g->eng, .want = 1 };
+	struct reclaim_ctl rc = { .e = g->eng, .want = 1, .ctx = RECLAIM_DIRECT };
 
 	return reclaim_page(&rc, g, idx, false);
 }
@@ -211,7 +212,7 @@ long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim
 {
 	struct reclaim_ctl rc = {
 		.e = top->eng, .want = nr, .may_swap = may_swap,
-		.swappiness = mcg_swappiness(top), .who = ctx == RECLAIM_BACKGROUND,
+		.swappiness = mcg_swappiness(top), .ctx = ctx,
 	};
 	int prio;
 
@@ -236,26 +237,6 @@ long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim
 	return rc.reclaimed;
 }
 
-/* The group with the largest excess over its soft limit, referenced. */
-static struct mcg_group *reclaim_soft_pick(struct mcg_engine *e, long *excess)
-{
-	struct mcg_group *best = NULL, *g = NULL;
-
-	*excess = 0;
-	while ((g = mcg_iter(e->root, g))) {
-		long x = mcg_is_root(g) ? 0 : pc_usage(&g->cnt[MCG_MEM]) - atomic_load(&g->soft_limit);
-
-		if (x > *excess) {
-			if (best)
-				mcg_put(best);
-			mcg_get(g);
-			*excess = x;
-			best = g;
-		}
-	}
-	return best;
-}
-
 long reclaim_soft_limits(struct mcg_engine *e, long nr)
 {
 	long total = 0;
@@ -263,7 +244,8 @@ long reclaim_soft_limits(struct mcg_engine *e, long nr)
 
 	for (int loops = 0; loops < 100 && fruitless < 2 && total == 0; loops++) {
 		long excess, want, got;
-		struct mcg_group *g = reclaim_soft_pick(e, &excess);
+		/* the largest excess, from the soft-limit order */
+		struct mcg_group *g = soft_pick(e, &excess);
 
 		if (!g)
 			break;
@@ -271,7 +253,7 @@ long reclaim_soft_limits(struct mcg_engine *e, long nr)
 		want = excess / 4 > nr ? excess / 4 : nr;
 		if (want > excess)
 			want = excess;
-		got = reclaim_subtree(g, want, true, RECLAIM_GLOBAL);
+		got = reclaim_subtree(g, want, true, RECLAIM_DIRECT);
 		total += got;
 		fruitless += got == 0;
 		mcg_put(g);

@@ -11,11 +11,20 @@
 struct mcg_engine;
 struct mcg_group;
 
+/* Whose thread reclaims: all that the reason for a reclaim changes. It
+ * decides how the pages are counted (the index of mcg_group.pg_scanned
+ * and pg_reclaimed, shown by the memory.stat extension keys) and whether
+ * reclaim waits for the writeback of a page it marked. */
 enum reclaim_ctx {
-	RECLAIM_DIRECT,      /* a charge failed */
-	RECLAIM_LIMIT,       /* limit write, force_empty */
-	RECLAIM_GLOBAL,      /* the simulated machine ran out of pages */
-	RECLAIM_BACKGROUND,  /* watermark workers */
+	/* The thread that needs the memory, for a charge over a limit, a
+	 * limit write or force_empty, a move's destination, or the machine
+	 * running out of pages (soft limits first). Counted as direct
+	 * (pg_scan, pg_pgsteal), as the kernel counts every reclaim outside
+	 * kswapd in pgscan_direct; waits for writeback (legacy memcg). */
+	RECLAIM_DIRECT,
+	/* The watermark workers: counted as background (kswapd_pgscan,
+	 * kswapd_steal); never waits for writeback. */
+	RECLAIM_BACKGROUND,
 };
 
 /* Reclaim up to nr pages from g's subtree. Returns pages reclaimed. */

@@ -436,7 +436,7 @@ static void fs_op(struct fs_state *s, unsigned op)
 	case OP_RECLAIM:
 		g = fs_group(s);
 		a = fs_byte(s);
-		reclaim_subtree(g, 1 + a % 64, a & 0x80, RECLAIM_LIMIT);
+		reclaim_subtree(g, 1 + a % 64, a & 0x80, RECLAIM_DIRECT);
 		break;
 	case OP_WMARK:
 		g = fs_group(s);

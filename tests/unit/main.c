@@ -22,6 +22,7 @@ int main(void)
 	srunner_add_suite(sr, vm_suite());
 	srunner_add_suite(sr, replay_suite());
 	srunner_add_suite(sr, bgreclaim_suite());
+	srunner_add_suite(sr, softlimit_suite());
 	srunner_add_suite(sr, move_suite());
 	srunner_add_suite(sr, mirror_suite());
 	srunner_add_suite(sr, proc_suite());

@@ -18,6 +18,7 @@ Suite *charge_suite(void);
 Suite *vm_suite(void);
 Suite *replay_suite(void);
 Suite *bgreclaim_suite(void);
+Suite *softlimit_suite(void);
 Suite *move_suite(void);
 Suite *mirror_suite(void);
 Suite *proc_suite(void);

@@ -176,10 +176,10 @@ START_TEST(test_swappiness_zero_keeps_anon)
 	for (int i = 0; i < 50; i++)
 		ck_assert_int_ge(charge_new_page(a, 0, 0, PK_ANON, 1, 0, NULL), 0);
 	charge_drain(e, a);
-	ck_assert_int_eq(reclaim_subtree(a, 20, true, RECLAIM_LIMIT), 0);
+	ck_assert_int_eq(reclaim_subtree(a, 20, true, RECLAIM_DIRECT), 0);
 	ck_assert_int_eq(stat_local(a, STAT_SWAP), 0);
 	ck_assert_int_eq(mcg_set_swappiness(a, 60), 0);
-	ck_assert_int_eq(reclaim_subtree(a, 20, true, RECLAIM_LIMIT), 20);
+	ck_assert_int_eq(reclaim_subtree(a, 20, true, RECLAIM_DIRECT), 20);
 	CHECK_OK(e);
 	mcg_put(a);
 	mcg_engine_free(e);
@@ -199,7 +199,7 @@ START_TEST(test_second_chance)
 	for (int i = 0; i < 10; i++)
 		ck_assert_int_ge(charge_new_page(a, 0, 0, PK_FILE, 2, 0, NULL), 0);
 	/* the referenced pages are older, yet the cold ones go first */
-	ck_assert_int_eq(reclaim_subtree(a, 10, false, RECLAIM_LIMIT), 10);
+	ck_assert_int_eq(reclaim_subtree(a, 10, false, RECLAIM_DIRECT), 10);
 	for (int i = 0; i < 10; i++)
 		ck_assert_uint_eq(e->pages.pages[hot[i]].owner, 1);
 	ck_assert_int_eq(stat_local(a, STAT_CACHE), 10);
