@@ -75,9 +75,8 @@ struct crew_arg {
 
 /* A page charged and uncharged, PAIRS_PER_SLICE times: faulted in one at
  * a time (charge path: stock), unmapped 64 at a time (batched uncharge). */
-static void bench_slice(struct mcg_group *g, unsigned cpu)
+static void bench_slice(struct mcg_engine *e, struct mcg_group *g, unsigned cpu)
 {
-	struct mcg_engine *e = g->eng;
 	long idx[PAGES_PER_ROUND];
 
 	for (long done = 0; done < PAIRS_PER_SLICE; done += PAGES_PER_ROUND) {
@@ -104,7 +103,7 @@ static void *crew_main(void *p)
 		pthread_barrier_wait(&c->start);
 		if (!c->v)
 			return NULL;
-		bench_slice(c->v->g, a->cpu);
+		bench_slice(c->v->e, c->v->g, a->cpu);
 		pthread_barrier_wait(&c->done);
 	}
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "engine/bgreclaim.h"
+#include "engine/internal.h"
 #include "engine/memcg.h"
 #include "engine/reclaim.h"
 

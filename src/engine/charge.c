@@ -11,6 +11,7 @@
 
 #include "engine/bgreclaim.h"
 #include "engine/charge.h"
+#include "engine/internal.h"
 #include "engine/lru.h"
 #include "engine/memcg.h"
 #include "engine/move.h"

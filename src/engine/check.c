@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "engine/check.h"
+#include "engine/internal.h"
 #include "engine/memcg.h"
 #include "engine/softlimit.h"
 #include "engine/swap.h"

@@ -1,11 +1,96 @@
-/* internal.h: what only the engine's own modules may call. No file outside
- * src/engine/ includes it (docs/design.md); the floors above use the
- * modules' public headers. */
+/* internal.h: what only the engine's own modules may see: a group's fields
+ * and the helpers that read them inline on the charge path, the slot tags
+ * of virtual pages, and the calls that build and tear down the tree. No
+ * file under src/ outside src/engine/ includes it (tests/layers checks);
+ * the floors above use the modules' public headers and their accessors.
+ * The engine's white-box unit tests (tests/unit, the sequence fuzzer)
+ * include it. */
 #ifndef MEMCGFS_ENGINE_INTERNAL_H
 #define MEMCGFS_ENGINE_INTERNAL_H
 
-struct mcg_engine;
-struct mcg_group;
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "engine/memcg.h"
+#include "engine/page_counter.h"
+#include "engine/stat.h"
+
+struct mcg_group {
+	/* Read on every charge and uncharge, written almost never: one cache
+	 * line of its own, so no counter or reference count written by another
+	 * CPU evicts it (cf. the kernel's padding in struct page_counter). */
+	struct mcg_engine *eng;
+	unsigned id;                  /* 1..MCG_ID_MAX, recycled after the group is freed */
+	unsigned gen;                 /* how many groups held this id before */
+	struct mcg_group *parent;
+	struct stat_shard *stat;      /* [STAT_SHARDS], summed on read */
+	struct lru_vec *lruvec;       /* [nodes], with the LRU sizes */
+	unsigned depth;
+	atomic_bool removed;          /* rmdir'ed: hidden, dying while charged */
+	atomic_bool reaped;           /* unlinked for good: charges go to the parent */
+	bool linked;                  /* in its parent's children list */
+
+	atomic_int refs __attribute__((aligned(64)));
+	struct mcg_group *children;   /* first child; dying ones included */
+	struct mcg_group *sibling;
+	char *name;
+	unsigned nr_live_children;
+	atomic_bool ever_populated;       /* had tasks or children: release rule */
+
+	pthread_mutex_t lock;         /* serialises setting writes */
+	struct pc_counter cnt[MCG__NCOUNTERS] __attribute__((aligned(64)));
+	atomic_long soft_limit;
+	/* the soft-limit order (softlimit.c): while the group is in it, a
+	 * bound on its excess over soft_limit; 0 out of it */
+	atomic_long soft_key;
+	unsigned soft_pos;            /* its place in the order + 1, 0: out (soft_heap.lock) */
+	unsigned long soft_seq;       /* when it was linked: the walk takes siblings newest first */
+	atomic_uint swappiness;
+	atomic_bool oom_kill_disable;
+	atomic_int under_oom;         /* nesting count: > 0 reads as 1 */
+	atomic_ulong oom_kill;
+	atomic_uint move_charge;
+	atomic_bool use_hierarchy;
+	atomic_bool notify_on_release;
+	atomic_bool clone_children;
+	atomic_bool tcp_active;
+	atomic_long ntasks;
+	atomic_long wmark[2];         /* explicit high/low in pages, -1: automatic */
+	atomic_bool bgr_queued;       /* background reclaim queued or running */
+	atomic_long bgr_runs;         /* background reclaim runs (pgoutrun) */
+	atomic_long allocstall;       /* charges that went into direct reclaim */
+	atomic_long kmem_local;       /* kernel memory charged here (not children) */
+	atomic_int reclaimers;        /* tasks in direct reclaim on this group */
+	/* reclaim activity, split by whose thread reclaimed: indexed by enum
+	 * reclaim_ctx, [0] direct (any reason), [1] background */
+	atomic_long pg_scanned[2];
+	atomic_long pg_reclaimed[2];
+
+	void *owner_data;             /* for the layer above (src/fs) */
+};
+
+static inline void stat_add(struct mcg_group *g, enum stat_item it, long delta)
+{
+	stat_shard_add(g->stat, it, delta);
+}
+
+/* The group holding id, unreferenced and without a lock: only for a caller
+ * that holds something pinning the group (a charged page of it). */
+static inline struct mcg_group *mcg_by_id_pinned(struct mcg_engine *e, unsigned id)
+{
+	return atomic_load_explicit(&e->by_id[id], memory_order_acquire);
+}
+
+/* memcg.h's mcg_is_root, inline for the charge path */
+#define mcg_is_root(g) ((g)->parent == NULL)
+
+/* Slot tags of a virtual page (vm.c), in the top two bits. */
+#define VM_TAG_MASK    0xC0000000u
+#define VM_TAG_PAGE    0x00000000u
+#define VM_TAG_SWAP    0x40000000u
+#define VM_TAG_SHADOW  0x80000000u
+#define VM_EMPTY       0xFFFFFFFFu
 
 /* memcg.c: a new group under parent (NULL: the root), not yet linked nor
  * numbered; NULL without memory. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/internal.h"
 #include "engine/lru.h"
 #include "engine/memcg.h"
 

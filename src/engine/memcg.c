@@ -595,3 +595,136 @@ void mcg_note_tasks(struct mcg_group *g, long delta)
 	if (release)
 		mcg_fire_release(g->eng, release);
 }
+
+/* ---- accessors for the layers above (memcg.h) ---- */
+
+bool (mcg_is_root)(const struct mcg_group *g)
+{
+	return g->parent == NULL;
+}
+
+bool mcg_in_subtree(const struct mcg_group *g, const struct mcg_group *top)
+{
+	for (; g; g = g->parent)
+		if (g == top)
+			return true;
+	return false;
+}
+
+unsigned mcg_id(const struct mcg_group *g)
+{
+	return g->id;
+}
+
+unsigned mcg_gen(const struct mcg_group *g)
+{
+	return g->gen;
+}
+
+struct mcg_group *mcg_parent(const struct mcg_group *g)
+{
+	return g->parent;
+}
+
+const char *mcg_name(const struct mcg_group *g)
+{
+	return g->name;
+}
+
+bool mcg_removed(const struct mcg_group *g)
+{
+	return atomic_load(&g->removed);
+}
+
+long mcg_limit(const struct mcg_group *g, enum mcg_counter c)
+{
+	return pc_max(&g->cnt[c]);
+}
+
+long mcg_max_usage(const struct mcg_group *g, enum mcg_counter c)
+{
+	return pc_watermark(&g->cnt[c]);
+}
+
+unsigned long mcg_failcnt(const struct mcg_group *g, enum mcg_counter c)
+{
+	return pc_failcnt(&g->cnt[c]);
+}
+
+void mcg_reset_max_usage(struct mcg_group *g, enum mcg_counter c)
+{
+	pc_reset_watermark(&g->cnt[c]);
+}
+
+void mcg_reset_failcnt(struct mcg_group *g, enum mcg_counter c)
+{
+	pc_reset_failcnt(&g->cnt[c]);
+}
+
+long mcg_soft_limit(const struct mcg_group *g)
+{
+	return atomic_load(&g->soft_limit);
+}
+
+bool mcg_use_hierarchy(const struct mcg_group *g)
+{
+	return atomic_load(&g->use_hierarchy);
+}
+
+unsigned mcg_move_charge(const struct mcg_group *g)
+{
+	return atomic_load(&g->move_charge);
+}
+
+bool mcg_oom_kill_disable(const struct mcg_group *g)
+{
+	return atomic_load(&g->oom_kill_disable);
+}
+
+unsigned long mcg_oom_kills(const struct mcg_group *g)
+{
+	return atomic_load(&g->oom_kill);
+}
+
+bool mcg_under_oom(const struct mcg_group *g)
+{
+	for (; g; g = g->parent)
+		if (atomic_load(&g->under_oom) > 0)
+			return true;
+	return false;
+}
+
+void mcg_under_oom_add(struct mcg_group *g, int delta)
+{
+	atomic_fetch_add(&g->under_oom, delta);
+}
+
+bool mcg_flag(const struct mcg_group *g, enum mcg_flag f)
+{
+	return atomic_load(f == MCG_FLAG_NOTIFY_ON_RELEASE ? &g->notify_on_release : &g->clone_children);
+}
+
+void mcg_set_flag(struct mcg_group *g, enum mcg_flag f, bool on)
+{
+	atomic_store(f == MCG_FLAG_NOTIFY_ON_RELEASE ? &g->notify_on_release : &g->clone_children, on);
+}
+
+void mcg_reclaim_counts(const struct mcg_group *g, struct mcg_reclaim_counts *out)
+{
+	for (int i = 0; i < 2; i++) {
+		out->scanned[i] = atomic_load(&g->pg_scanned[i]);
+		out->reclaimed[i] = atomic_load(&g->pg_reclaimed[i]);
+	}
+	out->bgr_runs = atomic_load(&g->bgr_runs);
+	out->allocstall = atomic_load(&g->allocstall);
+}
+
+void *mcg_owner_data(const struct mcg_group *g)
+{
+	return g->owner_data;
+}
+
+void mcg_set_owner_data(struct mcg_group *g, void *data)
+{
+	g->owner_data = data;
+}

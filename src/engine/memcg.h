@@ -96,65 +96,6 @@ struct mcg_owner {
 	void *arg;
 };
 
-struct mcg_group {
-	/* Read on every charge and uncharge, written almost never: one cache
-	 * line of its own, so no counter or reference count written by another
-	 * CPU evicts it (cf. the kernel's padding in struct page_counter). */
-	struct mcg_engine *eng;
-	unsigned id;                  /* 1..MCG_ID_MAX, recycled after the group is freed */
-	unsigned gen;                 /* how many groups held this id before */
-	struct mcg_group *parent;
-	struct stat_shard *stat;      /* [STAT_SHARDS], summed on read */
-	struct lru_vec *lruvec;       /* [nodes], with the LRU sizes */
-	unsigned depth;
-	atomic_bool removed;          /* rmdir'ed: hidden, dying while charged */
-	atomic_bool reaped;           /* unlinked for good: charges go to the parent */
-	bool linked;                  /* in its parent's children list */
-
-	atomic_int refs __attribute__((aligned(64)));
-	struct mcg_group *children;   /* first child; dying ones included */
-	struct mcg_group *sibling;
-	char *name;
-	unsigned nr_live_children;
-	atomic_bool ever_populated;       /* had tasks or children: release rule */
-
-	pthread_mutex_t lock;         /* serialises setting writes */
-	struct pc_counter cnt[MCG__NCOUNTERS] __attribute__((aligned(64)));
-	atomic_long soft_limit;
-	/* the soft-limit order (softlimit.c): while the group is in it, a
-	 * bound on its excess over soft_limit; 0 out of it */
-	atomic_long soft_key;
-	unsigned soft_pos;            /* its place in the order + 1, 0: out (soft_heap.lock) */
-	unsigned long soft_seq;       /* when it was linked: the walk takes siblings newest first */
-	atomic_uint swappiness;
-	atomic_bool oom_kill_disable;
-	atomic_int under_oom;         /* nesting count: > 0 reads as 1 */
-	atomic_ulong oom_kill;
-	atomic_uint move_charge;
-	atomic_bool use_hierarchy;
-	atomic_bool notify_on_release;
-	atomic_bool clone_children;
-	atomic_bool tcp_active;
-	atomic_long ntasks;
-	atomic_long wmark[2];         /* explicit high/low in pages, -1: automatic */
-	atomic_bool bgr_queued;       /* background reclaim queued or running */
-	atomic_long bgr_runs;         /* background reclaim runs (pgoutrun) */
-	atomic_long allocstall;       /* charges that went into direct reclaim */
-	atomic_long kmem_local;       /* kernel memory charged here (not children) */
-	atomic_int reclaimers;        /* tasks in direct reclaim on this group */
-	/* reclaim activity, split by whose thread reclaimed: indexed by enum
-	 * reclaim_ctx, [0] direct (any reason), [1] background */
-	atomic_long pg_scanned[2];
-	atomic_long pg_reclaimed[2];
-
-	void *owner_data;             /* for the layer above (src/fs) */
-};
-
-static inline void stat_add(struct mcg_group *g, enum stat_item it, long delta)
-{
-	stat_shard_add(g->stat, it, delta);
-}
-
 struct mcg_engine {
 	struct mcg_machine m;
 	struct mcg_env env;
@@ -231,26 +172,56 @@ int mcg_rename(struct mcg_engine *e, struct mcg_group *g, const char *name);
 
 /* The group holding id, referenced, or NULL (free id, or being freed). */
 struct mcg_group *mcg_by_id(struct mcg_engine *e, unsigned id);
-/* The group holding id, unreferenced and without a lock: only for a caller
- * that holds something pinning the group (a charged page of it). */
-static inline struct mcg_group *mcg_by_id_pinned(struct mcg_engine *e, unsigned id)
-{
-	return atomic_load_explicit(&e->by_id[id], memory_order_acquire);
-}
 
 void mcg_get(struct mcg_group *g);
 void mcg_put(struct mcg_group *g);
 
-static inline bool mcg_is_root(const struct mcg_group *g) { return g->parent == NULL; }
+/* Reading a group: the layers above use these, never its fields (which
+ * are the engine's, internal.h). */
+unsigned mcg_id(const struct mcg_group *g);
+unsigned mcg_gen(const struct mcg_group *g);     /* groups that held the id before */
+/* g's parent, unreferenced (a group pins its parent), NULL for the root. */
+struct mcg_group *mcg_parent(const struct mcg_group *g);
+/* g's name: stable while tree_lock is held (mcg_for_each_child's fn). */
+const char *mcg_name(const struct mcg_group *g);
+bool mcg_removed(const struct mcg_group *g);      /* rmdir'ed */
+/* A counter's limit, high-water mark and failcnt, in pages; the resets of
+ * memory.max_usage_in_bytes and memory.failcnt. */
+long mcg_limit(const struct mcg_group *g, enum mcg_counter c);
+long mcg_max_usage(const struct mcg_group *g, enum mcg_counter c);
+unsigned long mcg_failcnt(const struct mcg_group *g, enum mcg_counter c);
+void mcg_reset_max_usage(struct mcg_group *g, enum mcg_counter c);
+void mcg_reset_failcnt(struct mcg_group *g, enum mcg_counter c);
+long mcg_soft_limit(const struct mcg_group *g);
+bool mcg_use_hierarchy(const struct mcg_group *g);
+unsigned mcg_move_charge(const struct mcg_group *g);
+bool mcg_oom_kill_disable(const struct mcg_group *g);
+unsigned long mcg_oom_kills(const struct mcg_group *g);
+/* g or an ancestor is under OOM (memory.oom_control's under_oom). */
+bool mcg_under_oom(const struct mcg_group *g);
+/* A source keeps a task stopped for g's OOM (+1) or lets it go (-1). */
+void mcg_under_oom_add(struct mcg_group *g, int delta);
+/* The flags a file writes as it reads them. */
+enum mcg_flag { MCG_FLAG_NOTIFY_ON_RELEASE, MCG_FLAG_CLONE_CHILDREN };
+bool mcg_flag(const struct mcg_group *g, enum mcg_flag f);
+void mcg_set_flag(struct mcg_group *g, enum mcg_flag f, bool on);
+/* Reclaim activity of g (not its subtree): [0] direct, [1] background. */
+struct mcg_reclaim_counts {
+	long scanned[2];
+	long reclaimed[2];
+	long bgr_runs;                /* background reclaim runs */
+	long allocstall;              /* charges that went into direct reclaim */
+};
+void mcg_reclaim_counts(const struct mcg_group *g, struct mcg_reclaim_counts *out);
+/* The layer above's own data of g (src/fs: its node metadata). */
+void *mcg_owner_data(const struct mcg_group *g);
+void mcg_set_owner_data(struct mcg_group *g, void *data);
 
+/* g is the hierarchy's root. (The engine's own modules get an inline
+ * version from internal.h: the name is parenthesised here for it.) */
+bool (mcg_is_root)(const struct mcg_group *g);
 /* g is top or one of its descendants (removed ones included). */
-static inline bool mcg_in_subtree(const struct mcg_group *g, const struct mcg_group *top)
-{
-	for (; g; g = g->parent)
-		if (g == top)
-			return true;
-	return false;
-}
+bool mcg_in_subtree(const struct mcg_group *g, const struct mcg_group *top);
 
 /* Names of the live children, for readdir: calls fn for each under the read
  * lock (fn must not call back into the engine). */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "engine/charge.h"
+#include "engine/internal.h"
 #include "engine/lru.h"
 #include "engine/memcg.h"
 #include "engine/move.h"

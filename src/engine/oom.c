@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "engine/charge.h"
+#include "engine/internal.h"
 #include "engine/memcg.h"
 #include "engine/oom.h"
 #include "engine/vm.h"

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine/internal.h"
 #include "engine/memcg.h"
 #include "engine/page.h"
 #include "engine/stat.h"

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "engine/internal.h"
 #include "engine/memcg.h"
 #include "engine/softlimit.h"
 

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "engine/internal.h"
 #include "engine/memcg.h"
 #include "engine/stat.h"
 

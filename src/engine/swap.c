@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine/charge.h"
+#include "engine/internal.h"
 #include "engine/memcg.h"
 #include "engine/swap.h"
 

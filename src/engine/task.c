@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "engine/internal.h"
 #include "engine/memcg.h"
 #include "engine/task.h"
 

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "engine/charge.h"
+#include "engine/internal.h"
 #include "engine/memcg.h"
 #include "engine/page_state.h"
 #include "engine/swap.h"
@@ -445,6 +446,13 @@ int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_
 		mcg_put(charge_to);
 		return 0;
 	}
+}
+
+bool vm_resident(const struct vm_region *r, uint32_t i)
+{
+	uint32_t v = atomic_load(&r->slot[i]);
+
+	return v != VM_EMPTY && (v & VM_TAG_MASK) == VM_TAG_PAGE;
 }
 
 void vm_discard(struct vm_region *r, uint32_t i, struct charge_batch *b)

@@ -19,12 +19,6 @@
 #define VM_CHUNK       (1u << VM_CHUNK_SHIFT)
 #define VM_MAX_PAGES   (1u << 30)            /* page indexes and slots fit 30 bits */
 
-/* Slot tags in the top two bits. */
-#define VM_TAG_MASK    0xC0000000u
-#define VM_TAG_PAGE    0x00000000u
-#define VM_TAG_SWAP    0x40000000u
-#define VM_TAG_SHADOW  0x80000000u
-#define VM_EMPTY       0xFFFFFFFFu
 
 struct mcg_engine;
 struct mcg_group;
@@ -122,12 +116,7 @@ int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_
 void vm_discard(struct vm_region *r, uint32_t i, struct charge_batch *b);
 /* Page i of r is in memory now (not empty, not swapped out). A racy read:
  * a concurrent fault or eviction may change it the next moment. */
-static inline bool vm_resident(const struct vm_region *r, uint32_t i)
-{
-	uint32_t v = atomic_load(&r->slot[i]);
-
-	return v != VM_EMPTY && (v & VM_TAG_MASK) == VM_TAG_PAGE;
-}
+bool vm_resident(const struct vm_region *r, uint32_t i);
 /* mlock/munlock a resident page. */
 void vm_mlock(struct vm_region *r, uint32_t i, bool lock);
 

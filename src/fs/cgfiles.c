@@ -62,7 +62,7 @@ void cgfs_out_free(struct cgfs_out *o)
 
 static int rd_limit(struct cgfs_req *r, int cnt, struct cgfs_out *o)
 {
-	cgfs_printf(o, "%ld\n", pc_max(&r->g->cnt[cnt]) * PAGE);
+	cgfs_printf(o, "%ld\n", mcg_limit(r->g, (enum mcg_counter)cnt) * PAGE);
 	return 0;
 }
 
@@ -76,33 +76,26 @@ static int rd_usage(struct cgfs_req *r, int cnt, struct cgfs_out *o)
 static int rd_watermark(struct cgfs_req *r, int cnt, struct cgfs_out *o)
 {
 	cgfs_sources_refresh(r->fs, r->g);     /* real processes: a fresh sample */
-	cgfs_printf(o, "%ld\n", pc_watermark(&r->g->cnt[cnt]) * PAGE);
+	cgfs_printf(o, "%ld\n", mcg_max_usage(r->g, (enum mcg_counter)cnt) * PAGE);
 	return 0;
 }
 
 static int rd_failcnt(struct cgfs_req *r, int cnt, struct cgfs_out *o)
 {
 	cgfs_sources_refresh(r->fs, r->g);     /* real processes: a fresh sample */
-	cgfs_printf(o, "%lu\n", pc_failcnt(&r->g->cnt[cnt]));
+	cgfs_printf(o, "%lu\n", mcg_failcnt(r->g, (enum mcg_counter)cnt));
 	return 0;
 }
 
 static int rd_soft_limit(struct cgfs_req *r, int unused, struct cgfs_out *o)
 {
-	cgfs_printf(o, "%ld\n", atomic_load(&r->g->soft_limit) * PAGE);
+	cgfs_printf(o, "%ld\n", mcg_soft_limit(r->g) * PAGE);
 	return 0;
-}
-
-enum { FLAG_NOTIFY, FLAG_CLONE };
-
-static atomic_bool *flag_of(struct mcg_group *g, int which)
-{
-	return which == FLAG_NOTIFY ? &g->notify_on_release : &g->clone_children;
 }
 
 static int rd_flag(struct cgfs_req *r, int which, struct cgfs_out *o)
 {
-	cgfs_printf(o, "%d\n", atomic_load(flag_of(r->g, which)) ? 1 : 0);
+	cgfs_printf(o, "%d\n", mcg_flag(r->g, (enum mcg_flag)which) ? 1 : 0);
 	return 0;
 }
 
@@ -119,7 +112,7 @@ static int rd_einval(struct cgfs_req *r, int unused, struct cgfs_out *o)
 
 static int rd_use_hierarchy(struct cgfs_req *r, int unused, struct cgfs_out *o)
 {
-	cgfs_printf(o, "%d\n", atomic_load(&r->g->use_hierarchy) ? 1 : 0);
+	cgfs_printf(o, "%d\n", mcg_use_hierarchy(r->g) ? 1 : 0);
 	return 0;
 }
 
@@ -131,20 +124,16 @@ static int rd_swappiness(struct cgfs_req *r, int unused, struct cgfs_out *o)
 
 static int rd_move_charge(struct cgfs_req *r, int unused, struct cgfs_out *o)
 {
-	cgfs_printf(o, "%u\n", atomic_load(&r->g->move_charge));
+	cgfs_printf(o, "%u\n", mcg_move_charge(r->g));
 	return 0;
 }
 
 static int rd_oom_control(struct cgfs_req *r, int unused, struct cgfs_out *o)
 {
-	bool under = false;
-
 	/* The OOM marker covers the subtree of the group that hit its limit. */
-	for (struct mcg_group *i = r->g; i; i = i->parent)
-		under |= atomic_load(&i->under_oom) > 0;
 	cgfs_printf(o, "oom_kill_disable %d\nunder_oom %d\noom_kill %lu\n",
-		    atomic_load(&r->g->oom_kill_disable) ? 1 : 0, under ? 1 : 0,
-		    atomic_load(&r->g->oom_kill));
+		    mcg_oom_kill_disable(r->g) ? 1 : 0, mcg_under_oom(r->g) ? 1 : 0,
+		    mcg_oom_kills(r->g));
 	return 0;
 }
 
@@ -222,12 +211,14 @@ static int rd_stat(struct cgfs_req *r, int unused, struct cgfs_out *o)
 	}
 	/* memcgfs extensions, after every kernel key (names of the seed's
 	 * 2011 memcg patches): direct and background reclaim of this group */
-	if (r->fs->watermarks)
+	if (r->fs->watermarks) {
+		struct mcg_reclaim_counts rc;
+
+		mcg_reclaim_counts(r->g, &rc);
 		cgfs_printf(o, "pg_scan %ld\npg_pgsteal %ld\nkswapd_pgscan %ld\nkswapd_steal %ld\n"
-			    "pgoutrun %ld\nallocstall %ld\n",
-			    atomic_load(&r->g->pg_scanned[0]), atomic_load(&r->g->pg_reclaimed[0]),
-			    atomic_load(&r->g->pg_scanned[1]), atomic_load(&r->g->pg_reclaimed[1]),
-			    atomic_load(&r->g->bgr_runs), atomic_load(&r->g->allocstall));
+			    "pgoutrun %ld\nallocstall %ld\n", rc.scanned[0], rc.reclaimed[0],
+			    rc.scanned[1], rc.reclaimed[1], rc.bgr_runs, rc.allocstall);
+	}
 	return 0;
 }
 
@@ -291,13 +282,13 @@ static int wr_soft_limit(struct cgfs_req *r, int unused, const struct gram_value
 
 static int wr_reset_watermark(struct cgfs_req *r, int cnt, const struct gram_value *v)
 {
-	pc_reset_watermark(&r->g->cnt[cnt]);
+	mcg_reset_max_usage(r->g, (enum mcg_counter)cnt);
 	return 0;
 }
 
 static int wr_reset_failcnt(struct cgfs_req *r, int cnt, const struct gram_value *v)
 {
-	pc_reset_failcnt(&r->g->cnt[cnt]);
+	mcg_reset_failcnt(r->g, (enum mcg_counter)cnt);
 	return 0;
 }
 
@@ -308,7 +299,7 @@ static int wr_force_empty(struct cgfs_req *r, int unused, const struct gram_valu
 
 static int wr_flag(struct cgfs_req *r, int which, const struct gram_value *v)
 {
-	atomic_store(flag_of(r->g, which), v->u64 != 0);
+	mcg_set_flag(r->g, (enum mcg_flag)which, v->u64 != 0);
 	return 0;
 }
 
@@ -338,10 +329,10 @@ static int wr_oom_control(struct cgfs_req *r, int unused, const struct gram_valu
 
 const struct cgfs_file cgfs_files[] = {
 	{ "cgroup.procs", CGF_ANY, cgfs_tasks_read, cgfs_tasks_write, G_PID, TASKS_PROCS, NOV },
-	{ "cgroup.clone_children", CGF_ANY, rd_flag, wr_flag, G_U64, FLAG_CLONE, NOV },
+	{ "cgroup.clone_children", CGF_ANY, rd_flag, wr_flag, G_U64, MCG_FLAG_CLONE_CHILDREN, NOV },
 	{ "cgroup.sane_behavior", CGF_ROOT, rd_zero, NULL, G_NONE, 0, NOV },
 	{ "tasks", CGF_ANY, cgfs_tasks_read, cgfs_tasks_write, G_PID, TASKS_THREADS, NOV },
-	{ "notify_on_release", CGF_ANY, rd_flag, wr_flag, G_U64, FLAG_NOTIFY, NOV },
+	{ "notify_on_release", CGF_ANY, rd_flag, wr_flag, G_U64, MCG_FLAG_NOTIFY_ON_RELEASE, NOV },
 	{ "release_agent", CGF_ROOT, release_agent_read, release_agent_write, G_STRING, 0,
 	  .max_write = 4095, .capture_caps = true, NOV },
 	{ "memory.usage_in_bytes", CGF_ANY, rd_usage, NULL, G_NONE, MCG_MEM, NOV },
@@ -418,7 +409,7 @@ int cgfs_file_read(struct cgfs_req *r, const struct cgfs_file *f, struct cgfs_ou
 {
 	int err;
 
-	if (r->g->removed)
+	if (mcg_removed(r->g))
 		return -ENODEV;
 	if (!f->read)
 		return -EINVAL;
@@ -435,7 +426,7 @@ int cgfs_file_write(struct cgfs_req *r, const struct cgfs_file *f, const char *b
 		return -E2BIG;
 	if (len == 0)
 		return 0;
-	if (r->g->removed)
+	if (mcg_removed(r->g))
 		return -ENODEV;
 	if (!f->write)
 		return -EINVAL;

@@ -293,7 +293,7 @@ static int event_check_control(struct cgfs_req *r, int cfd, enum event_kind *kin
 			*kind = ok[i].kind;
 			err = 0;
 		}
-	if (!err && (g != r->g || g->removed))
+	if (!err && (g != r->g || mcg_removed(g)))
 		err = -EINVAL;
 	mcg_put(g);
 	return err;
@@ -347,7 +347,7 @@ static void event_pressure_deliver(struct event_registry *er, struct mcg_group *
 {
 	bool signalled = false;
 
-	for (struct mcg_group *g = origin; g; g = g->parent) {
+	for (struct mcg_group *g = origin; g; g = mcg_parent(g)) {
 		bool fired = false;
 
 		for (struct event_reg *ev = er->head; ev; ev = ev->next) {
@@ -379,11 +379,11 @@ void event_pressure(struct mcg_group *g, long scanned, long reclaimed, int prio,
 		return;
 	}
 	for (unsigned i = 0; i < EVENT_WINDOWS && !w; i++)
-		if (er->win[i].id == g->id && er->win[i].gen == g->gen)
+		if (er->win[i].id == mcg_id(g) && er->win[i].gen == mcg_gen(g))
 			w = &er->win[i];
 	if (!w) {
 		w = &er->win[er->next_win++ % EVENT_WINDOWS];
-		*w = (struct event_window){ g->id, g->gen, 0, 0 };
+		*w = (struct event_window){ mcg_id(g), mcg_gen(g), 0, 0 };
 	}
 	w->scanned += scanned;
 	w->reclaimed += reclaimed;
@@ -535,12 +535,8 @@ int event_control_write(struct cgfs_req *r, int unused, const struct gram_value 
 	atomic_init(&ev->refs, 1);
 	event_link_locked(r->fs->events, ev, user);
 	/* An OOM registration on a group already under OOM fires at once. */
-	if (ev->kind == EV_OOM)
-		for (struct mcg_group *i = ev->g; i; i = i->parent)
-			if (atomic_load(&i->under_oom) > 0) {
-				event_signal(efd);
-				break;
-			}
+	if (ev->kind == EV_OOM && mcg_under_oom(ev->g))
+		event_signal(efd);
 	pthread_mutex_unlock(&r->fs->events->lock);
 	return 0;
 }

@@ -19,7 +19,7 @@ struct node_group {
 
 static struct node_meta *node_meta_of(struct mcg_group *g, int row)
 {
-	struct node_group *ng = g->owner_data;
+	struct node_group *ng = mcg_owner_data(g);
 
 	return row < 0 ? &ng->dir : &ng->file[row];
 }
@@ -69,7 +69,7 @@ uint64_t node_ino(struct mcg_group *g, int row)
 {
 	if (row < 0 && mcg_is_root(g))
 		return 1;
-	return (uint64_t)g->id * NODE_INO_STRIDE + (uint64_t)(row + 1);
+	return (uint64_t)mcg_id(g) * NODE_INO_STRIDE + (uint64_t)(row + 1);
 }
 
 int node_from_ino(struct cgfs *fs, uint64_t ino, struct mcg_group **out, int *row)
@@ -111,7 +111,7 @@ int node_init_root(struct cgfs *fs, struct mcg_group *root, uid_t uid, gid_t gid
 	for (size_t i = 0; i < cgfs_nfiles; i++)
 		ng->file[i] = (struct node_meta){ .mode = cgfs_file_mode(fs, &cgfs_files[i]),
 						  .uid = uid, .gid = gid };
-	root->owner_data = ng;
+	mcg_set_owner_data(root, ng);
 	return 0;
 }
 
@@ -148,7 +148,7 @@ int node_init_child(struct cgfs *fs, struct mcg_group *g, uid_t uid, gid_t gid,
 	if (!ng)
 		return -ENOMEM;
 	pthread_mutex_lock(&fs->meta_lock);
-	def = node_meta_of(g->parent, -1)->dacl;
+	def = node_meta_of(mcg_parent(g), -1)->dacl;
 	ng->dir = (struct node_meta){ .mode = (mode & ~umask) & 07777, .uid = uid, .gid = gid };
 	for (size_t i = 0; i < cgfs_nfiles; i++)
 		ng->file[i] = (struct node_meta){ .mode = cgfs_file_mode(fs, &cgfs_files[i]),
@@ -164,13 +164,13 @@ int node_init_child(struct cgfs *fs, struct mcg_group *g, uid_t uid, gid_t gid,
 			err = node_inherit(&ng->file[i], def, cgfs_file_mode(fs, &cgfs_files[i]), false);
 	}
 	pthread_mutex_unlock(&fs->meta_lock);
-	g->owner_data = ng;
+	mcg_set_owner_data(g, ng);
 	return err;
 }
 
 void node_free_group(struct mcg_group *g, void *arg)
 {
-	struct node_group *ng = g->owner_data;
+	struct node_group *ng = mcg_owner_data(g);
 
 	if (!ng)
 		return;
@@ -179,7 +179,7 @@ void node_free_group(struct mcg_group *g, void *arg)
 	for (size_t i = 0; i < cgfs_nfiles; i++)
 		free(ng->file[i].acl);
 	free(ng);
-	g->owner_data = NULL;
+	mcg_set_owner_data(g, NULL);
 }
 
 int node_getattr(struct cgfs *fs, struct mcg_group *g, int row, struct stat *st)

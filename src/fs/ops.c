@@ -64,7 +64,7 @@ static void cgfs_entry(struct cgfs *fs, struct mcg_group *g, int row, struct fus
 {
 	memset(e, 0, sizeof(*e));
 	e->ino = node_ino(g, row);
-	e->generation = g->gen;
+	e->generation = mcg_gen(g);
 	node_getattr(fs, g, row, &e->attr);
 	e->attr.st_ino = e->ino;
 }
@@ -78,7 +78,7 @@ static void cgfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 	if ((err = node_from_ino(fs, parent, &p, &row)))
 		return cgfs_reply_err(req, err);
-	if (row >= 0 || p->removed) {
+	if (row >= 0 || mcg_removed(p)) {
 		mcg_put(p);
 		return cgfs_reply_err(req, row >= 0 ? -ENOTDIR : -ENOENT);
 	}
@@ -354,8 +354,8 @@ static void cgfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	 * from the new text. Text a removed group would have to generate, the
 	 * end of the old text included, is ENODEV. */
 	if (!fh->snap || off != fh->pos)
-		err = fh->g->removed ? -ENODEV : cgfs_snapshot(req, fh);
-	else if ((size_t)off >= fh->snap_len && fh->g->removed)
+		err = mcg_removed(fh->g) ? -ENODEV : cgfs_snapshot(req, fh);
+	else if ((size_t)off >= fh->snap_len && mcg_removed(fh->g))
 		err = -ENODEV;
 	if (!err && (size_t)off < fh->snap_len) {
 		len = fh->snap_len - (size_t)off < size ? fh->snap_len - (size_t)off : size;
@@ -452,7 +452,7 @@ static void cgfs_dir_add(struct cgfs_dirbuf *d, const char *name, fuse_ino_t ino
 
 static void cgfs_dir_add_child(struct mcg_group *c, void *arg)
 {
-	cgfs_dir_add(arg, c->name, node_ino(c, -1), S_IFDIR);
+	cgfs_dir_add(arg, mcg_name(c), node_ino(c, -1), S_IFDIR);
 }
 
 static void cgfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -462,12 +462,12 @@ static void cgfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t o
 	struct mcg_group *g = cgfs_fh_of(fi)->g;
 	struct cgfs_dirbuf d = { .req = req, .size = size, .skip = off };
 
-	if (g->removed)
+	if (mcg_removed(g))
 		return cgfs_reply_err(req, -ENODEV);
 	if (!(d.buf = malloc(size)))
 		return cgfs_reply_err(req, -ENOMEM);
 	cgfs_dir_add(&d, ".", ino, S_IFDIR);
-	cgfs_dir_add(&d, "..", g->parent ? node_ino(g->parent, -1) : ino, S_IFDIR);
+	cgfs_dir_add(&d, "..", mcg_parent(g) ? node_ino(mcg_parent(g), -1) : ino, S_IFDIR);
 	for (size_t i = 0; i < cgfs_nfiles; i++)
 		if (cgfs_file_present(fs, &cgfs_files[i], mcg_is_root(g)))
 			cgfs_dir_add(&d, cgfs_files[i].name, node_ino(g, (int)i), S_IFREG);

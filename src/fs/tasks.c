@@ -156,7 +156,7 @@ int cgfs_tasks_write(struct cgfs_req *r, int procs, const struct gram_value *v)
 	/* [<=6.12] move_charge_at_immigrate of the destination: only moving a
 	 * thread-group leader moves charges; a failed move fails the attach
 	 * (ENOMEM) with nothing moved (§5.11) */
-	mask = atomic_load(&r->g->move_charge);
+	mask = mcg_move_charge(r->g);
 	if (!prof_has(fs->prof, PF_NO_MOVE_CHARGE) && mask && (procs || host == t.tgid) &&
 	    (err = cgfs_sources_move(fs, t.tgid, r->g, mask))) {
 		free(threads);

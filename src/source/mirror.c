@@ -45,8 +45,8 @@ static bool mirror_near_limit(struct mcg_group *g, long *headroom)
 	bool near = false;
 
 	*headroom = PC_MAX;
-	for (; g && !mcg_is_root(g); g = g->parent) {
-		long max = pc_max(&g->cnt[MCG_MEM]), use = pc_usage(&g->cnt[MCG_MEM]);
+	for (; g && !mcg_is_root(g); g = mcg_parent(g)) {
+		long max = mcg_limit(g, MCG_MEM), use = mcg_usage(g, MCG_MEM);
 
 		if (max == PC_MAX)
 			continue;
@@ -111,8 +111,8 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 		long missing = s.anon + s.shmem - mirror_ledger(p, PK_ANON) - mirror_ledger(p, PK_SHMEM);
 		struct mcg_group *o = p->stopped;
 
-		if (!atomic_load(&o->oom_kill_disable) ||
-		    pc_max(&o->cnt[MCG_MEM]) - pc_usage(&o->cnt[MCG_MEM]) >= (missing > 0 ? missing : 1))
+		if (!mcg_oom_kill_disable(o) ||
+		    mcg_limit(o, MCG_MEM) - mcg_usage(o, MCG_MEM) >= (missing > 0 ? missing : 1))
 			mirror_cont(p);  /* room again (or the killer may act) */
 	}
 	if (!p->stopped) {

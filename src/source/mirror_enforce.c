@@ -54,7 +54,7 @@ void mirror_oom(struct mirror *m, struct mirror_proc *p)
 		mcg_put(over);
 		return;
 	}
-	atomic_fetch_add(&over->under_oom, 1);
+	mcg_under_oom_add(over, 1);
 	p->stopped = over;
 }
 
@@ -64,7 +64,7 @@ void mirror_cont(struct mirror_proc *p)
 		return;
 	mirror_signal(p, SIGCONT);
 	watchdog_continued(p->m->env->watchdog, (uintptr_t)p);
-	atomic_fetch_sub(&p->stopped->under_oom, 1);
+	mcg_under_oom_add(p->stopped, -1);
 	mcg_put(p->stopped);
 	p->stopped = NULL;
 }

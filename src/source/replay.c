@@ -154,13 +154,13 @@ static bool rp_throttle_slot(struct mcg_group *over, void *arg)
 	uint64_t first = UINT64_MAX;
 
 	for (int i = 0; i < rp->nslots && !sl; i++)
-		if (rp->slots[i].id == over->id)
+		if (rp->slots[i].id == mcg_id(over))
 			sl = &rp->slots[i];
 	if (!sl) {
 		if (rp->nslots == RP_MAX)
 			return true;          /* more groups than tracked: unthrottled */
 		sl = &rp->slots[rp->nslots++];
-		*sl = (struct rp_slots){ .id = over->id };
+		*sl = (struct rp_slots){ .id = mcg_id(over) };
 	}
 	if (max > RP_SLOTS)
 		max = RP_SLOTS;
@@ -519,24 +519,25 @@ static void rp_print(struct rp *rp, uint64_t t)
 {
 	for (int i = 0; i < rp->ngrp; i++) {
 		struct mcg_group *g = rp->grp[i].g;
+		struct mcg_reclaim_counts rc;
 
+		mcg_reclaim_counts(g, &rc);
 		rp_print_time(rp->out, t);
 		fprintf(rp->out, " %s usage=%ld max_usage=%ld failcnt=%lu rss=%ld cache=%ld swap=%ld"
 			" pgfault=%ld pgmajfault=%ld refault_file=%ld refault_anon=%ld"
 			" scan_direct=%ld steal_direct=%ld oom_kill=%lu\n",
 			rp->grp[i].path,
 			mcg_usage(g, MCG_MEM) * PC_PAGE_SIZE,
-			pc_watermark(&g->cnt[MCG_MEM]) * PC_PAGE_SIZE, pc_failcnt(&g->cnt[MCG_MEM]),
+			mcg_max_usage(g, MCG_MEM) * PC_PAGE_SIZE, mcg_failcnt(g, MCG_MEM),
 			stat_total(g, STAT_RSS) * PC_PAGE_SIZE, stat_total(g, STAT_CACHE) * PC_PAGE_SIZE,
 			stat_total(g, STAT_SWAP) * PC_PAGE_SIZE, stat_total(g, STAT_PGFAULT),
 			stat_total(g, STAT_PGMAJFAULT), stat_total(g, STAT_REFAULT_FILE),
-			stat_total(g, STAT_REFAULT_ANON), atomic_load(&g->pg_scanned[0]),
-			atomic_load(&g->pg_reclaimed[0]), atomic_load(&g->oom_kill));
+			stat_total(g, STAT_REFAULT_ANON), rc.scanned[0], rc.reclaimed[0],
+			mcg_oom_kills(g));
 		if (rp->wmarks || rp->throttle || rp->cpu_model)
 			fprintf(rp->out, "  %s scan_bg=%ld steal_bg=%ld allocstall=%ld bg_runs=%ld\n",
-				rp->grp[i].path, atomic_load(&g->pg_scanned[1]),
-				atomic_load(&g->pg_reclaimed[1]), atomic_load(&g->allocstall),
-				atomic_load(&g->bgr_runs));
+				rp->grp[i].path, rc.scanned[1], rc.reclaimed[1], rc.allocstall,
+				rc.bgr_runs);
 	}
 }
 
@@ -598,8 +599,12 @@ static long rp_scanned(struct rp *rp, int who)
 
 	if (!rp->scan_ns)
 		return 0;
-	for (int i = 0; i < rp->ngrp; i++)
-		n += atomic_load(&rp->grp[i].g->pg_scanned[who]);
+	for (int i = 0; i < rp->ngrp; i++) {
+		struct mcg_reclaim_counts rc;
+
+		mcg_reclaim_counts(rp->grp[i].g, &rc);
+		n += rc.scanned[who];
+	}
 	return n;
 }
 

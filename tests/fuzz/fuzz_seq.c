@@ -12,6 +12,7 @@
 #include "engine/bgreclaim.h"
 #include "engine/charge.h"
 #include "engine/check.h"
+#include "engine/internal.h"   /* (white-box: the engine's state between inputs) */
 #include "engine/memcg.h"
 #include "engine/move.h"
 #include "engine/reclaim.h"

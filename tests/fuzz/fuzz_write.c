@@ -15,6 +15,7 @@
 
 #include "engine/bgreclaim.h"
 #include "engine/check.h"
+#include "engine/internal.h"   /* (white-box: the engine's state between inputs) */
 #include "engine/memcg.h"
 #include "engine/vm.h"
 #include "fs/cgfiles.h"

@@ -1,11 +1,13 @@
 /* engine_fixture.h: a small engine for unit tests (1 GiB, 2 CPUs, 2 nodes),
- * group creation and the invariant check that every engine test uses. */
+ * group creation and the invariant check that every engine test uses.
+ * These are white-box tests of the engine: they see its internals. */
 #ifndef MEMCGFS_TEST_ENGINE_FIXTURE_H
 #define MEMCGFS_TEST_ENGINE_FIXTURE_H
 
 #include <check.h>
 
 #include "engine/check.h"
+#include "engine/internal.h"
 #include "engine/memcg.h"
 
 /* The invariant checker must find nothing to report. */

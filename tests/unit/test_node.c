@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
+#include "engine/internal.h"   /* (white-box: reference counts) */
 #include "engine/memcg.h"
 #include "fs/acl.h"
 #include "fs/cgfiles.h"
