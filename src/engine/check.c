@@ -103,6 +103,44 @@ static int check_group(struct mcg_engine *e, struct mcg_group *g, struct check_c
 	return 0;
 }
 
+/* The flushed hierarchical sums (rstat) of every group equal a walk of its
+ * subtree, for the page-state items and every LRU size (event items keep
+ * what reaped groups counted, so a walk finds less). */
+static const enum stat_item check_state_items[] = {
+	STAT_CACHE, STAT_RSS, STAT_RSS_HUGE, STAT_SHMEM, STAT_MAPPED_FILE, STAT_DIRTY,
+	STAT_WRITEBACK, STAT_SWAP, STAT_SWAPCACHED,
+};
+
+static int check_rstat(struct mcg_engine *e, char *msg, size_t len)
+{
+	struct mcg_group *g = NULL;
+
+	while ((g = mcg_iter(e->root, g))) {
+		for (size_t i = 0; i < sizeof(check_state_items) / sizeof(check_state_items[0]); i++) {
+			enum stat_item it = check_state_items[i];
+			long got = stat_total(g, it), want = stat_total_walk(g, it);
+
+			if (got != want) {
+				mcg_put(g);
+				return check_fail(msg, len, "group %u: item %d sums to %ld, a walk to %ld",
+						  g->id, it, got, want);
+			}
+		}
+		for (int n = 0; n < (int)e->m.nodes; n++)
+			for (int l = 0; l < LRU__COUNT; l++) {
+				long got = stat_lru_total(g, l, n), want = stat_lru_total_walk(g, l, n);
+
+				if (got != want) {
+					mcg_put(g);
+					return check_fail(msg, len,
+							  "group %u node %d list %d: sums to %ld, a walk to %ld",
+							  g->id, n, l, got, want);
+				}
+			}
+	}
+	return 0;
+}
+
 int check_invariants(struct mcg_engine *e, char *msg, size_t len)
 {
 	struct check_count *counts = calloc(MCG_ID_MAX + 1, sizeof(*counts));
@@ -145,5 +183,7 @@ int check_invariants(struct mcg_engine *e, char *msg, size_t len)
 	err = check_group(e, e->root, counts, &mem, &memsw, msg, len);
 	pthread_rwlock_unlock(&e->tree_lock);
 	free(counts);
+	if (!err)
+		err = check_rstat(e, msg, len);
 	return err ? err : soft_check(e, msg, len);
 }

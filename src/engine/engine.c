@@ -9,6 +9,7 @@
 #include "engine/memcg.h"
 #include "engine/move.h"
 #include "engine/oom.h"
+#include "engine/rstat.h"
 #include "engine/softlimit.h"
 #include "engine/swap.h"
 #include "engine/task.h"
@@ -44,7 +45,7 @@ struct mcg_engine *mcg_engine_new(const struct mcg_machine *m, const struct mcg_
 	if (e->m.mem_pages >= (long)VM_MAX_PAGES || e->m.swap_pages >= (long)VM_MAX_PAGES ||
 	    page_pool_init(&e->pages, e->m.mem_pages, e->m.nodes) || charge_init(e) ||
 	    swap_init(e, e->m.swap_pages) || vm_init(e) || oom_init(e) || move_init(e) || wb_init(e) ||
-	    bgr_init(e) || soft_init(e)) {
+	    bgr_init(e) || soft_init(e) || rstat_init(e)) {
 		mcg_engine_free(e);
 		return NULL;
 	}
@@ -74,6 +75,7 @@ void mcg_engine_free(struct mcg_engine *e)
 		mcg_free_subtree(e->root);
 	page_pool_destroy(&e->pages);
 	swap_destroy(e);
+	rstat_destroy(e);
 	soft_destroy(e);               /* after the tree: it holds no reference */
 	pthread_rwlock_destroy(&e->tree_lock);
 	pthread_mutex_destroy(&e->id_lock);

@@ -1,7 +1,11 @@
 /* env.c: the real environment (env.h): the machine's monotonic clock,
- * nanosleep and pthreads. Owns nothing; never does I/O. */
+ * nanosleep, pthreads and membarrier. Owns nothing; never does I/O. */
 #include <errno.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "engine/env.h"
 
@@ -26,10 +30,28 @@ static int env_real_start_worker(pthread_t *t, void *(*fn)(void *), void *fn_arg
 	return -pthread_create(t, NULL, fn, fn_arg);
 }
 
+static int env_membarrier_ok = -ENOSYS;
+static pthread_once_t env_membarrier_once = PTHREAD_ONCE_INIT;
+
+static void env_membarrier_register(void)
+{
+	env_membarrier_ok = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) ?
+			    -errno : 0;
+}
+
+static int env_real_sync_threads(void *arg)
+{
+	pthread_once(&env_membarrier_once, env_membarrier_register);
+	if (env_membarrier_ok)
+		return env_membarrier_ok;
+	return syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) ? -errno : 0;
+}
+
 static const struct mcg_env_ops env_real_ops = {
 	.now = env_real_now,
 	.sleep = env_real_sleep,
 	.start_worker = env_real_start_worker,
+	.sync_threads = env_real_sync_threads,
 };
 
 const struct mcg_env env_real = { &env_real_ops, NULL };

@@ -35,6 +35,12 @@ struct mcg_env_ops {
 	 * its clock says a slot is free). NULL: the engine throttles by
 	 * waiting, when it has workers (a real machine). */
 	bool (*throttle_slot)(struct mcg_group *over, void *arg);
+	/* A full memory barrier on every thread of the process before it
+	 * returns (membarrier): the far side of the hierarchical statistics'
+	 * lock-free marks (rstat.h). 0, or -errno when it cannot, and then
+	 * every update fences instead. NULL: one thread charges; nothing to
+	 * order. */
+	int (*sync_threads)(void *arg);
 };
 
 struct mcg_env {

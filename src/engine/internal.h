@@ -14,6 +14,7 @@
 
 #include "engine/memcg.h"
 #include "engine/page_counter.h"
+#include "engine/rstat.h"
 #include "engine/stat.h"
 
 struct mcg_group {
@@ -68,11 +69,13 @@ struct mcg_group {
 	atomic_long pg_reclaimed[2];
 
 	void *owner_data;             /* for the layer above (src/fs) */
+	struct rstat_node rs;         /* hierarchical sums (rstat.h) */
 };
 
 static inline void stat_add(struct mcg_group *g, enum stat_item it, long delta)
 {
 	stat_shard_add(g->stat, it, delta);
+	rstat_updated(&g->rs);
 }
 
 /* The group holding id, unreferenced and without a lock: only for a caller

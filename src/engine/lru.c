@@ -17,6 +17,7 @@ int lru_vecs_init(struct mcg_group *g, unsigned nodes)
 	memset(g->lruvec, 0, nodes * sizeof(*g->lruvec));
 	for (unsigned n = 0; n < nodes; n++) {
 		spin_init(&g->lruvec[n].lock);
+		g->lruvec[n].rs = &g->rs;
 		for (int l = 0; l < LRU__COUNT; l++)
 			g->lruvec[n].list[l].head = g->lruvec[n].list[l].tail = PAGE_NONE;
 	}

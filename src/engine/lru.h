@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "engine/page.h"
+#include "engine/rstat.h"
 #include "engine/spin.h"
 #include "engine/stat.h"
 
@@ -27,6 +28,7 @@ struct lru_vec {
 	spin_t lock;
 	struct lru_list list[LRU__COUNT];
 	atomic_long size[LRU__COUNT];
+	struct rstat_node *rs;        /* its group's: a size change marks it */
 } __attribute__((aligned(64)));
 
 /* Add delta to the size of list l. Written under v->lock only and read
@@ -36,6 +38,7 @@ static inline void lru_size_add(struct lru_vec *v, enum stat_lru l, long delta)
 	atomic_store_explicit(&v->size[l],
 			      atomic_load_explicit(&v->size[l], memory_order_relaxed) + delta,
 			      memory_order_relaxed);
+	rstat_updated(v->rs);
 }
 
 int lru_vecs_init(struct mcg_group *g, unsigned nodes);

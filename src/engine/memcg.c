@@ -44,6 +44,13 @@ struct mcg_group *mcg_alloc(struct mcg_engine *e, struct mcg_group *parent,
 	memset(g->stat, 0, STAT_SHARDS * sizeof(*g->stat));
 	g->eng = e;
 	g->parent = parent;
+	if (rstat_node_init(g)) {
+		lru_vecs_destroy(g, e->m.nodes);
+		free(g->name);
+		free(g->stat);
+		free(g);
+		return NULL;
+	}
 	if (parent)
 		mcg_get(parent);          /* a child, dying or not, pins its parent */
 	g->depth = parent ? parent->depth + 1 : 0;
@@ -118,6 +125,7 @@ static void mcg_free(struct mcg_group *g)
 		e->own.ops->free(g, e->own.arg);
 	pthread_mutex_destroy(&g->lock);
 	lru_vecs_destroy(g, e->m.nodes);
+	rstat_node_free(g);
 	free(g->stat);
 	free(g->name);
 	if (g->parent && !e->tearing_down)
@@ -276,6 +284,7 @@ void mcg_reap(struct mcg_group *g)
 			 * at reaped. At least one of the two sees the other. */
 			atomic_store(&g->reaped, true);
 			if (!mcg_charged(g)) {
+				rstat_forget(g);  /* its sums stay with its parent */
 				mcg_unlink(g);
 				soft_forget(g);   /* before the tree's reference goes */
 				gone = true;

@@ -40,6 +40,7 @@ struct oom_state;
 struct wb_dev;
 struct bgr_pool;
 struct charge_throttle;
+struct rstat_state;
 struct soft_heap;
 
 /* Called when a group with notify_on_release set becomes empty after having
@@ -125,6 +126,7 @@ struct mcg_engine {
 	struct wb_dev *wb;
 	struct bgr_pool *bgr;         /* NULL without watermarks */
 	struct soft_heap *soft;       /* the groups over their soft limits */
+	struct rstat_state *rstat;    /* hierarchical statistics' flush */
 };
 
 /* An engine for machine m in environment env (NULL: env_real), telling

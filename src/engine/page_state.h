@@ -55,11 +55,13 @@ static inline void pgstate_account(struct mcg_group *g, const struct page *p, lo
 
 	if (!own) {
 		pgstate_account_shared(g, p, sign, event);
+		rstat_updated(&g->rs);
 		return;
 	}
 	pgstate_items(p, sign, pgstate_add_own, own);
 	if (event != STAT__COUNT)
 		stat_own_add(own, event, 1);
+	rstat_updated(&g->rs);
 }
 
 /* Statistics a page of this kind and these flags contributes (±1 each). */

@@ -1,10 +1,12 @@
-/* stat.c: statistics items of each group and their sums over a subtree.
- * Owns the arithmetic only; never renders text and never walks pages. */
+/* stat.c: statistics items of each group and their sums over a subtree
+ * (through rstat.c; a full walk for the checker). Owns the arithmetic
+ * only; never renders text and never walks pages. */
 #include <pthread.h>
 #include <stdint.h>
 
 #include "engine/internal.h"
 #include "engine/memcg.h"
+#include "engine/rstat.h"
 #include "engine/stat.h"
 
 /* Shard ownership. Shard STAT_SHARED takes atomic adds from any thread;
@@ -87,8 +89,9 @@ long stat_lru_local(const struct mcg_group *g, enum stat_lru l, int node)
 	return sum;
 }
 
-/* Subtree sums walk groups (dying ones included, §3.9), never pages. Caller
- * must not hold tree_lock. */
+/* The same sums by a walk of every group (dying ones included, §3.9),
+ * for the invariant checker: rstat's flushed sums must equal it for the
+ * page-state items and LRU sizes. Caller must not hold tree_lock. */
 static long stat_walk(const struct mcg_group *g, long (*get)(const struct mcg_group *, int, int),
 		      int a, int b)
 {
@@ -112,6 +115,16 @@ static long stat_get_lru(const struct mcg_group *g, int l, int node)
 
 long stat_total(struct mcg_group *g, enum stat_item it)
 {
+	return rstat_item(g, it);
+}
+
+long stat_lru_total(struct mcg_group *g, enum stat_lru l, int node)
+{
+	return rstat_lru(g, l, node);
+}
+
+long stat_total_walk(struct mcg_group *g, enum stat_item it)
+{
 	long sum;
 
 	pthread_rwlock_rdlock(&g->eng->tree_lock);
@@ -120,7 +133,7 @@ long stat_total(struct mcg_group *g, enum stat_item it)
 	return sum;
 }
 
-long stat_lru_total(struct mcg_group *g, enum stat_lru l, int node)
+long stat_lru_total_walk(struct mcg_group *g, enum stat_lru l, int node)
 {
 	long sum;
 

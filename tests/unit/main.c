@@ -15,6 +15,7 @@ int main(void)
 	srunner_add_suite(sr, page_counter_suite());
 	srunner_add_suite(sr, profile_suite());
 	srunner_add_suite(sr, memcg_suite());
+	srunner_add_suite(sr, rstat_suite());
 	srunner_add_suite(sr, task_suite());
 	srunner_add_suite(sr, cgfiles_suite());
 	srunner_add_suite(sr, event_suite());

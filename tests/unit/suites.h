@@ -8,6 +8,7 @@ Suite *acl_suite(void);
 Suite *node_suite(void);
 Suite *grammar_suite(void);
 Suite *size_suite(void);
+Suite *rstat_suite(void);
 Suite *page_counter_suite(void);
 Suite *profile_suite(void);
 Suite *memcg_suite(void);

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# scale.sh: what 65,534 groups cost through a mount (issue 14). Builds the
+# kernel's full tree (65,535 ids with the root), then prints
+#   scale.mkdir_us.first1000 / .last1000   mean mkdir time of each thousand
+#   scale.rmdir_us                         mean rmdir time, all of them
+#   scale.daemon_bytes_per_group           daemon RSS growth per group
+#   scale.root_stat_over_leaf.unchanged    pread of the root's memory.stat
+#   scale.root_usage_over_leaf.unchanged   ... and memory.usage_in_bytes,
+#                                          each over a leaf's, nothing changed
+#   scale.root_stat_over_leaf.changed1pct  the same after 1 % of the groups
+#   scale.root_usage_over_leaf.changed1pct   changed (a page each)
+#   scale.daemon_rss_after_rmdir_ratio     RSS after removing every group
+#                                          over RSS before creating them
+# Ratios are medians of interleaved repetitions in one run, with the range.
+# Needs root and /dev/fuse. Usage: bench/scale.sh BUILD_DIR [GROUPS]
+set -eu
+build=${1:-build}
+groups=${2:-65534}
+mnt=$(mktemp -d /tmp/memcgfs-bench.XXXXXX)
+"$build/memcgfs" -o kernel=6.12,memory=8G "$mnt"
+pid=$(pgrep -f -x "$build/memcgfs -o kernel=6.12,memory=8G $mnt")
+cleanup() {
+	fusermount3 -u "$mnt" 2>/dev/null || true
+	rmdir "$mnt" 2>/dev/null || true
+}
+trap cleanup EXIT
+/usr/bin/python3 - "$mnt" "$pid" "$groups" "$build/memcgctl" <<'PY'
+import os, statistics, subprocess, sys, time
+
+mnt, pid, n, ctl = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+
+def rss_kb():
+    with open("/proc/%d/status" % pid) as f:
+        for l in f:
+            if l.startswith("VmRSS:"):
+                return int(l.split()[1])
+
+def name(i):
+    # 256 parents of up to 256 children: no directory holds 65k entries
+    return "%s/p%d/c%d" % (mnt, i // 256, i % 256)
+
+rss0 = rss_kb()
+times = []
+parents = set()
+for i in range(n):
+    p = "%s/p%d" % (mnt, i // 256)
+    if p not in parents:
+        os.mkdir(p)
+        parents.add(p)
+        continue
+    t = time.perf_counter()
+    os.mkdir(name(i))
+    times.append(time.perf_counter() - t)
+made = len(times) + len(parents)
+print("scale.groups %d groups" % made)
+print("scale.mkdir_us.first1000 %.1f us" % (statistics.mean(times[:1000]) * 1e6))
+print("scale.mkdir_us.last1000 %.1f us" % (statistics.mean(times[-1000:]) * 1e6))
+rss1 = rss_kb()
+print("scale.daemon_bytes_per_group %.0f bytes" % ((rss1 - rss0) * 1024 / made))
+
+def pread_us(path, reps=5):
+    fd = os.open(path, os.O_RDONLY)
+    best = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        os.pread(fd, 1 << 20, 0)
+        best.append(time.perf_counter() - t)
+    os.close(fd)
+    return min(best)
+
+leaf = name(n - 1) if (n - 1) % 256 else name(n - 2)
+
+def ratios(file, rounds=7):
+    r = []
+    for _ in range(rounds):
+        a = pread_us(mnt + "/" + file)
+        b = pread_us(leaf + "/" + file)
+        r.append(a / b)
+    return statistics.median(r), min(r), max(r)
+
+def report(tag):
+    for file, key in (("memory.stat", "root_stat_over_leaf"), ("memory.usage_in_bytes", "root_usage_over_leaf")):
+        med, lo, hi = ratios(file)
+        print("scale.%s.%s %.2f ratio (range %.2f-%.2f)" % (key, tag, med, lo, hi))
+
+report("unchanged")
+# 1 % of the groups change (a simulated task charges a page in each and
+# ends: its page in and out moved the group's sums), then one read: the
+# read that flushes what changed, over a leaf's
+def change(offset):
+    done = 0
+    for i in range(offset, n, 100):
+        g = name(i)
+        if os.path.isdir(g):
+            subprocess.run([ctl, "sim", "-m", mnt, "-g", g[len(mnt):], "-e", "alloc anon h 4K",
+                            "-e", "touch h seq write"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=True)
+            done += 1
+    return done
+
+for file, key in (("memory.stat", "root_stat_over_leaf"), ("memory.usage_in_bytes", "root_usage_over_leaf")):
+    r = []
+    for rnd in range(3):
+        changed = change(1 + rnd + (3 if key.startswith("root_usage") else 0))
+        fd = os.open(mnt + "/" + file, os.O_RDONLY)
+        t = time.perf_counter()
+        os.pread(fd, 1 << 20, 0)
+        a = time.perf_counter() - t
+        os.close(fd)
+        r.append(a / pread_us(leaf + "/" + file))
+    print("scale.%s.changed1pct %.2f ratio (range %.2f-%.2f, %d groups changed)" %
+          (key, statistics.median(r), min(r), max(r), changed))
+t = time.perf_counter()
+removed = 0
+for i in reversed(range(n)):
+    if i % 256:
+        os.rmdir(name(i))
+        removed += 1
+rm = time.perf_counter() - t
+for p in parents:
+    os.rmdir(p)
+print("scale.rmdir_us %.1f us" % (rm / removed * 1e6))
+time.sleep(1)
+print("scale.daemon_rss_after_rmdir_ratio %.2f ratio" % (rss_kb() / rss0))
+PY
