@@ -59,6 +59,67 @@ static bool mirror_near_limit(struct mcg_group *g, long *headroom)
 
 static void mirror_release(struct mirror_proc *p);
 
+/* Reclaim took pages from a stand-in p maps since p last paged out. */
+static bool mirror_pageout_due(const struct mirror_proc *p)
+{
+	for (unsigned i = 0; i < p->nmap; i++)
+		if (atomic_load(&p->map[i].f->obj->evicted) != p->map[i].seen)
+			return true;
+	return false;
+}
+
+/* Nothing moved in p since its last full sample (its /proc/PID/stat reads
+ * the same, it was not attached anywhere, nothing of it waits to be paged
+ * out or continued): no smaps read, and the next look backs off, never
+ * later than growth at MIRROR_IDLE_RATE could eat its group's headroom.
+ * Near a limit it is sampled in full as always. Caller holds p->lock. */
+static bool mirror_idle(struct mirror *m, struct mirror_proc *p, uint64_t now)
+{
+	struct proc_activity a;
+	bool forced = atomic_exchange(&p->force, false), same;
+	struct mcg_group *g;
+	long headroom;
+	uint64_t period, bound;
+
+	if (p->stat_fd < 0)
+		p->stat_fd = proc_open_stat(p->tgid);
+	if (p->stat_fd < 0 || proc_read_activity(p->stat_fd, &a)) {
+		p->act_valid = false;
+		return false;
+	}
+	same = p->act_valid && !forced && !p->stopped && !p->sim && !mirror_pageout_due(p) &&
+	       a.minflt == p->act.minflt && a.majflt == p->act.majflt && a.vsize == p->act.vsize &&
+	       a.threads == p->act.threads && a.rss == p->act.rss;
+	/* the reading a full sample starts from: it is the baseline once that
+	 * sample is done (mirror_sample's end), not before */
+	p->act_new = a;
+	p->act_valid = false;
+	if (!same) {
+		p->idle_ns = 0;
+		return false;
+	}
+	p->act_valid = true;
+	g = task_group(m->env->eng, p->tgid);
+	if (mirror_near_limit(g, &headroom)) {
+		mcg_put(g);
+		p->idle_ns = 0;
+		return false;
+	}
+	mcg_put(g);
+	p->idle_ns = p->idle_ns ? p->idle_ns * 2 : 2 * MIRROR_PERIOD_NS;
+	if (p->idle_ns > MIRROR_IDLE_MAX_NS)
+		p->idle_ns = MIRROR_IDLE_MAX_NS;
+	period = p->idle_ns;
+	bound = headroom == PC_MAX ? UINT64_MAX :
+		(uint64_t)headroom * PC_PAGE_SIZE / MIRROR_IDLE_RATE;
+	if (period > bound)
+		period = bound > MIRROR_PERIOD_NS ? bound : MIRROR_PERIOD_NS;
+	/* on a grid of MIRROR_PERIOD_NS: idle processes come due together,
+	 * in few passes of the sampler over its list */
+	p->next_ns = (now + period) / MIRROR_PERIOD_NS * MIRROR_PERIOD_NS;
+	return true;
+}
+
 /* Reconcile p with /proc. Caller holds p->lock. */
 static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 {
@@ -69,16 +130,20 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 	struct mcg_group *g;
 	uint64_t now = mirror_now(m), period;
 	long headroom, total;
-	bool in_child;
+	bool in_child, idle;
 	int err = 0;
 
 	if (p->gone)
 		return;
-	t = proc_read_task(p->tgid, &task) == 0 ? &task : NULL;
+	/* /proc is read before the pidfd says the process is still ours */
+	idle = mirror_idle(m, p, now);
+	t = !idle && proc_read_task(p->tgid, &task) == 0 ? &task : NULL;
 	if (atomic_load(&p->obj->dead) || mirror_exited(p)) {
 		mirror_release(p);       /* killed or exited */
 		return;
 	}
+	if (idle)
+		return;
 	/* a simulated task's fork connects on its own in a moment; one that
 	 * does not within the grace is mirrored like any other process */
 	if (!p->sim && p->nera == 0 && p->nmap == 0 && now - p->born_ns < MIRROR_FORK_GRACE_NS &&
@@ -180,6 +245,8 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 	p->last_pages = total;
 	p->last_ns = now;
 	p->next_ns = now + period;
+	p->act = p->act_new;             /* a full sample done: the idle baseline */
+	p->act_valid = !err;
 	mcg_put(g);
 }
 
@@ -214,6 +281,8 @@ static void mirror_unpin(struct mirror_proc *p)
 	if (atomic_fetch_sub(&p->refs, 1) != 1)
 		return;
 	close(p->pidfd);
+	if (p->stat_fd >= 0)
+		close(p->stat_fd);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
 }
@@ -270,7 +339,8 @@ static void *mirror_main(void *arg)
 			struct mirror_proc *p = v[i];
 
 			pthread_mutex_lock(&p->lock);
-			if (!p->gone && p->next_ns <= mirror_now(m))
+			/* (due within the coming round's lateness: now) */
+			if (!p->gone && p->next_ns <= now + MIRROR_NEAR_PERIOD_NS / 2)
 				mirror_sample(m, p);
 			if (!p->gone && p->next_ns < next)
 				next = p->next_ns;
@@ -282,6 +352,10 @@ static void *mirror_main(void *arg)
 		mirror_reap_locked(m);
 		if (m->stop)
 			break;
+		/* rounds at least MIRROR_NEAR_PERIOD_NS apart (unless woken):
+		 * processes due close together share one pass over the list */
+		if (next < now + MIRROR_NEAR_PERIOD_NS)
+			next = now + MIRROR_NEAR_PERIOD_NS;
 		ts.tv_sec = (time_t)(next / 1000000000ull);
 		ts.tv_nsec = (long)(next % 1000000000ull);
 		pthread_cond_timedwait(&m->wake, &m->lock, &ts);
@@ -390,6 +464,7 @@ static struct mirror_proc *mirror_get_locked(struct mirror *m, pid_t tgid, int p
 			return NULL;
 		}
 		p->obj->real = true;
+		p->stat_fd = -1;
 		p->mode.nowait = true;
 		vm_object_set_mode(p->obj, &p->mode);
 		atomic_init(&p->refs, 1);
@@ -411,6 +486,7 @@ void mirror_track(struct mirror *m, pid_t tgid)
 		return;
 	pthread_mutex_lock(&m->lock);
 	if ((p = mirror_get_locked(m, tgid, -1))) {
+		atomic_store(&p->force, true);   /* in full: its group changed */
 		p->next_ns = 0;          /* sample it now (racy hint, fine) */
 		pthread_cond_signal(&m->wake);
 	}

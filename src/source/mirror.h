@@ -26,6 +26,12 @@ struct mirror;
 #define MIRROR_SIM_SLACK (4l << 20)
 /* How long a simulated task's fork may stay unmirrored before it connects. */
 #define MIRROR_FORK_GRACE_NS 1000000000ull
+/* A process in which nothing moved (proc_read_activity) is looked at less
+ * and less often, up to this, and never later than growth at
+ * MIRROR_IDLE_RATE bytes per ns (about 1 GiB/s) could take to eat the
+ * headroom of its group's limits. */
+#define MIRROR_IDLE_MAX_NS    4000000000ull
+#define MIRROR_IDLE_RATE      1
 
 /* enforce false (-o enforce=none): account only, never signal or page
  * out. Starts the sampling thread. */

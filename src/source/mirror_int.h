@@ -13,6 +13,7 @@
 #include "engine/memcg.h"
 #include "engine/vm.h"
 #include "source/mirror.h"
+#include "source/proc.h"
 #include "source/source.h"
 
 struct proc_task;
@@ -70,6 +71,12 @@ struct mirror_proc {
 	_Atomic uint64_t next_ns;     /* also set by mirror_track */
 	long last_pages;
 	struct mcg_group *stopped;    /* SIGSTOPped for this group's OOM */
+	struct proc_activity act;     /* /proc/PID/stat at the last full sample */
+	struct proc_activity act_new; /* ... at the one under way */
+	bool act_valid;
+	int stat_fd;                  /* its /proc/PID/stat, opened at the first look */
+	uint64_t idle_ns;             /* the period while nothing moves */
+	atomic_bool force;            /* a full sample next (it was attached) */
 	struct charge_mode mode;      /* its charges never wait (one thread
 				       * serves every process); .over names
 				       * the group of a failed one */

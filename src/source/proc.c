@@ -100,6 +100,35 @@ int proc_read_task(pid_t tid, struct proc_task *t)
 	return 0;
 }
 
+int proc_open_stat(pid_t pid)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	return (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 ? -errno : fd;
+}
+
+int proc_read_activity(int statfd, struct proc_activity *a)
+{
+	char buf[1024];
+	const char *p;
+	ssize_t n = pread(statfd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return n < 0 ? -errno : -ESRCH;
+	buf[n] = '\0';
+	if (!(p = strrchr(buf, ')')))
+		return -EIO;
+	/* after comm: state(3) ppid pgrp session tty_nr tpgid flags minflt(10)
+	 * cminflt majflt(12) cmajflt utime stime cutime cstime priority nice
+	 * num_threads(20) itrealvalue starttime vsize(23) rss(24) */
+	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %lu %*u %lu %*u %*u %*u %*d %*d %*d %*d %ld %*d %*u %lu %ld",
+		   &a->minflt, &a->majflt, &a->threads, &a->vsize, &a->rss) != 5)
+		return -EIO;
+	return 0;
+}
+
 bool proc_unmovable(const struct proc_task *t)
 {
 	return (t->flags & (PF_KTHREAD_FLAG | PF_NO_SETAFFINITY_FLAG)) != 0;

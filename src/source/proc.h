@@ -25,6 +25,18 @@ struct proc_task {
 
 /* -ESRCH when the task does not exist (or is gone), -EIO on garbage. */
 int proc_read_task(pid_t tid, struct proc_task *t);
+/* What moves when a process's memory does, from /proc/PID/stat alone (one
+ * small read): faults, threads, address-space size, resident pages. Equal
+ * readings a while apart mean no page was faulted in, mapped or dropped;
+ * a write to a page already mapped writable is not seen. */
+struct proc_activity {
+	unsigned long minflt, majflt, vsize;
+	long threads, rss;
+};
+/* An fd of /proc/PID/stat to read again and again (a read regenerates it),
+ * or -errno; proc_read_activity reads it. */
+int proc_open_stat(pid_t pid);
+int proc_read_activity(int statfd, struct proc_activity *a);
 /* Kernel threads, and tasks the kernel refuses to move (PF_NO_SETAFFINITY). */
 bool proc_unmovable(const struct proc_task *t);
 

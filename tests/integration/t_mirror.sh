@@ -211,6 +211,37 @@ expect "nothing arrived" "$(stat_key m1 rss)" 0
 stop_hog "$HOG_PID"
 umount_fs
 
+# --- an idle process is looked at less often, yet held to its limit when it
+# wakes: nobody reads the group's files meanwhile (a read samples anyway) ---
+mount_fs || exit 1
+mkdir "$MNT/idle"
+echo 24M > "$MNT/idle/memory.limit_in_bytes"
+FIFO=$(mktemp -u /tmp/memcgfs-idle.XXXXXX)
+mkfifo "$FIFO"
+/usr/bin/python3 - "$MNT/idle/cgroup.procs" "$FIFO" <<'PY' &
+import os, sys
+with open(sys.argv[1], "w") as f:
+    f.write(str(os.getpid()))
+a = bytearray(8 << 20)
+for i in range(0, len(a), 4096):
+    a[i] = 1
+with open(sys.argv[2]) as f:                     # idle until told
+    f.read()
+b = bytearray(64 << 20)                          # past the limit
+for i in range(0, len(b), 4096):
+    b[i] = 1
+with open(sys.argv[2]) as f:
+    f.read()
+PY
+IDLE=$!
+sleep 5                                          # idle: its looks back off
+echo > "$FIFO"                                   # it wakes and takes 64 MiB
+wait "$IDLE"
+expect "idle, then 64 MiB into 24M: OOM-killed without a reader" "$?" 137
+rm -f "$FIFO"
+expect "idle: one kill" "$(oom_key idle oom_kill)" 1
+umount_fs
+
 # --- enforce=none: accounted, never signalled or paged out ---
 mount_fs enforce=none || exit 1
 mkdir "$MNT/n"

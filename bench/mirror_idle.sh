@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# mirror_idle.sh: what mirrored real processes cost the daemon (issue 14).
+# N idle processes (default 1,000), each with 1 MiB of its own and one
+# shared 64 MiB file mapped, in one group; then 10 processes allocating
+# 64 MiB/s each. Prints the daemon's CPU over a window of each, as a share
+# of one core:
+#   mirror.cpu_pct.idle1000   (the goal: at most 1 %)
+#   mirror.cpu_pct.active10
+# and mirror.usage_error_pct.idle: the group's usage against what the
+# processes really hold (their RssAnon plus the file's pages once).
+# Needs root and /dev/fuse. Usage: bench/mirror_idle.sh BUILD_DIR [N]
+set -eu
+build=${1:-build}
+n=${2:-1000}
+hog=$build/tools/memhog
+mnt=$(mktemp -d /tmp/memcgfs-bench.XXXXXX)
+file=$(mktemp /var/tmp/memcgfs-bench-file.XXXXXX)
+"$build/memcgfs" -o memory=8G "$mnt"
+pid=$(pgrep -f -x "$build/memcgfs -o memory=8G $mnt")
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	fusermount3 -u "$mnt" 2>/dev/null || true
+	rmdir "$mnt" 2>/dev/null || true
+	rm -f "$file" "$file".out.*
+}
+trap cleanup EXIT
+head -c $((64 << 20)) /dev/urandom > "$file"
+mkdir "$mnt/idle" "$mnt/active"
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
+hz=$(getconf CLK_TCK)
+window() {   # window SECONDS: the daemon's CPU share over it, in percent
+	local t0 t1
+	t0=$(cpu_ticks)
+	sleep "$1"
+	t1=$(cpu_ticks)
+	awk -v d=$((t1 - t0)) -v hz="$hz" -v s="$1" 'BEGIN { printf "%.2f", d * 100 / hz / s }'
+}
+for i in $(seq "$n"); do
+	sh -c "echo \$\$ > $mnt/idle/cgroup.procs && exec $hog -a 1 -f $file" > "$file.out.$i" 2>&1 < /dev/null &
+	pids+=($!)
+done
+for i in $(seq "$n"); do
+	while ! grep -q '^ready' "$file.out.$i" 2>/dev/null; do sleep 0.05; done
+done
+sleep 5                        # the first samples, then the idle back-off
+echo "mirror.cpu_pct.idle$n $(window 10) %"
+real=$(for p in "${pids[@]}"; do awk '/^RssAnon:/ { print $2 }' "/proc/$p/status"; done |
+	awk -v f=$((64 << 10)) '{ s += $1 } END { print (s + f) * 1024 }')
+got=$(cat "$mnt/idle/memory.usage_in_bytes")
+awk -v g="$got" -v r="$real" 'BEGIN { printf "mirror.usage_error_pct.idle %.2f %%\n", (g - r) * 100 / r }'
+apids=()
+for i in $(seq 10); do
+	sh -c "echo \$\$ > $mnt/active/cgroup.procs && exec $hog -a 640 -r 64" > /dev/null 2>&1 < /dev/null &
+	apids+=($!)
+	pids+=($!)
+done
+sleep 1
+echo "mirror.cpu_pct.active10 $(window 8) %"
