@@ -496,8 +496,8 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 	p->kind = (uint8_t)kind;
 	p->flags = flags & (PG_DIRTY | PG_MAPPED | PG_MLOCKED);
 	p->owner = owner;
-	pgstate_account(g, p, 1, STAT_PGPGIN);
-	lru_add(e, g, idx);
+	pgstate_account_unmarked(g, p, 1, STAT_PGPGIN);
+	lru_add(e, g, idx);             /* (its size store marks the group) */
 	charge_events(g, 1);
 	return idx;
 }
@@ -543,7 +543,7 @@ void charge_free_page(struct mcg_engine *e, uint32_t idx, struct charge_batch *b
 	if (isolated)
 		p->kind |= PS_DOOMED;     /* reclaim holds it and will finish */
 	else
-		lru_del(e, v, idx);
+		lru_del_unmarked(e, v, idx);   /* the release marks the group */
 	spin_unlock(&v->lock);
 	if (!isolated)
 		charge_release_page_batched(e, g, idx, false, b);

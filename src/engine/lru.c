@@ -128,6 +128,11 @@ void lru_del(struct mcg_engine *e, struct lru_vec *v, uint32_t idx)
 	lru_size_add(v, lru_unlink_raw(e->pages.pages, v, idx), -1);
 }
 
+void lru_del_unmarked(struct mcg_engine *e, struct lru_vec *v, uint32_t idx)
+{
+	lru_size_add_unmarked(v, lru_unlink_raw(e->pages.pages, v, idx), -1);
+}
+
 void lru_add(struct mcg_engine *e, struct mcg_group *g, uint32_t idx)
 {
 	struct lru_vec *v = lru_vec_of(e, g, idx);

@@ -32,12 +32,18 @@ struct lru_vec {
 } __attribute__((aligned(64)));
 
 /* Add delta to the size of list l. Written under v->lock only and read
- * without it, so no locked add is needed. */
-static inline void lru_size_add(struct lru_vec *v, enum stat_lru l, long delta)
+ * without it, so no locked add is needed. The _unmarked form leaves the
+ * rstat mark to a statistics store that follows on the same group. */
+static inline void lru_size_add_unmarked(struct lru_vec *v, enum stat_lru l, long delta)
 {
 	atomic_store_explicit(&v->size[l],
 			      atomic_load_explicit(&v->size[l], memory_order_relaxed) + delta,
 			      memory_order_relaxed);
+}
+
+static inline void lru_size_add(struct lru_vec *v, enum stat_lru l, long delta)
+{
+	lru_size_add_unmarked(v, l, delta);
 	rstat_updated(v->rs);
 }
 
@@ -55,6 +61,9 @@ void lru_link(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
 void lru_unlink(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
 /* The same, given v = lru_vec_of(e, g, idx), whose lock the caller holds. */
 void lru_del(struct mcg_engine *e, struct lru_vec *v, uint32_t idx);
+/* lru_del for a page whose release (statistics, then the rstat mark)
+ * follows at once: charge_free_page. */
+void lru_del_unmarked(struct mcg_engine *e, struct lru_vec *v, uint32_t idx);
 /* At the tail: the next page reclaim looks at (rotation after writeback). */
 void lru_link_tail(struct mcg_engine *e, struct mcg_group *g, uint32_t idx);
 /* Move idx from src's list to the same list of dst (the page changes

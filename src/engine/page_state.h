@@ -47,20 +47,26 @@ void pgstate_account_shared(struct mcg_group *g, const struct page *p, long sign
 
 /* A page's items added to g's statistics (sign ±1), and event (PGPGIN or
  * PGPGOUT) once unless it is STAT__COUNT: on the charge path, so inline,
- * into the thread's own shard. */
-static inline void pgstate_account(struct mcg_group *g, const struct page *p, long sign,
-				   enum stat_item event)
+ * into the thread's own shard. The _unmarked form leaves the rstat mark
+ * to a store that follows it on the same group (charge.c: lru_add). */
+static inline void pgstate_account_unmarked(struct mcg_group *g, const struct page *p, long sign,
+					    enum stat_item event)
 {
 	atomic_long *own = stat_shard_own(g->stat);
 
 	if (!own) {
 		pgstate_account_shared(g, p, sign, event);
-		rstat_updated(&g->rs);
 		return;
 	}
 	pgstate_items(p, sign, pgstate_add_own, own);
 	if (event != STAT__COUNT)
 		stat_own_add(own, event, 1);
+}
+
+static inline void pgstate_account(struct mcg_group *g, const struct page *p, long sign,
+				   enum stat_item event)
+{
+	pgstate_account_unmarked(g, p, sign, event);
 	rstat_updated(&g->rs);
 }
 
