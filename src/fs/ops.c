@@ -4,6 +4,7 @@
  * of src/fs that includes FUSE; it holds no accounting logic and
  * special-cases no control file. */
 #include <errno.h>
+#include <malloc.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,6 +208,11 @@ static void cgfs_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		event_group_removed(fs, g);
 	mcg_put(g);
 	cgfs_reply_err(req, err);
+	/* a tree taken down gives its memory back to the system: the heap
+	 * keeps freed groups' pages until trimmed (every CGFS_TRIM_RMDIRS
+	 * removals, after the reply) */
+	if (!err && atomic_fetch_add(&fs->rmdirs, 1) % CGFS_TRIM_RMDIRS == CGFS_TRIM_RMDIRS - 1)
+		malloc_trim(0);
 }
 
 static void cgfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
