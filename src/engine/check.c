@@ -15,7 +15,7 @@ struct check_count {
 	long anon, file, shmem, mapped, dirty, lru[LRU__COUNT], swap, stocked, cached;
 };
 
-static int check_fail(char *msg, size_t len, const char *fmt, ...)
+int check_fail(char *msg, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 

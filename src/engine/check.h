@@ -12,5 +12,7 @@ struct mcg_engine;
  * plus its linked children's, and the soft-limit order holds every group
  * over its soft limit (soft_check). Otherwise -1 and a description in msg. */
 int check_invariants(struct mcg_engine *e, char *msg, size_t len);
+/* The checkers' way out: the description into msg, and -1. */
+int check_fail(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

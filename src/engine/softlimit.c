@@ -20,10 +20,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 
+#include "engine/check.h"
 #include "engine/internal.h"
 #include "engine/memcg.h"
 #include "engine/softlimit.h"
@@ -249,21 +248,11 @@ struct mcg_group *soft_pick(struct mcg_engine *e, long *excess)
 	return NULL;
 }
 
-static int soft_fail(char *msg, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* Caller holds tree_lock and h->lock. */
 static int soft_check_group(struct soft_heap *h, struct mcg_group *g, char *msg, size_t len)
 {
 	if (!mcg_is_root(g) && soft_excess(g) > 0 && (!g->soft_pos || g->soft_pos == SOFT_GONE))
-		return soft_fail(msg, len, "group %u: %ld over its soft limit, not in the order",
+		return check_fail(msg, len, "group %u: %ld over its soft limit, not in the order",
 				 g->id, soft_excess(g));
 	for (struct mcg_group *k = g->children; k; k = k->sibling)
 		if (soft_check_group(h, k, msg, len))
@@ -284,13 +273,13 @@ int soft_check(struct mcg_engine *e, char *msg, size_t len)
 		long key = atomic_load(&g->soft_key);
 
 		if (g->soft_pos != i + 1 || mcg_is_root(g) || !g->linked)
-			err = soft_fail(msg, len, "soft order: slot %u holds group %u (at %u)", i,
+			err = check_fail(msg, len, "soft order: slot %u holds group %u (at %u)", i,
 					g->id, g->soft_pos);
 		else if (key <= 0 || key < soft_excess(g))
-			err = soft_fail(msg, len, "group %u: soft key %ld, excess %ld", g->id, key,
+			err = check_fail(msg, len, "group %u: soft key %ld, excess %ld", g->id, key,
 					soft_excess(g));
 		else if (i > 0 && soft_above(g, h->heap[(i - 1) / 2]))
-			err = soft_fail(msg, len, "soft order: group %u above its parent slot", g->id);
+			err = check_fail(msg, len, "soft order: group %u above its parent slot", g->id);
 	}
 	if (!err)
 		err = soft_check_group(h, e->root, msg, len);
