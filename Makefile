@@ -26,6 +26,9 @@ ENGINE_SRC := $(wildcard src/engine/*.c)
 SOURCE_SRC := $(wildcard src/source/*.c)
 # The FUSE layer minus its glue: everything here is testable without a mount.
 FSLIB_SRC  := $(filter-out src/fs/ops.c,$(wildcard src/fs/*.c)) $(SOURCE_SRC)
+# memcgfs-run's modules (a program of the top floor, split in parts that
+# talk to memcgfs only through its mount's files).
+RUN_SRC    := $(wildcard src/run/*.c)
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
 FSLIB_OBJ  := $(FSLIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   := $(wildcard tests/unit/*.c)
@@ -69,7 +72,10 @@ $(BUILD)/memcgfs: $(BUILD)/src/memcgfs.o $(BUILD)/src/fs/ops.o $(BUILD)/libmemcg
 $(BUILD)/memcgctl: $(BUILD)/src/memcgctl.o $(BUILD)/libmemcg.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
 
-$(BUILD)/unit_tests: $(UNIT_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libmemcg.a
+$(BUILD)/librun.a: $(RUN_SRC:%.c=$(BUILD)/%.o)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/unit_tests: $(UNIT_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libmemcg.a $(BUILD)/librun.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) -lpthread
 
 $(BUILD)/tests/unit/%.o: tests/unit/%.c $(wildcard src/*/*.h tests/unit/*.h)
