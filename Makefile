@@ -120,6 +120,10 @@ $(BUILD)/tools/%: tests/tools/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out $(SANFLAGS),$(CFLAGS)) -o $@ $< -lpthread
 
+# memcgfs-run's overhead loop (bench/run_overhead.sh): a plain program.
+$(BUILD)/run_openloop: bench/run_openloop.c
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
 $(BUILD)/tools/cgread-static: tests/tools/cgread.c
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out $(SANFLAGS),$(CFLAGS)) -static -o $@ $<
@@ -162,12 +166,13 @@ fuzz: $(FUZZ_BINS)
 
 # Benchmarks print "name value unit" lines; they are not part of check.
 bench: $(BUILD)/bench_engine $(BUILD)/bench_move $(BUILD)/bench_wmark $(BUILD)/memcgfs \
-       $(BUILD)/memcgctl
+       $(BUILD)/memcgctl $(BUILD)/memcgfs-run $(BUILD)/run_openloop
 	$(BUILD)/bench_engine
 	bench/sim_throughput.sh $(BUILD)
 	$(BUILD)/bench_move
 	bench/move_mount.sh $(BUILD)
 	$(BUILD)/bench_wmark
+	bench/run_overhead.sh $(BUILD)
 
 install: $(BUILD)/memcgfs $(BUILD)/memcgctl $(BUILD)/memcgfs-run
 	install -D -m 0755 $(BUILD)/memcgfs $(DESTDIR)$(PREFIX)/bin/memcgfs

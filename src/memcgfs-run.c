@@ -388,6 +388,10 @@ int main(int argc, char **argv)
 	}
 	close(sv[0]);
 	rc = run_parent(child, &s);
+	/* for the benchmarks: how many round trips COMMAND's run made */
+	if (getenv("MEMCGFS_RUN_COUNTS"))
+		fprintf(stderr, "memcgfs-run: %lu notifications, %lu answered, %lu statfs\n",
+			s.counts.seen, s.counts.answered, s.counts.statfs);
 	sup_fini(&s);
 	close(lfd);
 	return rc;
