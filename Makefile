@@ -26,11 +26,17 @@ ENGINE_SRC := $(wildcard src/engine/*.c)
 SOURCE_SRC := $(wildcard src/source/*.c)
 # The FUSE layer minus its glue: everything here is testable without a mount.
 FSLIB_SRC  := $(filter-out src/fs/ops.c,$(wildcard src/fs/*.c)) $(SOURCE_SRC)
+# memcgfs-run's modules (a program of the top floor, split in parts that
+# talk to memcgfs only through its mount's files).
+RUN_SRC    := $(wildcard src/run/*.c)
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
 FSLIB_OBJ  := $(FSLIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   := $(wildcard tests/unit/*.c)
 TOOLS_SRC  := $(wildcard tests/tools/*.c)
 TOOLS      := $(TOOLS_SRC:tests/tools/%.c=$(BUILD)/tools/%)
+# memcgfs-run's detectors that no libc hook could reach: cgread linked
+# statically, and its Go twin (the Go runtime makes raw system calls).
+RUN_TOOLS  := $(BUILD)/tools/cgread-static $(BUILD)/tools/cgread-go
 
 # Fuzzing (make fuzz): clang's libFuzzer. The engine and the file layer are
 # instrumented for coverage and built under ASan+UBSan in their own tree;
@@ -47,7 +53,7 @@ FUZZ_NAMES   := grammar write seq
 FUZZ_OBJ     := $(ENGINE_SRC:%.c=$(FUZZ_BUILD)/%.o) $(FSLIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_BINS    := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
 
-all: $(BUILD)/memcgfs $(BUILD)/memcgctl $(TOOLS)
+all: $(BUILD)/memcgfs $(BUILD)/memcgctl $(BUILD)/memcgfs-run $(TOOLS)
 
 # Only the FUSE glue sees FUSE's headers: "no FUSE below the programs and
 # ops.c" is the build's rule, not a comment's.
@@ -69,7 +75,13 @@ $(BUILD)/memcgfs: $(BUILD)/src/memcgfs.o $(BUILD)/src/fs/ops.o $(BUILD)/libmemcg
 $(BUILD)/memcgctl: $(BUILD)/src/memcgctl.o $(BUILD)/libmemcg.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
 
-$(BUILD)/unit_tests: $(UNIT_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libmemcg.a
+$(BUILD)/librun.a: $(RUN_SRC:%.c=$(BUILD)/%.o)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/memcgfs-run: $(BUILD)/src/memcgfs-run.o $(BUILD)/librun.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lseccomp
+
+$(BUILD)/unit_tests: $(UNIT_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libmemcg.a $(BUILD)/librun.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) -lpthread
 
 $(BUILD)/tests/unit/%.o: tests/unit/%.c $(wildcard src/*/*.h tests/unit/*.h)
@@ -108,6 +120,20 @@ $(BUILD)/tools/%: tests/tools/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out $(SANFLAGS),$(CFLAGS)) -o $@ $< -lpthread
 
+# memcgfs-run's overhead loop (bench/run_overhead.sh): a plain program.
+$(BUILD)/run_openloop: bench/run_openloop.c
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+$(BUILD)/tools/cgread-static: tests/tools/cgread.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out $(SANFLAGS),$(CFLAGS)) -static -o $@ $<
+
+# Debian's golang-go, offline: no modules, the cache in the build tree.
+$(BUILD)/tools/cgread-go: tests/tools/cgread.go
+	@mkdir -p $(dir $@)
+	cd tests/tools && GOCACHE=$(abspath $(BUILD))/gocache GO111MODULE=off CGO_ENABLED=0 \
+	  go build -o $(abspath $@) cgread.go
+
 .PHONY: all check layers unit integration asan tsan fuzz bench install clean deps demo
 
 # Every test: the include rules of the three floors, unit tests (Check),
@@ -120,7 +146,7 @@ layers:
 unit: $(BUILD)/unit_tests
 	CK_FORK=yes $(if $(SANFLAGS),CK_TIMEOUT_MULTIPLIER=10) $(BUILD)/unit_tests
 
-integration: $(BUILD)/memcgfs $(BUILD)/memcgctl $(TOOLS)
+integration: $(BUILD)/memcgfs $(BUILD)/memcgctl $(BUILD)/memcgfs-run $(TOOLS) $(RUN_TOOLS)
 	MEMCGFS_BUILD=$(abspath $(BUILD)) $(if $(SANFLAGS),MEMCGFS_SANLOG=$(abspath $(BUILD))/sanlog) \
 	  tests/integration/run.sh
 
@@ -140,25 +166,28 @@ fuzz: $(FUZZ_BINS)
 
 # Benchmarks print "name value unit" lines; they are not part of check.
 bench: $(BUILD)/bench_engine $(BUILD)/bench_move $(BUILD)/bench_wmark $(BUILD)/memcgfs \
-       $(BUILD)/memcgctl
+       $(BUILD)/memcgctl $(BUILD)/memcgfs-run $(BUILD)/run_openloop
 	$(BUILD)/bench_engine
 	bench/sim_throughput.sh $(BUILD)
 	$(BUILD)/bench_move
 	bench/move_mount.sh $(BUILD)
 	$(BUILD)/bench_wmark
+	bench/run_overhead.sh $(BUILD)
 
-install: $(BUILD)/memcgfs $(BUILD)/memcgctl
+install: $(BUILD)/memcgfs $(BUILD)/memcgctl $(BUILD)/memcgfs-run
 	install -D -m 0755 $(BUILD)/memcgfs $(DESTDIR)$(PREFIX)/bin/memcgfs
 	install -D -m 0755 $(BUILD)/memcgctl $(DESTDIR)$(PREFIX)/bin/memcgctl
+	install -D -m 0755 $(BUILD)/memcgfs-run $(DESTDIR)$(PREFIX)/bin/memcgfs-run
 	install -D -m 0755 mount-helper/mount.memcgfs $(DESTDIR)/sbin/mount.memcgfs
 	install -D -m 0644 docs/memcgfs.8 $(DESTDIR)$(PREFIX)/share/man/man8/memcgfs.8
+	install -D -m 0644 docs/memcgfs-run.1 $(DESTDIR)$(PREFIX)/share/man/man1/memcgfs-run.1
 
 clean:
 	rm -rf build build-asan build-tsan
 
 # Debian packages the project needs to build and test (run as root).
 DEPS = libfuse3-dev fuse3 check pkg-config acl attr gcc make python3 perl procps util-linux \
-       clang libclang-rt-dev
+       clang libclang-rt-dev libseccomp-dev cgroup-tools openjdk-17-jre-headless golang-go libc6-dev
 deps:
 	@if ! dpkg -s $(DEPS) >/dev/null 2>&1; then \
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEPS); fi

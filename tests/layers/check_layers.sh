@@ -11,7 +11,11 @@
 #     fields, slot tags), programs and benchmarks included; only the
 #     engine's white-box tests (tests/unit, tests/fuzz) see it;
 #   - only src/memcgfs.c and src/fs/ops.[ch] include a FUSE header, and
-#     only they include fs/ops.h.
+#     only they include fs/ops.h;
+#   - src/run/ (memcgfs-run's modules, a program of the top floor) includes
+#     only itself: it knows memcgfs only through the mount's files, never
+#     through the engine, the file surface or the sources; and only
+#     src/memcgfs-run.c and the unit tests include src/run/.
 # Prints each violation and the count; exit 1 if any.
 set -u
 cd "$(dirname "$0")/../.."
@@ -33,7 +37,13 @@ while IFS= read -r line; do
 	if [ "$inc" = fs/ops.h ]; then
 		case $file in src/memcgfs.c|src/fs/ops.c) ;; *) violation "$file" "includes fs/ops.h (FUSE)" ;; esac
 	fi
+	case $inc in
+	run/*)
+		case $file in src/run/*|src/memcgfs-run.c|tests/unit/*) ;; *) violation "$file" "includes $inc (memcgfs-run's)" ;; esac ;;
+	esac
 	case $file in
+	src/run/*)
+		case $inc in run/*) ;; *) violation "$file" "memcgfs-run's module includes $inc" ;; esac ;;
 	src/engine/*)
 		case $inc in engine/*) ;; *) violation "$file" "the engine includes $inc" ;; esac ;;
 	src/source/*)

@@ -25,5 +25,6 @@ Suite *mirror_suite(void);
 Suite *proc_suite(void);
 Suite *sim_suite(void);
 Suite *pidwatch_suite(void);
+Suite *view_suite(void);
 
 #endif

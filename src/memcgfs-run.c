@@ -1,0 +1,398 @@
+/* memcgfs-run.c: run a command where memcgfs looks like the kernel's
+ * cgroup v1 memory controller.
+ *   memcgfs-run [--mount MNT] [--group /PATH] [--] COMMAND [ARG...]
+ * Owns the options, the child that builds the namespace and joins the
+ * group, the hand-over of the seccomp listener, and the supervisor's
+ * loop until the last supervised process is gone. Never changes the
+ * caller's mounts and never touches a group but --group's tasks. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "run/ns.h"
+#include "run/supervise.h"
+#include "run/view.h"
+
+#define RUN_FAIL 125  /* memcgfs-run itself failed (as env(1) and nohup do) */
+
+/* What the child tells the parent: its namespace, or why it failed. */
+struct run_msg {
+	int err;
+	char what[160];
+	struct view_ns ns;
+};
+
+static void run_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: memcgfs-run [--mount MNT] [--group /PATH] [--] COMMAND [ARG...]\n"
+		"Runs COMMAND in a private mount namespace where /sys/fs/cgroup/memory is the\n"
+		"memcgfs mount MNT and looks like the kernel's cgroup v1 memory controller.\n"
+		"  -m, --mount MNT    the memcgfs mount (default: the only one mounted)\n"
+		"  -g, --group PATH   start COMMAND in this memcgfs group\n"
+		"  -h, --help         this help\n"
+		"  -V, --version      the version\n"
+		"Exit status: COMMAND's, 128+N if a signal N ended it, %d if memcgfs-run\n"
+		"failed, 126/127 if COMMAND could not be run.\n", RUN_FAIL);
+}
+
+/* Unescapes a mountinfo field (\040 and the like) in place. */
+static void run_unescape(char *s)
+{
+	char *w = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*w++ = *s;
+		}
+	}
+	*w = '\0';
+}
+
+/* Finds memcgfs mounts of the whole hierarchy (root "/") in our
+ * mountinfo: with WANT, whether it is one; without, the only one. */
+static int run_find_mount(const char *want, char *out, size_t size)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[8192], root[4096], mp[4096], type[256];
+	int found = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		const char *sep = strstr(line, " - ");
+
+		if (!sep || sscanf(line, "%*d %*d %*s %4095s %4095s", root, mp) != 2 ||
+		    sscanf(sep + 3, "%255s", type) != 1 || strcmp(type, "fuse.memcgfs") ||
+		    strcmp(root, "/"))
+			continue;
+		run_unescape(mp);
+		if (want && strcmp(want, mp))
+			continue;
+		if (found++ == 0)
+			snprintf(out, size, "%s", mp);
+		else
+			fprintf(stderr, "memcgfs-run: memcgfs is mounted on %s too\n", mp);
+	}
+	fclose(f);
+	return found == 1 ? 0 : found ? -EEXIST : -ENOENT;
+}
+
+/* A small file into B (left empty if unreadable). */
+static void run_slurp(const char *path, struct view_buf *b)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char chunk[4096];
+	ssize_t n;
+
+	while (fd >= 0 && (n = read(fd, chunk, sizeof(chunk))) > 0)
+		if (view_buf_add(b, chunk, (size_t)n))
+			break;
+	if (fd >= 0)
+		close(fd);
+}
+
+static int run_join(const char *mnt, const char *group)
+{
+	char path[PATH_MAX * 2], pid[32];
+	int fd, n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid()), rc = 0;
+
+	snprintf(path, sizeof(path), "%s%s/tasks", mnt, group);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	if (write(fd, pid, (size_t)n) != n)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+static int run_send(int sock, const struct run_msg *m, int fd)
+{
+	char ctl[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { (void *)m, sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		mh.msg_control = ctl;
+		mh.msg_controllen = sizeof(ctl);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m) ? 0 : -EPIPE;
+}
+
+static int run_recv(int sock, struct run_msg *m, int *fd)
+{
+	char ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { m, sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+			     .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *c;
+	ssize_t n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+
+	*fd = -1;
+	if (n != (ssize_t)sizeof(*m))
+		return -EPIPE;
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(fd, CMSG_DATA(c), sizeof(int));
+	return 0;
+}
+
+/* The child: namespace, group, filter, then COMMAND. */
+static void run_child(int sock, const char *mnt, const char *group, struct view_ns ns,
+		      char **argv)
+{
+	struct run_msg m = { 0 };
+	const char *what = "";
+	char go;
+	int lfd = -1;
+
+	if ((m.err = ns_setup(mnt, &ns, &what))) {
+		snprintf(m.what, sizeof(m.what), "%s", what);
+	} else if (group && (m.err = run_join(mnt, group))) {
+		snprintf(m.what, sizeof(m.what), "joining %s", group);
+	} else if ((lfd = sup_install()) < 0) {
+		m.err = lfd;
+		snprintf(m.what, sizeof(m.what), "loading the seccomp filter");
+	}
+	m.ns = ns;
+	/* nothing below opens a file before exec: the supervisor takes over
+	 * only once it has the listener */
+	if (run_send(sock, &m, m.err ? -1 : lfd) || m.err)
+		_exit(RUN_FAIL);
+	close(lfd);
+	if (read(sock, &go, 1) != 1)
+		_exit(RUN_FAIL);
+	close(sock);
+	execvp(argv[0], argv);
+	fprintf(stderr, "memcgfs-run: %s: %s\n", argv[0], strerror(errno));
+	_exit(errno == ENOENT ? 127 : 126);
+}
+
+/* Serves until the listener hangs up (no supervised process is left). */
+static void run_serve_rest(struct sup *s)
+{
+	struct pollfd p = { .fd = s->lfd, .events = POLLIN };
+
+	while (poll(&p, 1, -1) >= 0 || errno == EINTR) {
+		if (p.revents & POLLIN) {
+			int rc = sup_serve_one(s);
+
+			if (rc && rc != -ENOENT)
+				break;
+		} else if (p.revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			break;
+		}
+	}
+}
+
+/* The parent: serves the tree; returns COMMAND's exit status once it has
+ * ended. If processes it started outlive it, a detached copy of the
+ * supervisor serves them until the last is gone. */
+static int run_parent(pid_t child, struct sup *s)
+{
+	int pidfd = pidfd_open(child, 0), sfd, status = 0, rc;
+	sigset_t set;
+	struct pollfd p[3];
+	bool ended = false;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (pidfd < 0 || sfd < 0) {
+		perror("memcgfs-run: pidfd_open/signalfd");
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		return RUN_FAIL;
+	}
+	p[0] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+	p[2] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	while (!ended) {
+		if (poll(p, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if ((p[0].revents & POLLIN) && (rc = sup_serve_one(s)) && rc != -ENOENT) {
+			fprintf(stderr, "memcgfs-run: the seccomp listener failed: %s\n", strerror(-rc));
+			break;
+		}
+		if (p[2].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			/* SIGINT and SIGQUIT come from the terminal to the whole
+			 * foreground group, COMMAND included: not sent twice */
+			if (read(sfd, &si, sizeof(si)) == sizeof(si) &&
+			    (si.ssi_signo == SIGTERM || si.ssi_signo == SIGHUP))
+				pidfd_send_signal(pidfd, (int)si.ssi_signo, NULL, 0);
+		}
+		if (p[1].revents & POLLIN) {
+			if (waitpid(child, &status, 0) == child)
+				ended = true;
+		}
+	}
+	close(pidfd);
+	close(sfd);
+	if (ended) {
+		struct pollfd l = { .fd = s->lfd, .events = POLLIN };
+
+		/* the reaped child no longer counts; others may */
+		if (poll(&l, 1, 0) != 1 || !(l.revents & POLLHUP)) {
+			pid_t d = fork();
+
+			if (d == 0) {
+				int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+				setsid();
+				if (null >= 0) {
+					dup2(null, 0);
+					dup2(null, 1);
+					dup2(null, 2);
+				}
+				run_serve_rest(s);
+				sup_fini(s);
+				_exit(0);
+			}
+		}
+	}
+	if (!ended)
+		return RUN_FAIL;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "mount", required_argument, NULL, 'm' },
+		{ "group", required_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	char mnt[PATH_MAX], group[PATH_MAX] = "", real[PATH_MAX];
+	const char *want = NULL;
+	struct view_buf cg = { 0 };
+	struct view_ns ns = { 0 };
+	struct run_msg m;
+	struct sup s;
+	int c, sv[2], lfd, rc;
+	pid_t child;
+
+	while ((c = getopt_long(argc, argv, "+m:g:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm': want = optarg; break;
+		case 'g':
+			snprintf(group, sizeof(group), "%s%s", optarg[0] == '/' ? "" : "/", optarg);
+			while (strlen(group) > 1 && group[strlen(group) - 1] == '/')
+				group[strlen(group) - 1] = '\0';
+			break;
+		case 'h': run_usage(stdout); return 0;
+		case 'V': printf("memcgfs-run %s\n", MEMCGFS_VERSION); return 0;
+		default: run_usage(stderr); return RUN_FAIL;
+		}
+	}
+	if (optind >= argc) {
+		run_usage(stderr);
+		return RUN_FAIL;
+	}
+	if (want && !realpath(want, real)) {
+		fprintf(stderr, "memcgfs-run: %s: %s\n", want, strerror(errno));
+		return RUN_FAIL;
+	}
+	if ((rc = run_find_mount(want ? real : NULL, mnt, sizeof(mnt)))) {
+		if (want)
+			fprintf(stderr, "memcgfs-run: %s is not a memcgfs mount\n", want);
+		else if (rc == -ENOENT)
+			fprintf(stderr, "memcgfs-run: no memcgfs mount (mount one, or say --mount)\n");
+		else
+			fprintf(stderr, "memcgfs-run: several memcgfs mounts: say which with --mount\n");
+		return RUN_FAIL;
+	}
+	if (group[0]) {
+		char tasks[PATH_MAX * 2];
+		struct stat st;
+
+		snprintf(tasks, sizeof(tasks), "%s%s/tasks", mnt, group);
+		if (strstr(group, "/../") || stat(tasks, &st)) {
+			fprintf(stderr, "memcgfs-run: no group %s in %s\n", group, mnt);
+			return RUN_FAIL;
+		}
+	}
+	{
+		/* hierarchy ids past the kernel's, fixed for the whole run */
+		struct view_buf self = { 0 };
+
+		run_slurp("/proc/cgroups", &cg);
+		run_slurp("/proc/self/cgroup", &self);
+		view_pick_hier(&ns, cg.p ? cg.p : "", self.p ? self.p : "");
+		view_buf_free(&cg);
+		view_buf_free(&self);
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		perror("memcgfs-run: socketpair");
+		return RUN_FAIL;
+	}
+	fflush(NULL);
+	if ((child = fork()) < 0) {
+		perror("memcgfs-run: fork");
+		return RUN_FAIL;
+	}
+	if (child == 0) {
+		close(sv[0]);
+		run_child(sv[1], mnt, group[0] ? group : NULL, ns, argv + optind);
+	}
+	close(sv[1]);
+	if (run_recv(sv[0], &m, &lfd) || m.err || lfd < 0) {
+		if (m.err)
+			fprintf(stderr, "memcgfs-run: %s: %s\n", m.what, strerror(-m.err));
+		else
+			fprintf(stderr, "memcgfs-run: the child failed before its command\n");
+		close(sv[0]);
+		waitpid(child, NULL, 0);
+		return RUN_FAIL;
+	}
+	if (sup_init(&s, lfd, mnt, &m.ns) || write(sv[0], "g", 1) != 1) {
+		fprintf(stderr, "memcgfs-run: cannot start the supervisor\n");
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		return RUN_FAIL;
+	}
+	close(sv[0]);
+	rc = run_parent(child, &s);
+	/* for the benchmarks: how many round trips COMMAND's run made */
+	if (getenv("MEMCGFS_RUN_COUNTS"))
+		fprintf(stderr, "memcgfs-run: %lu notifications, %lu answered, %lu statfs\n",
+			s.counts.seen, s.counts.answered, s.counts.statfs);
+	sup_fini(&s);
+	close(lfd);
+	return rc;
+}

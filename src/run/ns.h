@@ -1,0 +1,16 @@
+/* ns.h: memcgfs-run's private mount namespace (and user namespace when
+ * not root), in which /sys/fs/cgroup is a tmpfs holding the memcgfs
+ * hierarchy and the read-only companions, as on a cgroup v1 host. */
+#ifndef MEMCGFS_RUN_NS_H
+#define MEMCGFS_RUN_NS_H
+
+#include "run/view.h"
+
+/* Called by the child before the filter and the exec: enters the new
+ * namespaces and builds /sys/fs/cgroup there (memcgfs's MNT bound at
+ * memory; cpu, cpuacct and cpuset stand-ins), and records the mount ids
+ * in NS (top_id, ctl_id, hidden). The host's mounts are not touched. 0 or
+ * a negative errno, with *WHAT naming the step that failed. */
+int ns_setup(const char *mnt, struct view_ns *ns, const char **what);
+
+#endif

@@ -1,0 +1,511 @@
+/* view.c: the texts memcgfs-run answers in place of the kernel's
+ * mountinfo, mounts, cgroup and /proc/cgroups, and which paths name them.
+ * Owns only string rules: never reads a file, never touches a process
+ * (the supervisor does both and hands the real text here). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/view.h"
+
+const char *const view_ctl_name[VIEW_NCTL] = {
+	[VIEW_CPUSET] = "cpuset", [VIEW_CPU] = "cpu", [VIEW_CPUACCT] = "cpuacct",
+	[VIEW_MEMORY] = "memory",
+};
+
+/* Room for N more bytes and the terminating NUL. */
+static int view_buf_grow(struct view_buf *b, size_t n)
+{
+	size_t cap = b->cap ? b->cap : 4096;
+	char *p;
+
+	if (b->len + n + 1 <= b->cap)
+		return 0;
+	while (cap < b->len + n + 1)
+		cap *= 2;
+	if (!(p = realloc(b->p, cap)))
+		return -ENOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+int view_buf_add(struct view_buf *b, const char *s, size_t n)
+{
+	if (view_buf_grow(b, n))
+		return -ENOMEM;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+int view_buf_printf(struct view_buf *b, const char *fmt, ...)
+{
+	va_list ap, ap2;
+	int n;
+
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || view_buf_grow(b, (size_t)n)) {
+		va_end(ap2);
+		return n < 0 ? -EINVAL : -ENOMEM;
+	}
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap2);
+	va_end(ap2);
+	b->len += (size_t)n;
+	return 0;
+}
+
+void view_buf_free(struct view_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+/* ---- paths ---- */
+
+static const char *const view_names[] = { "mounts", "mountinfo", "cgroup", "cgroups", "mtab" };
+
+bool view_maybe(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(view_names) / sizeof(view_names[0]); i++)
+		if (!strcmp(base, view_names[i]))
+			return true;
+	return false;
+}
+
+int view_join(const char *base, const char *path, char *out, size_t size)
+{
+	size_t len = 0;
+	const char *parts[2] = { path[0] == '/' ? "" : base, path };
+
+	if (size < 2)
+		return -ENAMETOOLONG;
+	out[0] = '\0';
+	for (int k = 0; k < 2; k++) {
+		const char *p = parts[k];
+
+		while (*p) {
+			const char *e;
+			size_t n;
+
+			while (*p == '/')
+				p++;
+			if (!*p)
+				break;
+			e = strchr(p, '/');
+			n = e ? (size_t)(e - p) : strlen(p);
+			if (n == 1 && p[0] == '.') {
+				/* nothing */
+			} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+				while (len > 0 && out[len - 1] != '/')
+					len--;
+				if (len > 0)
+					len--;  /* the slash before the dropped name */
+				out[len] = '\0';
+			} else {
+				if (len + 1 + n + 1 > size)
+					return -ENAMETOOLONG;
+				out[len++] = '/';
+				memcpy(out + len, p, n);
+				len += n;
+				out[len] = '\0';
+			}
+			p += n;
+		}
+	}
+	if (len == 0) {
+		out[0] = '/';
+		out[1] = '\0';
+	}
+	return 0;
+}
+
+/* A decimal id without sign or leading zero; 0 if S is none. */
+static pid_t view_num(const char *s, size_t n)
+{
+	long v = 0;
+
+	if (n == 0 || n > 9 || s[0] == '0')
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		v = v * 10 + (s[i] - '0');
+	}
+	return (pid_t)v;
+}
+
+static enum view_kind view_file_kind(const char *name)
+{
+	if (!strcmp(name, "mounts"))
+		return VIEW_MOUNTS;
+	if (!strcmp(name, "mountinfo"))
+		return VIEW_MOUNTINFO;
+	if (!strcmp(name, "cgroup"))
+		return VIEW_CGROUP;
+	return VIEW_NONE;
+}
+
+struct view_req view_classify(const char *abs)
+{
+	struct view_req r = { 0 };
+	const char *p, *slash;
+	size_t n;
+
+	if (!strcmp(abs, "/proc/mounts"))
+		return (struct view_req){ VIEW_MOUNTS, VIEW_WHO_SELF, 0 };
+	if (!strcmp(abs, "/proc/cgroups"))
+		return (struct view_req){ VIEW_CGROUPS, VIEW_WHO_SELF, 0 };
+	if (!strcmp(abs, "/etc/mtab"))
+		return (struct view_req){ VIEW_MTAB, VIEW_WHO_SELF, 0 };
+	if (strncmp(abs, "/proc/", 6))
+		return r;
+	p = abs + 6;
+	if (!(slash = strchr(p, '/')))
+		return r;
+	n = (size_t)(slash - p);
+	if (n == 4 && !strncmp(p, "self", 4)) {
+		r.who = VIEW_WHO_SELF;
+	} else if (n == 11 && !strncmp(p, "thread-self", 11)) {
+		r.who = VIEW_WHO_THREAD_SELF;
+	} else if ((r.pid = view_num(p, n))) {
+		r.who = VIEW_WHO_PID;
+	} else {
+		return (struct view_req){ 0 };
+	}
+	p = slash + 1;
+	if (r.who != VIEW_WHO_THREAD_SELF && !strncmp(p, "task/", 5)) {
+		p += 5;
+		if (!(slash = strchr(p, '/')) || !(r.pid = view_num(p, (size_t)(slash - p))))
+			return (struct view_req){ 0 };
+		r.who = VIEW_WHO_PID;
+		p = slash + 1;
+	}
+	if ((r.kind = view_file_kind(p)) == VIEW_NONE)
+		return (struct view_req){ 0 };
+	return r;
+}
+
+/* ---- hierarchies ---- */
+
+void view_pick_hier(struct view_ns *ns, const char *proc_cgroups, const char *self_cgroup)
+{
+	int top = 0;
+
+	for (const char *l = proc_cgroups; l && *l;) {
+		const char *e = strchr(l, '\n');
+		char name[64];
+		int h;
+
+		if (*l != '#' && sscanf(l, "%63s %d", name, &h) == 2 && h > top)
+			top = h;
+		if (!e)
+			break;
+		l = e + 1;
+	}
+	/* named hierarchies (name=systemd) are only in a process's list */
+	for (const char *l = self_cgroup; l && *l;) {
+		const char *e = strchr(l, '\n');
+		int h;
+
+		if (sscanf(l, "%d:", &h) == 1 && h > top)
+			top = h;
+		if (!e)
+			break;
+		l = e + 1;
+	}
+	for (int c = 0; c < VIEW_NCTL; c++)
+		ns->hier[c] = top + 1 + c;
+}
+
+int view_ctl_of(const struct view_ns *ns, int mount_id)
+{
+	for (int c = 0; c < VIEW_NCTL; c++)
+		if (ns->ctl_id[c] == mount_id && mount_id > 0)
+			return c;
+	return -1;
+}
+
+static bool view_hidden(const struct view_ns *ns, int mount_id)
+{
+	for (int i = 0; i < ns->nhidden; i++)
+		if (ns->hidden[i] == mount_id)
+			return true;
+	return false;
+}
+
+/* ---- mountinfo and mounts ---- */
+
+/* One mountinfo line: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS] -
+ * FSTYPE SOURCE SUPEROPTS". Fields never hold a space (the kernel
+ * escapes it as \040). */
+struct view_mi {
+	int id;
+	const char *mp, *opts;
+	size_t mp_len, opts_len;
+	size_t sep;  /* offset of " - " */
+};
+
+/* The N-th space-separated field of LINE (LEN bytes), 0-based. */
+static const char *view_field(const char *line, size_t len, int n, size_t *flen)
+{
+	size_t i = 0;
+
+	for (int k = 0; k < n; k++) {
+		while (i < len && line[i] != ' ')
+			i++;
+		while (i < len && line[i] == ' ')
+			i++;
+	}
+	if (i >= len)
+		return NULL;
+	*flen = 0;
+	while (i + *flen < len && line[i + *flen] != ' ')
+		(*flen)++;
+	return line + i;
+}
+
+static int view_mi_parse(const char *line, size_t len, struct view_mi *m)
+{
+	size_t n;
+	const char *f = view_field(line, len, 0, &n), *sep;
+
+	if (!f || !(m->id = (int)view_num(f, n)))
+		return -EINVAL;
+	if (!(m->mp = view_field(line, len, 4, &m->mp_len)))
+		return -EINVAL;
+	if (!(m->opts = view_field(line, len, 5, &m->opts_len)))
+		return -EINVAL;
+	sep = memmem(m->opts + m->opts_len, len - (size_t)(m->opts + m->opts_len - line), " - ", 3);
+	if (!sep)
+		return -EINVAL;
+	m->sep = (size_t)(sep - line);
+	return 0;
+}
+
+/* Is this listing the wrapper's namespace (does it hold the top tmpfs)? */
+static bool view_is_ours(const struct view_ns *ns, const char *mountinfo)
+{
+	for (const char *l = mountinfo; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		struct view_mi m;
+
+		if (!view_mi_parse(l, len, &m) && m.id == ns->top_id)
+			return true;
+		if (!e)
+			break;
+		l = e + 1;
+	}
+	return false;
+}
+
+int view_mountinfo(const struct view_ns *ns, const char *real, struct view_buf *out)
+{
+	if (!view_is_ours(ns, real))
+		return view_buf_add(out, real, strlen(real));
+	for (const char *l = real; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		struct view_mi m;
+		bool parsed = !view_mi_parse(l, len, &m);
+		int rc = 0, c = parsed ? view_ctl_of(ns, m.id) : -1;
+
+		if (parsed && view_hidden(ns, m.id)) {
+			/* left out: below our /sys/fs/cgroup */
+		} else if (c >= 0) {
+			if (!(rc = view_buf_add(out, l, m.sep)))
+				rc = view_buf_printf(out, " - cgroup cgroup rw,%s\n", view_ctl_name[c]);
+		} else {
+			rc = view_buf_add(out, l, len + (e ? 1 : 0));
+		}
+		if (rc)
+			return rc;
+		if (!e)
+			break;
+		l = e + 1;
+	}
+	return 0;
+}
+
+/* The lines of TEXT as (start, length) pairs; the count, or -ENOMEM. */
+static long view_lines(const char *text, const char ***starts, size_t **lens)
+{
+	long n = 0, cap = 64;
+	const char **s = malloc((size_t)cap * sizeof(*s));
+	size_t *l = malloc((size_t)cap * sizeof(*l));
+
+	if (!s || !l)
+		goto nomem;
+	for (const char *p = text; *p;) {
+		const char *e = strchr(p, '\n');
+
+		if (n == cap) {
+			const char **s2 = realloc(s, (size_t)cap * 2 * sizeof(*s));
+			size_t *l2;
+
+			if (!s2)
+				goto nomem;
+			s = s2;
+			if (!(l2 = realloc(l, (size_t)cap * 2 * sizeof(*l))))
+				goto nomem;
+			l = l2;
+			cap *= 2;
+		}
+		s[n] = p;
+		l[n++] = e ? (size_t)(e - p) : strlen(p);
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	*starts = s;
+	*lens = l;
+	return n;
+nomem:
+	free(s);
+	free(l);
+	return -ENOMEM;
+}
+
+int view_mounts(const struct view_ns *ns, const char *real_mounts, const char *real_mountinfo,
+		struct view_buf *out)
+{
+	const char **ms = NULL, **is = NULL;
+	size_t *ml = NULL, *il = NULL;
+	long nm, ni;
+	int rc = 0;
+
+	if (!view_is_ours(ns, real_mountinfo))
+		return view_buf_add(out, real_mounts, strlen(real_mounts));
+	nm = view_lines(real_mounts, &ms, &ml);
+	ni = view_lines(real_mountinfo, &is, &il);
+	if (nm < 0 || ni < 0) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (nm != ni) {
+		rc = -EAGAIN;
+		goto out;
+	}
+	/* both files walk the namespace's mounts in the same order: line i
+	 * of one is line i of the other, which the mount points confirm */
+	for (long i = 0; i < nm && !rc; i++) {
+		struct view_mi m;
+		const char *mp;
+		size_t mp_len;
+		int c;
+
+		if (view_mi_parse(is[i], il[i], &m) ||
+		    !(mp = view_field(ms[i], ml[i], 1, &mp_len)) || mp_len != m.mp_len ||
+		    memcmp(mp, m.mp, mp_len)) {
+			rc = -EAGAIN;
+			break;
+		}
+		if (view_hidden(ns, m.id))
+			continue;
+		if ((c = view_ctl_of(ns, m.id)) >= 0)
+			rc = view_buf_printf(out, "cgroup %.*s cgroup %.*s,%s 0 0\n", (int)m.mp_len,
+					     m.mp, (int)m.opts_len, m.opts, view_ctl_name[c]);
+		else if (!(rc = view_buf_add(out, ms[i], ml[i])))
+			rc = view_buf_add(out, "\n", 1);
+	}
+out:
+	free(ms);
+	free(ml);
+	free(is);
+	free(il);
+	return rc;
+}
+
+/* ---- cgroup and /proc/cgroups ---- */
+
+/* Does a comma-separated controller list name one of the four? */
+static bool view_names_ours(const char *list, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t j = i;
+
+		while (j < len && list[j] != ',')
+			j++;
+		for (int c = 0; c < VIEW_NCTL; c++)
+			if (strlen(view_ctl_name[c]) == j - i && !memcmp(list + i, view_ctl_name[c], j - i))
+				return true;
+		i = j + 1;
+	}
+	return false;
+}
+
+int view_cgroup(const struct view_ns *ns, const char *real, const char *group,
+		struct view_buf *out)
+{
+	int rc = 0;
+
+	/* ours have the largest ids, and the kernel lists the largest first */
+	for (int c = VIEW_NCTL - 1; c >= 0 && !rc; c--)
+		rc = view_buf_printf(out, "%d:%s:%s\n", ns->hier[c], view_ctl_name[c],
+				     c == VIEW_MEMORY ? group : "/");
+	for (const char *l = real; *l && !rc;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		const char *c1 = memchr(l, ':', len), *c2;
+
+		c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - l)) : NULL;
+		if (!c2 || !view_names_ours(c1 + 1, (size_t)(c2 - c1 - 1))) {
+			rc = view_buf_add(out, l, len);
+			if (!rc)
+				rc = view_buf_add(out, "\n", 1);
+		}
+		if (!e)
+			break;
+		l = e + 1;
+	}
+	return rc;
+}
+
+static int view_cgroups_row(struct view_buf *out, const struct view_ns *ns, int c, long ngroups)
+{
+	return view_buf_printf(out, "%s\t%d\t%ld\t1\n", view_ctl_name[c], ns->hier[c],
+			       c == VIEW_MEMORY ? ngroups : 1);
+}
+
+int view_proc_cgroups(const struct view_ns *ns, const char *real, long ngroups,
+		      struct view_buf *out)
+{
+	bool done[VIEW_NCTL] = { false };
+	int rc = 0;
+
+	for (const char *l = real; *l && !rc;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l), n = strcspn(l, " \t\n");
+		int c;
+
+		for (c = 0; c < VIEW_NCTL; c++)
+			if (*l != '#' && strlen(view_ctl_name[c]) == n && !memcmp(l, view_ctl_name[c], n))
+				break;
+		if (c < VIEW_NCTL) {
+			rc = view_cgroups_row(out, ns, c, ngroups);
+			done[c] = true;
+		} else if (!(rc = view_buf_add(out, l, len))) {
+			rc = view_buf_add(out, "\n", 1);
+		}
+		if (!e)
+			break;
+		l = e + 1;
+	}
+	for (int c = 0; c < VIEW_NCTL && !rc; c++)
+		if (!done[c])
+			rc = view_cgroups_row(out, ns, c, ngroups);
+	return rc;
+}

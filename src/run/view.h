@@ -1,0 +1,97 @@
+/* view.h: what memcgfs-run shows a program in place of the kernel's
+ * /proc files: which paths are answered, and their text, made from the
+ * real text and what the wrapper set up. Pure functions on strings (no
+ * I/O), so the unit suite checks every rule. */
+#ifndef MEMCGFS_RUN_VIEW_H
+#define MEMCGFS_RUN_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* The hierarchies shown as cgroup v1: memcgfs's, and the JVM's three
+ * required companions (read-only stand-ins that constrain nothing). */
+enum view_ctl { VIEW_CPUSET, VIEW_CPU, VIEW_CPUACCT, VIEW_MEMORY, VIEW_NCTL };
+extern const char *const view_ctl_name[VIEW_NCTL];
+
+#define VIEW_CGROUP_TOP "/sys/fs/cgroup"
+#define VIEW_MAX_HIDDEN 64
+/* cgroupfs's statfs f_type (linux/magic.h CGROUP_SUPER_MAGIC) */
+#define VIEW_CGROUP_MAGIC 0x27e0ebL
+
+/* What the wrapper's mount namespace holds, by the kernel's mount ids
+ * (the first field of mountinfo): the tmpfs at /sys/fs/cgroup, one mount
+ * per hierarchy, and the mounts that were below /sys/fs/cgroup and could
+ * not be unmounted (a user namespace cannot uncover locked mounts), which
+ * the listings leave out. hier[] are the hierarchy ids shown for each. */
+struct view_ns {
+	int top_id;
+	int ctl_id[VIEW_NCTL];
+	int hier[VIEW_NCTL];
+	int nhidden;
+	int hidden[VIEW_MAX_HIDDEN];
+};
+
+/* A growing text; every adder returns 0 or -ENOMEM. */
+struct view_buf {
+	char *p;
+	size_t len, cap;
+};
+int view_buf_add(struct view_buf *b, const char *s, size_t n);
+int view_buf_printf(struct view_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void view_buf_free(struct view_buf *b);
+
+/* Which file a path names. */
+enum view_kind {
+	VIEW_NONE = 0,
+	VIEW_MOUNTS,     /* /proc/[PID|self|...]/mounts, /proc/mounts */
+	VIEW_MOUNTINFO,  /* /proc/.../mountinfo */
+	VIEW_CGROUP,     /* /proc/.../cgroup (a process's groups) */
+	VIEW_CGROUPS,    /* /proc/cgroups (the controllers) */
+	VIEW_MTAB,       /* /etc/mtab: answered if it links to mounts */
+};
+/* Whose file: the caller's process or thread, or a number's. */
+enum view_who { VIEW_WHO_SELF = 1, VIEW_WHO_THREAD_SELF, VIEW_WHO_PID };
+struct view_req {
+	enum view_kind kind;
+	enum view_who who;
+	pid_t pid;       /* VIEW_WHO_PID: /proc/PID or /proc/X/task/PID */
+};
+
+/* True if the last component of PATH is a name view_classify can answer
+ * (the cheap test made before resolving anything). */
+bool view_maybe(const char *path);
+/* Joins BASE (absolute) and PATH (relative, or absolute: BASE ignored),
+ * resolving ".", ".." and repeated slashes lexically, into OUT. 0, or
+ * -ENAMETOOLONG. */
+int view_join(const char *base, const char *path, char *out, size_t size);
+/* Classifies an absolute, normalized path; VIEW_NONE for any other. */
+struct view_req view_classify(const char *abs);
+
+/* The hierarchy ids to show: past the largest in the real /proc/cgroups
+ * and in a process's real cgroup list (which alone names the named
+ * hierarchies), so no real hierarchy shares one. */
+void view_pick_hier(struct view_ns *ns, const char *proc_cgroups, const char *self_cgroup);
+
+/* Returns the hierarchy a mount id is, or -1. */
+int view_ctl_of(const struct view_ns *ns, int mount_id);
+
+/* The synthesized texts, appended to OUT: 0 or -ENOMEM (-EAGAIN from
+ * view_mounts when the two real texts do not list the same mounts, as
+ * when a mount came or went between the reads: read both again). A
+ * listing whose namespace is not the wrapper's (no line is top_id)
+ * comes back unchanged. */
+int view_mountinfo(const struct view_ns *ns, const char *real, struct view_buf *out);
+int view_mounts(const struct view_ns *ns, const char *real_mounts, const char *real_mountinfo,
+		struct view_buf *out);
+/* /proc/PID/cgroup: the real lines of the four controllers are replaced
+ * by the wrapper's (memory: GROUP, the companions: /); the rest pass. */
+int view_cgroup(const struct view_ns *ns, const char *real, const char *group,
+		struct view_buf *out);
+/* /proc/cgroups: the four rows replaced (added if the kernel has none),
+ * memory's num_cgroups being NGROUPS; the rest pass. */
+int view_proc_cgroups(const struct view_ns *ns, const char *real, long ngroups,
+		      struct view_buf *out);
+
+#endif

@@ -1,0 +1,267 @@
+#!/bin/bash
+# t_run.sh: memcgfs-run (issue 13). Inside it memcgfs is a cgroup v1
+# memory hierarchy at /sys/fs/cgroup/memory: mountinfo, mounts, statfs,
+# /proc/PID/cgroup and /proc/cgroups say so, with cpu, cpuacct and cpuset
+# stand-ins; cgroup-tools, the JVM, a static C and a Go detector work
+# unmodified; --group accounts and OOM-kills; as root and as a user (a
+# user namespace). Outside nothing changes. Each claim is also checked
+# through memcgfs's own files.
+. "$(dirname "$0")/lib.sh"
+
+RUN="$MEMCGFS_BUILD/memcgfs-run"
+HOG="$MEMCGFS_BUILD/tools/memhog"
+CGREAD_STATIC="$MEMCGFS_BUILD/tools/cgread-static"
+CGREAD_GO="$MEMCGFS_BUILD/tools/cgread-go"
+DATA=$(mktemp -d /var/tmp/memcgfs-run.XXXXXX)
+chmod 755 "$DATA"
+PIDS=()
+MiB=1048576
+
+cleanup() {
+	kill_child KILL "${PIDS[@]}"
+	rm -rf "$DATA"
+	umount_fs
+}
+trap cleanup EXIT
+
+# mount points and types, what a namespace's copy keeps (ids differ)
+# (other tests' memcgfs mounts come and go on a shared machine: only ours)
+mounts_seen() {
+	awk -v m="$MNT" '{ mp = $5; sub(/.* - /, ""); if ($1 != "fuse.memcgfs" || mp == m) print mp, $0 }' \
+		/proc/self/mountinfo | sort
+}
+other_points() { awk -v m="$MNT" '$5 !~ /^\/sys\/fs\/cgroup/ && ($0 !~ / - fuse.memcgfs / || $5 == m) { print $5 }' | sort; }
+oom_key() { awk -v k="$2" '$1 == k { print $2 }' "$MNT/$1/memory.oom_control"; }
+
+ensure_users
+mount_fs || exit 1
+HOST_MOUNTS=$(mounts_seen)
+HOST_CGROUP=$(cat /proc/self/cgroup)
+mkdir "$MNT/demo"
+echo 256M > "$MNT/demo/memory.limit_in_bytes"
+r() { "$RUN" --mount "$MNT" "$@"; }
+
+# --- the view: mountinfo, mounts, /etc/mtab, statfs ---
+line=$(r -- grep ' /sys/fs/cgroup/memory ' /proc/self/mountinfo)
+expect "mountinfo: memcgfs is cgroup, rw,memory" "${line#* - }" "cgroup cgroup rw,memory"
+expect "mountinfo: the whole hierarchy, nosuid,nodev,noexec" "$(echo "$line" | awk '{ print $4, $6 }')" \
+	"/ rw,nosuid,nodev,noexec,relatime"
+expect "/proc/mounts" "$(r -- grep ' /sys/fs/cgroup/memory ' /proc/mounts)" \
+	"cgroup /sys/fs/cgroup/memory cgroup rw,nosuid,nodev,noexec,relatime,memory 0 0"
+expect "/proc/self/mounts" "$(r -- grep -c '^cgroup /sys/fs/cgroup/memory cgroup ' /proc/self/mounts)" 1
+if [ "$(readlink /etc/mtab)" = /proc/mounts ] || [ "$(readlink /etc/mtab)" = ../proc/self/mounts ]; then
+	expect "/etc/mtab (a link to mounts)" "$(r -- grep -c '^cgroup /sys/fs/cgroup/memory cgroup ' /etc/mtab)" 1
+fi
+expect "/proc/PID/mountinfo of another process inside" \
+	"$(r -- sh -c 'sleep 5 & p=$!; grep " /sys/fs/cgroup/memory " /proc/$p/mountinfo | sed "s/.* - //"; kill $p')" \
+	"cgroup cgroup rw,memory"
+expect "/proc/thread-self/mountinfo" \
+	"$(r -- grep -c ' - cgroup cgroup rw,memory$' /proc/thread-self/mountinfo)" 1
+expect "relative to a /proc dirfd and to the cwd" \
+	"$(r -- sh -c 'cd /proc/self && grep -c " - cgroup cgroup rw,memory$" mountinfo ./../self/mountinfo')" \
+	"mountinfo:1
+./../self/mountinfo:1"
+expect "every hierarchy listed as cgroup" \
+	"$(r -- awk '/ - cgroup cgroup / { print $5, $NF }' /proc/self/mountinfo)" \
+	"/sys/fs/cgroup/memory rw,memory
+/sys/fs/cgroup/cpu rw,cpu
+/sys/fs/cgroup/cpuacct rw,cpuacct
+/sys/fs/cgroup/cpuset rw,cpuset"
+expect "only ours below /sys/fs/cgroup (the host's are gone)" \
+	"$(r -- awk '$5 ~ /^\/sys\/fs\/cgroup/ { print $5 }' /proc/self/mountinfo | sort | tr '\n' ' ')" \
+	"/sys/fs/cgroup /sys/fs/cgroup/cpu /sys/fs/cgroup/cpuacct /sys/fs/cgroup/cpuset /sys/fs/cgroup/memory "
+expect "every other mount point as outside" "$(r -- cat /proc/self/mountinfo | other_points)" \
+	"$(other_points < /proc/self/mountinfo)"
+expect "the memcgfs mount itself is still fuse.memcgfs inside" \
+	"$(r -- awk -v m="$MNT" '$2 == m { print $3 }' /proc/mounts)" "fuse.memcgfs"
+expect "statfs: cgroupfs's magic" "$(r -- stat -f -c %t /sys/fs/cgroup/memory /sys/fs/cgroup/memory/demo/tasks)" \
+	"27e0eb
+27e0eb"
+expect "statfs: the companions too" "$(r -- stat -f -c %t /sys/fs/cgroup/cpu /sys/fs/cgroup/cpuacct /sys/fs/cgroup/cpuset | sort -u)" \
+	"27e0eb"
+expect "statfs: /sys/fs/cgroup is a tmpfs" "$(r -- stat -f -c %T /sys/fs/cgroup)" "tmpfs"
+expect "statfs: the memcgfs mount point is FUSE's" "$(r -- stat -f -c %t "$MNT")" "65735546"
+
+# --- /proc/PID/cgroup and /proc/cgroups ---
+expect "cgroup: the memory line names --group" "$(r --group /demo -- grep :memory: /proc/self/cgroup | cut -d: -f2-)" \
+	"memory:/demo"
+expect "cgroup: outside any group, the root" "$(r -- grep :memory: /proc/self/cgroup | cut -d: -f2-)" "memory:/"
+sleep 30 &
+OTHER=$!
+PIDS+=("$OTHER")
+echo "$OTHER" > "$MNT/demo/tasks"
+expect "cgroup: another process's, from the mount's tasks" \
+	"$(r -- grep :memory: "/proc/$OTHER/cgroup" | cut -d: -f2-)" "memory:/demo"
+expect "cgroup: the companions' lines" "$(r -- grep -E ':(cpu|cpuacct|cpuset):' /proc/self/cgroup | cut -d: -f2- | sort)" \
+	"cpu:/
+cpuacct:/
+cpuset:/"
+expect "cgroup: the other lines pass" \
+	"$(r -- grep -vE ':(memory|cpu|cpuacct|cpuset):' /proc/self/cgroup)" \
+	"$(grep -vE ':([^:]*,)?(memory|cpu|cpuacct|cpuset)(,[^:]*)?:' /proc/self/cgroup)"
+expect "/proc/cgroups: memory enabled, with a hierarchy" \
+	"$(r -- awk '$1 == "memory" { print ($2 > 0), $4 }' /proc/cgroups)" "1 1"
+expect "/proc/cgroups: num_cgroups counts memcgfs's groups" \
+	"$(r -- awk '$1 == "memory" { print $3 }' /proc/cgroups)" "2"
+expect "/proc/cgroups and /proc/self/cgroup agree on the hierarchy" \
+	"$(r -- sh -c 'awk "\$1 == \"memory\" { print \$2 }" /proc/cgroups; grep :memory: /proc/self/cgroup | cut -d: -f1')" \
+	"$(r -- awk '$1 == "memory" { print $2; print $2 }' /proc/cgroups)"
+
+# --- the stand-ins: an unconstrained group's values, read-only ---
+expect "cpu stand-in" "$(r -- cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us /sys/fs/cgroup/cpu/cpu.cfs_period_us \
+	/sys/fs/cgroup/cpu/cpu.shares)" "-1
+100000
+1024"
+expect "cpuset stand-in: the online CPUs" "$(r -- cat /sys/fs/cgroup/cpuset/cpuset.cpus)" \
+	"$(cat /sys/devices/system/cpu/online)"
+expect "stand-ins constrain nothing: read-only" "$(r -- "$WR" /sys/fs/cgroup/cpu/cpu.shares 512)" "EROFS"
+
+# --- the program's own behaviour ---
+expect "exit status passes" "$(r -- sh -c 'exit 7'; echo $?)" 7
+expect "a signal's end is 128+N" "$(r -- sh -c 'kill -TERM $$'; echo $?)" 143
+expect "command not found: 127" "$(r -- /nonexistent/cmd 2>/dev/null; echo $?)" 127
+expect "no such group: 125" "$(r --group /nope -- true 2>&1; echo $?)" "memcgfs-run: no group /nope in $MNT
+125"
+d=$(mktemp -d /tmp/memcgfs-test.XXXXXX)
+expect "not a memcgfs mount: 125" "$("$RUN" --mount "$d" -- true 2>&1; echo $?)" \
+	"memcgfs-run: $d is not a memcgfs mount
+125"
+rmdir "$d"
+# (other memcgfs mounts may be up on a shared machine)
+if [ "$(grep -c ' - fuse.memcgfs ' /proc/self/mountinfo)" = 1 ]; then
+	expect "the only memcgfs mount is the default" \
+		"$("$RUN" -- grep -c ' - cgroup cgroup rw,memory$' /proc/self/mountinfo)" 1
+else
+	out=$("$RUN" -- true 2>&1)
+	rc=$?
+	expect "several memcgfs mounts: --mount is needed" "$(echo "$out" | tail -n1) $rc" \
+		"memcgfs-run: several memcgfs mounts: say which with --mount 125"
+fi
+expect "--version" "$("$RUN" --version)" "memcgfs-run $(cat "$(dirname "$0")/../../VERSION")"
+expect "the man page's version" \
+	"$(sed -n 's/^\.TH MEMCGFS-RUN 1 "[^"]*" "memcgfs \([^"]*\)".*/\1/p' "$(dirname "$0")/../../docs/memcgfs-run.1")" \
+	"$(cat "$(dirname "$0")/../../VERSION")"
+# SIGTERM to memcgfs-run reaches the command (here a shell that reports it)
+# (memcgfs-run itself in the background, not a subshell running it)
+"$RUN" --mount "$MNT" -- sh -c "trap 'echo TERM > $DATA/term; exit 3' TERM; echo up > $DATA/up
+	while :; do sleep 0.05; done" > /dev/null 2>&1 &
+TPID=$!
+PIDS+=("$TPID")
+wait_until 10 test -s "$DATA/up" || bad "the command did not start"
+kill -TERM "$TPID"
+wait "$TPID"
+expect "SIGTERM is passed to the command" "$?:$(cat "$DATA/term" 2>/dev/null)" "3:TERM"
+expect "the command's stdin, stdout and arguments" "$(echo in | r -- sh -c 'cat; echo "$1"' sh 'a b')" "in
+a b"
+# a process that outlives the command keeps the view (a detached
+# supervisor serves it), and memcgfs-run still returns at once
+mkfifo "$DATA/go"
+r -- sh -c "(read x < $DATA/go; grep -c ' - cgroup cgroup ' /proc/self/mountinfo > $DATA/late) >/dev/null 2>&1 &"
+expect "returns before its leftovers" "$([ -e "$DATA/late" ] && echo late || echo early)" "early"
+echo go > "$DATA/go"
+wait_until 10 test -s "$DATA/late" || bad "the leftover process did not finish"
+expect "a leftover process keeps the view" "$(cat "$DATA/late")" 4
+wait_until 10 sh -c "! pgrep -f '^$RUN ' >/dev/null" || bad "a supervisor is left: $(pgrep -a -f "^$RUN ")"
+
+# --- as a user: a user namespace, the same view ---
+U=$(id -u "$TEST_USER")
+uout=$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- sh -c 'id -u; grep " /sys/fs/cgroup/memory " /proc/self/mountinfo | sed "s/.* - //";
+	awk "\$5 ~ /^\/sys\/fs\/cgroup/" /proc/self/mountinfo | wc -l; stat -f -c %t /sys/fs/cgroup/memory;
+	grep :memory: /proc/self/cgroup | cut -d: -f2-; cat /sys/fs/cgroup/memory/demo/memory.limit_in_bytes' 2>&1)
+expect "as a user: same uid, the view, only ours below /sys/fs/cgroup" "$uout" "$U
+cgroup cgroup rw,memory
+5
+27e0eb
+memory:/
+268435456"
+expect "as a user: the static detector" "$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- "$CGREAD_STATIC" | head -n 2)" \
+	"group /
+magic 27e0eb 27e0eb"
+
+# --- cgroup-tools (libcgroup), unmodified ---
+expect "cgcreate" "$(r -- cgcreate -g memory:/ct 2>&1; echo $?)" 0
+expect "cgcreate made the group" "$([ -d "$MNT/ct" ] && echo yes)" yes
+expect "cgset" "$(r -- cgset -r memory.limit_in_bytes=64M ct 2>&1; echo $?)" 0
+expect "cgset reached memcgfs" "$(cat "$MNT/ct/memory.limit_in_bytes")" 67108864
+expect "cgget" "$(r -- cgget -r memory.limit_in_bytes ct)" "ct:
+memory.limit_in_bytes: 67108864"
+expect "cgget: automatic watermarks follow the limit" \
+	"$(r -- cgget -n -v -r memory.high_watermark_in_bytes -r memory.low_watermark_in_bytes ct)" \
+	"$(cat "$MNT/ct/memory.high_watermark_in_bytes" "$MNT/ct/memory.low_watermark_in_bytes")"
+expect "cgset both watermarks" \
+	"$(r -- cgset -r memory.high_watermark_in_bytes=60M -r memory.low_watermark_in_bytes=56M ct 2>&1; echo $?)" 0
+expect "cgget both watermarks" \
+	"$(r -- cgget -n -v -r memory.high_watermark_in_bytes -r memory.low_watermark_in_bytes ct)" "62914560
+58720256"
+expect "watermarks in memcgfs" "$(cat "$MNT/ct/memory.high_watermark_in_bytes" "$MNT/ct/memory.low_watermark_in_bytes")" \
+	"62914560
+58720256"
+expect "lscgroup" "$(r -- lscgroup | grep -E '^memory:' | sort)" "memory:/
+memory:/ct
+memory:/demo"
+expect "cgexec starts the command in the group" \
+	"$(r -- cgexec -g memory:ct sh -c "grep :memory: /proc/self/cgroup | cut -d: -f2-; grep -cx \$\$ $MNT/ct/tasks")" \
+	"memory:/ct
+1"
+expect "cgexec, then a static and a Go program" \
+	"$(r -- cgexec -g memory:ct sh -c "$CGREAD_STATIC; $CGREAD_GO" | grep -E '^(group|limit)')" "group /ct
+limit 67108864
+group /ct
+limit 67108864"
+sleep 30 &
+MOVE=$!
+PIDS+=("$MOVE")
+expect "cgclassify" "$(r -- cgclassify -g memory:ct "$MOVE" 2>&1; echo $?)" 0
+expect "cgclassify moved it" "$(grep -cx "$MOVE" "$MNT/ct/tasks")" 1
+kill_child KILL "$MOVE"
+wait "$MOVE" 2>/dev/null
+wait_until 5 sh -c "[ -z \"\$(cat $MNT/ct/tasks)\" ]" || bad "ct's tasks did not empty"
+expect "cgdelete" "$(r -- cgdelete -r memory:/ct 2>&1; echo $?)" 0
+expect "cgdelete removed it" "$([ -e "$MNT/ct" ] && echo still || echo gone)" gone
+
+# --- static C and Go detectors: mountinfo + /proc/self/cgroup + the limit ---
+for tool in "$CGREAD_STATIC" "$CGREAD_GO"; do
+	expect "$(basename "$tool") reads its group's limit" "$(r --group /demo -- "$tool" 2>&1)" "group /demo
+magic 27e0eb 27e0eb
+limit 268435456"
+done
+expect "cgread-static is static" "$(file -b "$CGREAD_STATIC" | grep -c 'statically linked')" 1
+
+# --- OpenJDK 17: its cgroup v1 detector ---
+jout=$(r --group /demo -- java -XshowSettings:system -version 2>&1)
+expect "java: provider" "$(echo "$jout" | sed -n 's/^ *Provider: //p')" "cgroupv1"
+expect "java: Memory Limit" "$(echo "$jout" | sed -n 's/^ *Memory Limit: //p')" "256.00M"
+heap() { "$@" -XX:+PrintFlagsFinal -version 2>/dev/null | awk '$2 == "MaxHeapSize" { print $4 }'; }
+inside=$(heap r --group /demo -- java)
+expect "java: MaxHeapSize as with -XX:MaxRAM=256m" "$inside" "$(heap java -XX:MaxRAM=256m)"
+expect "java: not the host's heap" "$([ "$inside" != "$(heap java)" ] && echo differs)" differs
+
+# --- --group: accounted, and OOM-killed past the limit ---
+mkdir "$MNT/acct" "$MNT/oom" "$MNT/oom2"
+echo 512M > "$MNT/acct/memory.limit_in_bytes"
+"$RUN" --mount "$MNT" --group /acct -- "$HOG" -a 64 > "$DATA/acct.out" 2>&1 < /dev/null &
+PIDS+=("$!")
+wait_until 20 grep -q '^ready' "$DATA/acct.out" || bad "memhog did not start"
+HOGPID=$(cat "$MNT/acct/tasks")
+expect "--group: the command itself is in tasks" "$(tr '\0' ' ' < "/proc/$HOGPID/cmdline" 2>/dev/null)" "$HOG -a 64 "
+expect "--group: usage rises" "$(( $(cat "$MNT/acct/memory.usage_in_bytes") >= 64 * MiB ))" 1
+kill "$HOGPID"
+wait "${PIDS[-1]}"
+expect "killed command: 128+15" "$?" 143
+echo 128M > "$MNT/oom/memory.limit_in_bytes"
+echo 128M > "$MNT/oom2/memory.limit_in_bytes"
+r --group /oom -- "$HOG" -a 1024 -r 1024 > /dev/null 2>&1
+expect "--group: OOM-killed" "$?" 137
+expect "--group: oom_kill counted" "$(oom_key oom oom_kill)" 1
+bash -c "echo \$\$ > $MNT/oom2/tasks && exec $HOG -a 1024 -r 1024" > /dev/null 2>&1
+expect "as with echo PID > tasks" "$?:$(oom_key oom2 oom_kill)" "137:1"
+
+# --- outside, nothing changed ---
+kill_child KILL "${PIDS[@]}"
+expect "outside: /proc/mounts still shows fuse.memcgfs" "$(awk -v m="$MNT" '$2 == m { print $3 }' /proc/mounts)" \
+	"fuse.memcgfs"
+expect "outside: the same mounts" "$(mounts_seen)" "$HOST_MOUNTS"
+expect "outside: /proc/self/cgroup as it was" "$(cat /proc/self/cgroup)" "$HOST_CGROUP"
+expect "outside: statfs of the mount is FUSE's" "$(stat -f -c %t "$MNT")" "65735546"
+wait_until 10 sh -c "! pgrep -f '^$RUN ' >/dev/null" || bad "a supervisor is left: $(pgrep -a -f "^$RUN ")"
+summary

@@ -1,0 +1,223 @@
+/* test_view.c: memcgfs-run's synthesized /proc texts (run/view.h): which
+ * paths are answered, lexical joins, and the rewritten mountinfo, mounts,
+ * cgroup and /proc/cgroups on real-shaped input, including a listing of
+ * another namespace (unchanged) and mounts/mountinfo that disagree. */
+#include <check.h>
+#include <errno.h>
+#include <string.h>
+
+#include "run/view.h"
+#include "suites.h"
+
+static const struct view_ns ns = {
+	.top_id = 40,
+	.ctl_id = { [VIEW_CPUSET] = 44, [VIEW_CPU] = 42, [VIEW_CPUACCT] = 43, [VIEW_MEMORY] = 41 },
+	.hier = { [VIEW_CPUSET] = 13, [VIEW_CPU] = 14, [VIEW_CPUACCT] = 15, [VIEW_MEMORY] = 16 },
+	.nhidden = 2,
+	.hidden = { 31, 35 },
+};
+
+START_TEST(test_view_maybe)
+{
+	ck_assert(view_maybe("/proc/self/mountinfo"));
+	ck_assert(view_maybe("mounts"));
+	ck_assert(view_maybe("/proc/cgroups"));
+	ck_assert(view_maybe("/etc/mtab"));
+	ck_assert(view_maybe("self/cgroup"));
+	ck_assert(!view_maybe("/proc/self/maps"));
+	ck_assert(!view_maybe("/etc/ld.so.cache"));
+	ck_assert(!view_maybe("/proc/self/mountinfo/"));
+	ck_assert(!view_maybe("cgroupx"));
+}
+END_TEST
+
+START_TEST(test_view_join)
+{
+	char out[64];
+
+	ck_assert_int_eq(view_join("/proc", "self/mountinfo", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "/proc/self/mountinfo");
+	ck_assert_int_eq(view_join("/anything", "/proc//./self/../self/cgroup", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "/proc/self/cgroup");
+	ck_assert_int_eq(view_join("/", "../../proc/mounts", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "/proc/mounts");
+	ck_assert_int_eq(view_join("/etc", "../proc/self/mounts", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "/proc/self/mounts");
+	ck_assert_int_eq(view_join("/a/b", "..", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "/a");
+	ck_assert_int_eq(view_join("/a", "..", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "/");
+	ck_assert_int_eq(view_join("/0123456789/0123456789", "0123456789/0123456789/0123456789/x",
+				   out, 40), -ENAMETOOLONG);
+}
+END_TEST
+
+START_TEST(test_view_classify)
+{
+	struct view_req r;
+
+	r = view_classify("/proc/self/mountinfo");
+	ck_assert_int_eq(r.kind, VIEW_MOUNTINFO);
+	ck_assert_int_eq(r.who, VIEW_WHO_SELF);
+	r = view_classify("/proc/mounts");
+	ck_assert_int_eq(r.kind, VIEW_MOUNTS);
+	ck_assert_int_eq(r.who, VIEW_WHO_SELF);
+	r = view_classify("/proc/4242/cgroup");
+	ck_assert_int_eq(r.kind, VIEW_CGROUP);
+	ck_assert_int_eq(r.who, VIEW_WHO_PID);
+	ck_assert_int_eq(r.pid, 4242);
+	r = view_classify("/proc/4242/task/4250/mountinfo");
+	ck_assert_int_eq(r.kind, VIEW_MOUNTINFO);
+	ck_assert_int_eq(r.pid, 4250);
+	r = view_classify("/proc/self/task/77/cgroup");
+	ck_assert_int_eq(r.who, VIEW_WHO_PID);
+	ck_assert_int_eq(r.pid, 77);
+	r = view_classify("/proc/thread-self/cgroup");
+	ck_assert_int_eq(r.kind, VIEW_CGROUP);
+	ck_assert_int_eq(r.who, VIEW_WHO_THREAD_SELF);
+	ck_assert_int_eq(view_classify("/proc/cgroups").kind, VIEW_CGROUPS);
+	ck_assert_int_eq(view_classify("/etc/mtab").kind, VIEW_MTAB);
+	/* not ours */
+	ck_assert_int_eq(view_classify("/proc/self/maps").kind, VIEW_NONE);
+	ck_assert_int_eq(view_classify("/proc/01/cgroup").kind, VIEW_NONE);
+	ck_assert_int_eq(view_classify("/proc/x1/cgroup").kind, VIEW_NONE);
+	ck_assert_int_eq(view_classify("/proc/1/task/cgroup").kind, VIEW_NONE);
+	ck_assert_int_eq(view_classify("/proc/thread-self/task/3/cgroup").kind, VIEW_NONE);
+	ck_assert_int_eq(view_classify("/proc/1/net/mounts").kind, VIEW_NONE);
+	ck_assert_int_eq(view_classify("/proc/1/cgroups").kind, VIEW_NONE);
+	ck_assert_int_eq(view_classify("/sys/fs/cgroup/memory/mounts").kind, VIEW_NONE);
+}
+END_TEST
+
+START_TEST(test_view_pick_hier)
+{
+	struct view_ns n = { 0 };
+
+	view_pick_hier(&n, "#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
+			   "cpuset\t3\t1\t1\ncpu\t9\t40\t1\nmemory\t7\t120\t1\npids\t0\t1\t1\n",
+		       "9:cpu:/\n7:memory:/\n3:cpuset:/\n0::/\n");
+	ck_assert_int_eq(n.hier[VIEW_CPUSET], 10);
+	ck_assert_int_eq(n.hier[VIEW_MEMORY], 13);
+	view_pick_hier(&n, "#subsys_name\thierarchy\tnum_cgroups\tenabled\nmemory\t0\t50\t1\n",
+		       "0::/init.scope\n");
+	ck_assert_int_eq(n.hier[VIEW_CPUSET], 1);
+	ck_assert_int_eq(n.hier[VIEW_MEMORY], 4);
+	/* a named hierarchy has an id /proc/cgroups does not show */
+	view_pick_hier(&n, "#subsys_name\thierarchy\tnum_cgroups\tenabled\nmemory\t7\t1\t1\n",
+		       "11:name=systemd:/\n7:memory:/\n");
+	ck_assert_int_eq(n.hier[VIEW_CPUSET], 12);
+}
+END_TEST
+
+#define MI_ROOT "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
+#define MI_HOSTCG "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n" \
+	"35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+#define MI_FUSE "38 27 0:45 / /tmp/m rw,nosuid,nodev,relatime - fuse.memcgfs memcgfs " \
+	"rw,user_id=0,group_id=0,default_permissions,allow_other\n"
+#define MI_OURS "40 23 0:50 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime - tmpfs tmpfs ro,size=64k\n" \
+	"41 40 0:45 / /sys/fs/cgroup/memory rw,nosuid,nodev,noexec,relatime shared:5 - fuse.memcgfs " \
+	"memcgfs rw,user_id=0,group_id=0,default_permissions,allow_other\n" \
+	"42 40 0:51 / /sys/fs/cgroup/cpu ro,nosuid,nodev,noexec,relatime - tmpfs cgroup ro\n"
+
+START_TEST(test_view_mountinfo)
+{
+	struct view_buf b = { 0 };
+
+	ck_assert_int_eq(view_mountinfo(&ns, MI_ROOT MI_HOSTCG MI_FUSE MI_OURS, &b), 0);
+	ck_assert_str_eq(b.p, MI_ROOT
+		"38 27 0:45 / /tmp/m rw,nosuid,nodev,relatime - fuse.memcgfs memcgfs "
+		"rw,user_id=0,group_id=0,default_permissions,allow_other\n"
+		"40 23 0:50 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime - tmpfs tmpfs ro,size=64k\n"
+		"41 40 0:45 / /sys/fs/cgroup/memory rw,nosuid,nodev,noexec,relatime shared:5 - cgroup "
+		"cgroup rw,memory\n"
+		"42 40 0:51 / /sys/fs/cgroup/cpu ro,nosuid,nodev,noexec,relatime - cgroup cgroup rw,cpu\n");
+	view_buf_free(&b);
+	/* another namespace's listing (no top tmpfs of ours): as it is */
+	ck_assert_int_eq(view_mountinfo(&ns, MI_ROOT MI_HOSTCG MI_FUSE, &b), 0);
+	ck_assert_str_eq(b.p, MI_ROOT MI_HOSTCG MI_FUSE);
+	view_buf_free(&b);
+}
+END_TEST
+
+#define MO_ROOT "/dev/vda / ext4 rw,relatime 0 0\n"
+#define MO_HOSTCG "tmpfs /sys/fs/cgroup tmpfs rw,relatime,mode=755 0 0\n" \
+	"cgroup /sys/fs/cgroup/memory cgroup rw,relatime,memory 0 0\n"
+#define MO_FUSE "memcgfs /tmp/m fuse.memcgfs rw,nosuid,nodev,relatime,user_id=0,group_id=0," \
+	"default_permissions,allow_other 0 0\n"
+#define MO_OURS "tmpfs /sys/fs/cgroup tmpfs ro,nosuid,nodev,noexec,relatime,size=64k 0 0\n" \
+	"memcgfs /sys/fs/cgroup/memory fuse.memcgfs rw,nosuid,nodev,noexec,relatime,user_id=0," \
+	"group_id=0,default_permissions,allow_other 0 0\n" \
+	"cgroup /sys/fs/cgroup/cpu tmpfs ro,nosuid,nodev,noexec,relatime 0 0\n"
+
+START_TEST(test_view_mounts)
+{
+	struct view_buf b = { 0 };
+
+	ck_assert_int_eq(view_mounts(&ns, MO_ROOT MO_HOSTCG MO_FUSE MO_OURS,
+				     MI_ROOT MI_HOSTCG MI_FUSE MI_OURS, &b), 0);
+	ck_assert_str_eq(b.p, MO_ROOT MO_FUSE
+		"tmpfs /sys/fs/cgroup tmpfs ro,nosuid,nodev,noexec,relatime,size=64k 0 0\n"
+		"cgroup /sys/fs/cgroup/memory cgroup rw,nosuid,nodev,noexec,relatime,memory 0 0\n"
+		"cgroup /sys/fs/cgroup/cpu cgroup ro,nosuid,nodev,noexec,relatime,cpu 0 0\n");
+	view_buf_free(&b);
+	/* a mount came between the two reads */
+	ck_assert_int_eq(view_mounts(&ns, MO_ROOT MO_FUSE MO_OURS, MI_ROOT MI_HOSTCG MI_FUSE MI_OURS, &b),
+			 -EAGAIN);
+	view_buf_free(&b);
+	/* as many lines, but not the same mounts */
+	ck_assert_int_eq(view_mounts(&ns, MO_FUSE MO_ROOT MO_HOSTCG MO_OURS,
+				     MI_ROOT MI_HOSTCG MI_FUSE MI_OURS, &b), -EAGAIN);
+	view_buf_free(&b);
+	ck_assert_int_eq(view_mounts(&ns, MO_ROOT MO_FUSE, MI_ROOT MI_FUSE, &b), 0);
+	ck_assert_str_eq(b.p, MO_ROOT MO_FUSE);
+	view_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_view_cgroup)
+{
+	struct view_buf b = { 0 };
+
+	ck_assert_int_eq(view_cgroup(&ns, "12:pids:/user.slice\n9:cpu,cpuacct:/user.slice\n"
+				     "7:memory:/user.slice\n3:cpuset:/\n1:name=systemd:/user.slice\n"
+				     "0::/user.slice\n", "/demo/a", &b), 0);
+	ck_assert_str_eq(b.p, "16:memory:/demo/a\n15:cpuacct:/\n14:cpu:/\n13:cpuset:/\n"
+			 "12:pids:/user.slice\n1:name=systemd:/user.slice\n0::/user.slice\n");
+	view_buf_free(&b);
+	/* a cgroup2-only host */
+	ck_assert_int_eq(view_cgroup(&ns, "0::/init.scope\n", "/", &b), 0);
+	ck_assert_str_eq(b.p, "16:memory:/\n15:cpuacct:/\n14:cpu:/\n13:cpuset:/\n0::/init.scope\n");
+	view_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_view_proc_cgroups)
+{
+	struct view_buf b = { 0 };
+
+	ck_assert_int_eq(view_proc_cgroups(&ns, "#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
+					   "cpuset\t3\t1\t1\ncpu\t9\t40\t1\nmemory\t7\t120\t1\n"
+					   "pids\t12\t3\t1\n", 5, &b), 0);
+	ck_assert_str_eq(b.p, "#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
+			 "cpuset\t13\t1\t1\ncpu\t14\t1\t1\nmemory\t16\t5\t1\npids\t12\t3\t1\n"
+			 "cpuacct\t15\t1\t1\n");
+	view_buf_free(&b);
+}
+END_TEST
+
+Suite *view_suite(void)
+{
+	Suite *s = suite_create("view");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_view_maybe);
+	tcase_add_test(tc, test_view_join);
+	tcase_add_test(tc, test_view_classify);
+	tcase_add_test(tc, test_view_pick_hier);
+	tcase_add_test(tc, test_view_mountinfo);
+	tcase_add_test(tc, test_view_mounts);
+	tcase_add_test(tc, test_view_cgroup);
+	tcase_add_test(tc, test_view_proc_cgroups);
+	suite_add_tcase(s, tc);
+	return s;
+}
