@@ -113,7 +113,8 @@ static int run_join(const char *mnt, const char *group)
 	char path[PATH_MAX * 2], pid[32];
 	int fd, n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid()), rc = 0;
 
-	snprintf(path, sizeof(path), "%s%s/tasks", mnt, group);
+	if (snprintf(path, sizeof(path), "%s%s/tasks", mnt, group) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
 	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
 		return -errno;
 	if (write(fd, pid, (size_t)n) != n)
@@ -172,7 +173,7 @@ static void run_child(int sock, const char *mnt, const char *group, struct view_
 	if ((m.err = ns_setup(mnt, &ns, &what))) {
 		snprintf(m.what, sizeof(m.what), "%s", what);
 	} else if (group && (m.err = run_join(mnt, group))) {
-		snprintf(m.what, sizeof(m.what), "joining %s", group);
+		snprintf(m.what, sizeof(m.what), "joining %.140s", group);
 	} else if ((lfd = sup_install()) < 0) {
 		m.err = lfd;
 		snprintf(m.what, sizeof(m.what), "loading the seccomp filter");
@@ -341,8 +342,8 @@ int main(int argc, char **argv)
 		char tasks[PATH_MAX * 2];
 		struct stat st;
 
-		snprintf(tasks, sizeof(tasks), "%s%s/tasks", mnt, group);
-		if (strstr(group, "/../") || stat(tasks, &st)) {
+		if (snprintf(tasks, sizeof(tasks), "%s%s/tasks", mnt, group) >= (int)sizeof(tasks) ||
+		    strstr(group, "/../") || stat(tasks, &st)) {
 			fprintf(stderr, "memcgfs-run: no group %s in %s\n", group, mnt);
 			return RUN_FAIL;
 		}
