@@ -105,6 +105,10 @@ $(BENCH_LIB)/%.o: %.c $(wildcard src/*/*.h src/*.h)
 $(BENCH_LIB)/libmemcg.a: $(ENGINE_SRC:%.c=$(BENCH_LIB)/%.o) $(FSLIB_SRC:%.c=$(BENCH_LIB)/%.o)
 	rm -f $@ && ar rcs $@ $^
 
+# The FUSE floor (bench/fuse_floor.sh): a bare server, nothing of ours.
+$(BUILD)/fuse_floor: bench/fuse_floor.c
+	$(CC) $(OPT) -Wall -Wextra -Wno-unused-parameter $(FUSE_CFLAGS) -o $@ $< $(FUSE_LIBS)
+
 $(BUILD)/bench_%: bench/bench_%.c $(BENCH_LIB)/libmemcg.a
 	$(CC) $(CFLAGS) -DMCG_BENCH $(LDFLAGS) -o $@ $^ -lpthread
 
