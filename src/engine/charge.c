@@ -28,6 +28,32 @@
 
 static __thread long charge_nevents;
 
+#ifdef MCG_BENCH
+static __thread struct charge_bench_counts charge_bench;
+#define CHARGE_BENCH(field) (charge_bench.field++)
+
+void charge_bench_take(struct charge_bench_counts *out)
+{
+	*out = charge_bench;
+	charge_bench = (struct charge_bench_counts){ 0 };
+}
+
+long charge_bench_stock_max(struct mcg_engine *e)
+{
+	long n = 0;
+
+	for (unsigned c = 0; c < e->m.cpus; c++) {
+		spin_lock(&e->stock[c].lock);
+		n += e->stock[c].bench_max;
+		e->stock[c].bench_max = e->stock[c].nr;
+		spin_unlock(&e->stock[c].lock);
+	}
+	return n;
+}
+#else
+#define CHARGE_BENCH(field) ((void)0)
+#endif
+
 /* n pages were charged to or uncharged from g (counters up to date): every
  * CHARGE_EVENTS_TARGET of them on this thread, thresholds are checked. */
 static void charge_events(struct mcg_group *g, long n)
@@ -189,6 +215,10 @@ static void charge_stock_refill(struct mcg_engine *e, unsigned cpu, struct mcg_g
 	s->nr += n;
 	if (s->nr > (long)prof_charge_batch(&e->m.prof))
 		full = charge_stock_drain_locked(s);
+#ifdef MCG_BENCH
+	if (s->nr > s->bench_max)
+		s->bench_max = s->nr;
+#endif
 	spin_unlock(&s->lock);
 	charge_stock_put(old);
 	charge_stock_put(full);
@@ -319,8 +349,11 @@ static inline int charge_try_fast(struct mcg_group *g, unsigned cpu, long n,
 		return 0;
 	if (cpu >= e->m.cpus)
 		cpu %= e->m.cpus;
-	if (!e->m.no_stock && charge_stock_consume(e, cpu, g, n))
+	CHARGE_BENCH(charges);
+	if (!e->m.no_stock && charge_stock_consume(e, cpu, g, n)) {
+		CHARGE_BENCH(stock_hits);
 		return 0;
+	}
 	return charge_try_counters(g, cpu, n, mode);
 }
 
@@ -386,7 +419,7 @@ static inline void charge_uncharge_batched(struct mcg_group *g, long n, bool kee
 {
 	if (mcg_is_root(g) || mcg_no_accounting(g->eng))
 		return;
-	if (!b) {
+	if (!b || mcg_no_batch_uncharge(g->eng)) {
 		charge_uncharge_now(g, n, keep_memsw);
 		return;
 	}

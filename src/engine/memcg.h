@@ -69,6 +69,8 @@ struct mcg_machine {
 	bool watermarks;         /* watermarks and background reclaim are on */
 #ifdef MCG_BENCH
 	bool no_accounting;      /* bench/ only: charge nothing (the baseline) */
+	bool no_batch_uncharge;  /* bench/ only: every uncharge at once, per
+				  * page (seed B3's variant c) */
 #endif
 };
 
@@ -138,6 +140,16 @@ static inline bool mcg_no_accounting(const struct mcg_engine *e)
 {
 #ifdef MCG_BENCH
 	return e->m.no_accounting;
+#else
+	return false;
+#endif
+}
+
+/* bench/'s per-page uncharge (B3's variant c): compiled in only there. */
+static inline bool mcg_no_batch_uncharge(const struct mcg_engine *e)
+{
+#ifdef MCG_BENCH
+	return e->m.no_batch_uncharge;
 #else
 	return false;
 #endif
