@@ -141,7 +141,8 @@ fuzz: $(FUZZ_BINS)
 # Every benchmark to its end (bench/run.sh, under 15 minutes on 2 cores):
 # "name value unit" lines on stdout and in $(BUILD)/bench/results.tsv, the
 # report $(BUILD)/bench/report.md and its plots. Not part of check.
-BENCH_BINS := $(BUILD)/bench_engine $(BUILD)/bench_charge $(BUILD)/bench_move $(BUILD)/bench_wmark
+BENCH_BINS := $(BUILD)/bench_engine $(BUILD)/bench_charge $(BUILD)/bench_move $(BUILD)/bench_wmark \
+              $(BUILD)/bench_nodes
 
 bench: $(BENCH_BINS) $(BUILD)/memcgfs $(BUILD)/memcgctl
 	bench/run.sh $(BUILD)

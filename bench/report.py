@@ -363,13 +363,15 @@ md.append("## B5: reclaim balance across nodes of unequal size (seed 004)\n")
 step_note("nodes")
 md.append("Setup: `bench/bench_nodes.c`, replays in simulated time: a 64M machine of two "
           "nodes, 48M (node 0, allocated from first, as ZONE_NORMAL) and 16M (node 1, "
-          "ZONE_DMA), a parallel build-like workload of 2 to 6 times the memory, and a "
-          "single-threaded swap-heavy one; the fixed walk (each node in order until "
-          "enough) against the engine's default, the batch per node proportional to its "
-          "size with the priority-shift accumulators.\n")
+          "ZONE_DMA), 2 CPUs, swap on a disk of 8 ms a seek and 60 MB/s; a parallel "
+          "build of 30 units in 5, 10 or 15 jobs (x2, x4, x6: footprint 2, 4, 6 times the "
+          "memory) and a single-threaded swap-heavy task (swap1, qsbench's stand-in: an "
+          "88M array touched at random). The fixed walk (node 0 then node 1, stopping "
+          "once enough) against the engine's default, each node's share proportional to "
+          "its size, scanned through the priority-shift accumulators.\n")
 rows = []
 for pol in ("fixed", "proportional"):
-    for w in ("j2", "j4", "j6"):
+    for w in ("x2", "x4", "x6", "swap1"):
         k = "b5.%s.%s." % (pol, w)
         rows.append([pol, w, fmt(k + "steal_large"), fmt(k + "steal_small"),
                      fmt(k + "steal_ratio", 2), fmt(k + "scan_large"), fmt(k + "scan_small"),

@@ -27,6 +27,10 @@ struct lru_vec {
 	spin_t lock;
 	struct lru_list list[LRU__COUNT];
 	atomic_long size[LRU__COUNT];
+	/* reclaim.c's: the priority-shift accumulators of the anon [0] and
+	 * file [1] lists (under lock), and pages scanned and stolen here */
+	long nr_scan[2];
+	atomic_long pgscan, pgsteal;
 } __attribute__((aligned(64)));
 
 /* Add delta to the size of list l. Written under v->lock only and read

@@ -59,6 +59,9 @@ struct mcg_machine {
 	long mem_pages;
 	long swap_pages;
 	unsigned nodes;          /* 0: 1 */
+	/* each node's pages, adding up to mem_pages (all 0: an even split);
+	 * allocation tries the toucher's node first, then the next ones */
+	long node_pages[PAGE_MAX_NODES];
 	unsigned cpus;           /* 0: 1 */
 	unsigned vm_swappiness;  /* the simulated vm.swappiness */
 	bool no_stock;           /* no per-CPU charge stock: every charge reaches
@@ -68,6 +71,9 @@ struct mcg_machine {
 	bool immediate_reclaim;  /* reclaim pages at writeback completion */
 	bool watermarks;         /* watermarks and background reclaim are on */
 #ifdef MCG_BENCH
+	/* bench/ only (seed B5): reclaim walks the nodes in order and stops
+	 * as soon as it has enough, the fixed form the default replaced */
+	bool node_reclaim_fixed;
 	bool no_accounting;      /* bench/ only: charge nothing (the baseline) */
 	bool no_batch_uncharge;  /* bench/ only: every uncharge at once, per
 				  * page (seed B3's variant c) */

@@ -36,6 +36,9 @@ long reclaim_subtree(struct mcg_group *g, long nr, bool may_swap, enum reclaim_c
  * two fruitless picks. Returns pages reclaimed (0: nobody is over). */
 long reclaim_soft_limits(struct mcg_engine *e, long nr);
 
+/* Pages reclaim scanned and stole from g (not its subtree) on node. */
+void reclaim_node_counts(struct mcg_group *g, unsigned node, long *scanned, long *stolen);
+
 /* Evict a clean page of g that the caller has isolated (writeback's
  * immediate reclaim): true if it went, else it is back on its list. */
 bool reclaim_isolated_page(struct mcg_group *g, uint32_t idx);

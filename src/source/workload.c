@@ -216,8 +216,8 @@ int wl_exec(struct wl_task *t, const struct wl_op *op, long max_pages, const str
 		for (long i = 0; i < max_pages && t->done < total; i++) {
 			enum vm_fault f;
 			uint64_t rng = *t->rng;
-			int err = vm_touch(reg->r, wl_pick(t, op, reg->r->npages, t->done), t->cpu,
-					   op->write, &f);
+			uint32_t page = wl_pick(t, op, reg->r->npages, t->done);
+			int err = vm_touch(reg->r, page, t->cpu, op->write, &f);
 
 			if (err == -EFAULT)
 				return WL_KILLED;
@@ -228,6 +228,11 @@ int wl_exec(struct wl_task *t, const struct wl_op *op, long max_pages, const str
 			t->done++;
 			*cost += c->touch + (f == VM_MINOR ? c->fault : 0) +
 				 (f == VM_MAJOR || f == VM_REFAULT ? c->major : 0);
+			/* a read from the disk; a write to a page that was never
+			 * in the cache (a new file, as dd writes) reads nothing */
+			if ((f == VM_REFAULT || (f == VM_MAJOR && !op->write)) && c->major_io &&
+			    c->major_io(c->io_arg, reg->r, page))
+				break;    /* the caller waits for the read first */
 		}
 		if (t->done < total)
 			return WL_AGAIN;
