@@ -142,7 +142,7 @@ fuzz: $(FUZZ_BINS)
 # "name value unit" lines on stdout and in $(BUILD)/bench/results.tsv, the
 # report $(BUILD)/bench/report.md and its plots. Not part of check.
 BENCH_BINS := $(BUILD)/bench_engine $(BUILD)/bench_charge $(BUILD)/bench_move $(BUILD)/bench_wmark \
-              $(BUILD)/bench_nodes
+              $(BUILD)/bench_scan $(BUILD)/bench_nodes
 
 bench: $(BENCH_BINS) $(BUILD)/memcgfs $(BUILD)/memcgctl
 	bench/run.sh $(BUILD)

@@ -20,7 +20,7 @@ out=${MEMCGFS_BENCH_OUT:-$build/bench}
 mkdir -p "$out"
 # every step and its time limit (seconds); a step is a program or script
 # of bench/ given the build directory
-all_steps="engine charge sim_throughput move move_mount wmark nodes"
+all_steps="engine charge sim_throughput move move_mount wmark scan nodes"
 steps=${*:-$all_steps}
 declare -A limit=([engine]=120 [charge]=240 [sim_throughput]=120 [move]=120 [move_mount]=120
 		  [wmark]=300 [scan]=120 [nodes]=240)

@@ -490,6 +490,25 @@ long charge_new_page(struct mcg_group *g, unsigned cpu, unsigned node, enum page
 	return ret;
 }
 
+/* Per-node dirty limits (seed 4.4): a page-cache page about to be written
+ * goes to the first node, from the preferred one on, whose dirty and
+ * writeback pages are under node_dirty_ratio % of its pages; with every
+ * node over, the preferred one (the kernel's slow path ignores the limit
+ * too). */
+static __attribute__((noinline)) unsigned charge_dirty_node(struct mcg_engine *e, unsigned node)
+{
+	unsigned nodes = e->pages.nr_nodes;
+
+	for (unsigned i = 0; i < nodes; i++) {
+		unsigned n = (node + i) % nodes;
+
+		if (atomic_load_explicit(&e->node_dirty[n], memory_order_relaxed) * 100 <
+		    (long)e->m.node_dirty_ratio * page_node_size(&e->pages, n))
+			return n;
+	}
+	return node % nodes;
+}
+
 /* The charge itself, with g held against reaping by the caller. */
 static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned node,
 				   enum page_kind kind, uint32_t owner, uint8_t flags,
@@ -512,6 +531,8 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 		mcg_reap(g);              /* it may have waited for us */
 		return -EAGAIN;
 	}
+	if (__builtin_expect(e->m.node_dirty_ratio != 0, 0) && (flags & PG_DIRTY) && kind != PK_ANON)
+		node = charge_dirty_node(e, node);
 	idx = page_alloc(&e->pages, node);
 	if (idx == PAGE_NONE) {
 		/* The machine itself is full: groups over their soft limits

@@ -69,11 +69,22 @@ struct mcg_machine {
 	long wb_pages_per_s;     /* writeback device bandwidth (default 25600) */
 	uint64_t wb_latency_ns;  /* and latency (default 5 ms) */
 	bool immediate_reclaim;  /* reclaim pages at writeback completion */
+	/* seed topic 4, patch 11/11 (RFC only): a file page reclaim marked
+	 * for reclaim, under writeback, waits on an immediate list that
+	 * reclaim never scans, and goes to the inactive tail when clean */
+	bool immediate_list;
+	/* per-node dirty limits (3.3's, seed topic 4.4), in % of a node's
+	 * pages: a written page-cache page is allocated on the first node
+	 * under its limit (0: off) */
+	unsigned node_dirty_ratio;
 	bool watermarks;         /* watermarks and background reclaim are on */
 #ifdef MCG_BENCH
 	/* bench/ only (seed B5): reclaim walks the nodes in order and stops
 	 * as soon as it has enough, the fixed form the default replaced */
 	bool node_reclaim_fixed;
+	/* bench/ only (seed B4's variant a): a page's writeback end leaves it
+	 * where it is, no rotation to the inactive tail */
+	bool wb_no_rotate;
 	bool no_accounting;      /* bench/ only: charge nothing (the baseline) */
 	bool no_batch_uncharge;  /* bench/ only: every uncharge at once, per
 				  * page (seed B3's variant c) */
@@ -133,6 +144,8 @@ struct mcg_engine {
 	struct wb_dev *wb;
 	struct bgr_pool *bgr;         /* NULL without watermarks */
 	struct soft_heap *soft;       /* the groups over their soft limits */
+	/* with m.node_dirty_ratio: each node's dirty and writeback page cache */
+	atomic_long node_dirty[PAGE_MAX_NODES];
 };
 
 /* An engine for machine m in environment env (NULL: env_real), telling

@@ -22,6 +22,7 @@ enum page_kind {
 #define PS_ISOLATED  0x10   /* taken off its LRU by reclaim */
 #define PS_DOOMED    0x20   /* freed by its owner while isolated */
 #define PS_SWAPCACHE 0x40   /* an anon page whose copy in swap is still good */
+#define PS_IMMEDIATE 0x80   /* on its lruvec's immediate list (seed topic 4) */
 
 enum page_flag {
 	PG_ACTIVE      = 1 << 0,

@@ -34,6 +34,7 @@ struct reclaim_ctl {
 	long node_want[PAGE_MAX_NODES], node_got[PAGE_MAX_NODES];
 	long scanned;
 	bool may_swap;
+	bool global;                /* the machine's reclaim (from the root) */
 	unsigned swappiness;
 	enum reclaim_ctx ctx;       /* the index of the pg_scanned counts */
 };
@@ -77,6 +78,59 @@ static void reclaim_putback(struct reclaim_ctl *rc, struct mcg_group *g, uint32_
 		charge_release_page(rc->e, g, idx, false);
 }
 
+/* Put back a file page reclaim keeps for later: dirty (just handed to the
+ * writeback device) or under writeback. It is marked for reclaim (counted
+ * as nr_vmscan_immediate_reclaim) and, with the immediate list (seed 4.3),
+ * waits there while its writeback lasts, out of reclaim's way. */
+static void reclaim_putback_marked(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t idx)
+{
+	struct page *p = &rc->e->pages.pages[idx];
+	struct lru_vec *v = lru_vec_of(rc->e, g, idx);
+	bool doomed, listed = false;
+
+	wb_note_marked(rc->e);
+	spin_lock(&v->lock);
+	doomed = p->kind & PS_DOOMED;
+	p->kind &= (uint8_t)~(PS_ISOLATED | PS_DOOMED);
+	if (!doomed) {
+		p->flags |= PG_RECLAIM;
+		if (rc->e->m.immediate_list && (p->flags & PG_WRITEBACK)) {
+			p->kind |= PS_IMMEDIATE;
+			listed = true;
+		}
+		lru_link(rc->e, g, idx);
+	}
+	spin_unlock(&v->lock);
+	if (listed)
+		wb_note_listed(rc->e);
+	if (doomed)
+		charge_release_page(rc->e, g, idx, false);
+}
+
+/* The immediate list's pages whose writeback end was never seen (the
+ * seed's rescue: NR_IMMEDIATE is 0, the list is not): back to their own
+ * lists, each counted as rescued. In this engine a page carries its list,
+ * so nothing should ever need it: the count is a correctness check. */
+static void reclaim_rescue(struct reclaim_ctl *rc, struct mcg_group *g, unsigned node)
+{
+	struct lru_vec *v = &g->lruvec[node];
+	struct page *pg = rc->e->pages.pages;
+	long n = 0;
+
+	spin_lock(&v->lock);
+	while (v->nr_immediate_wb == 0 && v->list[LRU_IMMEDIATE].tail != PAGE_NONE) {
+		uint32_t idx = v->list[LRU_IMMEDIATE].tail;
+
+		lru_unlink(rc->e, g, idx);
+		pg[idx].kind &= (uint8_t)~PS_IMMEDIATE;
+		lru_link(rc->e, g, idx);
+		n++;
+	}
+	spin_unlock(&v->lock);
+	if (n)
+		wb_note_rescued(rc->e, n);
+}
+
 /* Decide one isolated inactive page. Returns true when it was reclaimed. */
 static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t idx, bool anon)
 {
@@ -96,16 +150,18 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 		reclaim_putback(rc, g, idx, PG_ACTIVE, PG_REFERENCED);
 		return false;
 	}
-	if (!anon && (flags & PG_WRITEBACK) && rc->ctx == RECLAIM_DIRECT) {
+	if (!anon && (flags & PG_WRITEBACK) && rc->ctx == RECLAIM_DIRECT && !rc->global) {
 		/* memcg reclaim waits for a page it marked (legacy memcg has
-		 * no dirty throttling); it comes back clean */
+		 * no dirty throttling); it comes back clean. The machine's
+		 * reclaim never waits (the kernel's global reclaim marks the
+		 * page and moves on) */
 		wb_wait(e, idx);
 		spin_lock(&v->lock);
 		flags = p->flags;
 		spin_unlock(&v->lock);
 	}
 	if (!anon && (flags & PG_WRITEBACK)) {
-		reclaim_putback(rc, g, idx, PG_RECLAIM, 0);
+		reclaim_putback_marked(rc, g, idx);
 		return false;
 	}
 	if (!anon && (flags & PG_DIRTY)) {
@@ -113,7 +169,7 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 		 * device and finds them again, clean, after it is done. */
 		pgstate_flags(e, idx, PG_WRITEBACK | PG_RECLAIM, PG_DIRTY);
 		wb_submit(e, idx);
-		reclaim_putback(rc, g, idx, 0, 0);
+		reclaim_putback_marked(rc, g, idx);
 		return false;
 	}
 	if (anon) {
@@ -254,6 +310,8 @@ static void reclaim_lruvec(struct reclaim_ctl *rc, struct mcg_group *g, unsigned
 		reclaim_age_active(rc, g, node, LRU_ACTIVE_FILE, prio ? af >> prio : af);
 	if (anon_scan && aa > ia)
 		reclaim_age_active(rc, g, node, LRU_ACTIVE_ANON, prio ? aa >> prio : aa);
+	if (atomic_load_explicit(&g->lruvec[node].size[LRU_IMMEDIATE], memory_order_relaxed))
+		reclaim_rescue(rc, g, node);
 	if (file_scan) {
 		long done = reclaim_inactive(rc, g, node, LRU_INACTIVE_FILE, file_scan);
 
@@ -342,7 +400,7 @@ bool reclaim_isolated_page(struct mcg_group *g, uint32_t idx)
 long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim_ctx ctx)
 {
 	struct reclaim_ctl rc = {
-		.e = top->eng, .want = nr, .may_swap = may_swap,
+		.e = top->eng, .want = nr, .may_swap = may_swap, .global = mcg_is_root(top),
 		.swappiness = mcg_swappiness(top), .ctx = ctx,
 	};
 	int prio;

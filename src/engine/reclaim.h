@@ -20,7 +20,9 @@ enum reclaim_ctx {
 	 * limit write or force_empty, a move's destination, or the machine
 	 * running out of pages (soft limits first). Counted as direct
 	 * (pg_scan, pg_pgsteal), as the kernel counts every reclaim outside
-	 * kswapd in pgscan_direct; waits for writeback (legacy memcg). */
+	 * kswapd in pgscan_direct; a group's waits for writeback (legacy
+	 * memcg), the machine's (from the root) does not, as the kernel's
+	 * global reclaim does not. */
 	RECLAIM_DIRECT,
 	/* The watermark workers: counted as background (kswapd_pgscan,
 	 * kswapd_steal); never waits for writeback. */

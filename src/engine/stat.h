@@ -32,6 +32,9 @@ enum stat_lru {
 	LRU_INACTIVE_FILE,
 	LRU_ACTIVE_FILE,
 	LRU_UNEVICTABLE,
+	/* seed topic 4's LRU_IMMEDIATE (RFC only, m.immediate_list): file
+	 * pages reclaim marked, under writeback; never scanned */
+	LRU_IMMEDIATE,
 	LRU__COUNT
 };
 

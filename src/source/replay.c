@@ -43,6 +43,7 @@ struct rp_task {
 	struct wl_task wl;
 	long stalls;
 	long throttled;               /* waits for a direct-reclaim slot */
+	uint64_t end;                 /* when it exited or was killed */
 	uint64_t compute_left;        /* of the current compute op */
 };
 
@@ -321,6 +322,17 @@ static int rp_parse_line(struct rp *rp, char *line)
 			return rp_fail(rp, "bad time %s", v);
 		if ((v = wl_arg(argv, argc, "immediate")))
 			rp->m.immediate_reclaim = strtoul(v, NULL, 10) != 0;
+		if ((v = wl_arg(argv, argc, "immediate_list")))
+			rp->m.immediate_list = strtoul(v, NULL, 10) != 0;
+		if ((v = wl_arg(argv, argc, "dirty_ratio")))
+			rp->m.node_dirty_ratio = (unsigned)strtoul(v, NULL, 10);
+		if ((v = wl_arg(argv, argc, "wb_rotate")) && !strcmp(v, "0")) {
+#ifdef MCG_BENCH
+			rp->m.wb_no_rotate = true;
+#else
+			return rp_fail(rp, "wb_rotate=0 exists only in the benchmarks' build");
+#endif
+		}
 		if ((v = wl_arg(argv, argc, "kernel")) && prof_parse(v, &rp->m.prof))
 			return rp_fail(rp, "unsupported kernel=%s", v);
 		if ((v = wl_arg(argv, argc, "watermarks")))
@@ -478,6 +490,7 @@ static int rp_parse_line(struct rp *rp, char *line)
 
 static void rp_exit(struct rp_task *t, enum rp_state how)
 {
+	t->end = t->ready;
 	if (t->wl.obj) {
 		wl_release(&t->wl);
 		vm_object_free(t->wl.obj);
@@ -621,6 +634,16 @@ static void rp_print_machine(struct rp *rp)
 			page_node_size(&rp->e->pages, n) * PC_PAGE_SIZE,
 			rp->e->pages.node[n].nr_free * PC_PAGE_SIZE, scan, steal);
 	}
+	{
+		long inflight, done, rotated, immediate, marked, listed, rescued;
+
+		wb_counts(rp->e, &inflight, &done, &rotated, &immediate);
+		wb_immediate_counts(rp->e, &marked, &listed, &rescued);
+		if (inflight || done)
+			fprintf(rp->out, "writeback inflight=%ld done=%ld rotated=%ld reclaimed_at_end=%ld"
+				" marked=%ld immediate_listed=%ld rescued=%ld\n", inflight, done, rotated,
+				immediate, marked, listed, rescued);
+	}
 	if (rp->disk)
 		fprintf(rp->out, "disk reads=%ld seq_reads=%ld swap_writes=%ld busy_us=%" PRIu64
 			" io_wait_us=%" PRIu64 "\n", rp->reads, rp->seq_reads, rp->swap_writes,
@@ -650,8 +673,10 @@ static void rp_kill(uint32_t id, void *arg)
 	struct rp *rp = arg;
 
 	/* the engine reaps the memory; the task stops at its next step */
-	if (id < (uint32_t)rp->ntask)
+	if (id < (uint32_t)rp->ntask) {
 		rp->task[id].state = T_KILLED;
+		rp->task[id].end = rp->now;
+	}
 }
 
 /* The engine's writeback waits, in simulated time: the task whose step
@@ -944,9 +969,11 @@ int replay_run(const char *text, FILE *out, FILE *err)
 		rp_print(rp, rp->now);
 		rp_print_machine(rp);
 		for (int i = 0; i < rp->ntask; i++)
-			fprintf(out, "task %s %s stalls=%ld%s\n", rp->task[i].name,
+			fprintf(out, "task %s %s end=%" PRIu64 "us stalls=%ld%s\n", rp->task[i].name,
 				rp->task[i].state == T_EXITED ? "exited" :
-				rp->task[i].state == T_KILLED ? "killed" : "running", rp->task[i].stalls,
+				rp->task[i].state == T_KILLED ? "killed" : "running",
+				rp->task[i].state == T_RUNNING ? rp->now / 1000 : rp->task[i].end / 1000,
+				rp->task[i].stalls,
 				rp->throttle ? (snprintf(rp->tmp, sizeof(rp->tmp), " throttled=%ld",
 							 rp->task[i].throttled), rp->tmp) : "");
 	}
