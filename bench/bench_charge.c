@@ -11,9 +11,9 @@
  *   e  d + the per-CPU stock with a 32-page batch (profile 5.15)
  *   f  d + the per-CPU stock with a 64-page batch (profile 6.12)
  * A round runs one slice of each variant (a fixed number of faults split
- * among the threads, ~10-40 ms), in an order that rotates round by round,
+ * among the threads, ~20-60 ms), in an order that rotates round by round,
  * and takes each variant's ratio to a's slice of the same round: a
- * neighbour's load changes over seconds, a round takes ~0.2 s. Prints, per
+ * neighbour's load changes over seconds, a round takes ~0.3 s. Prints, per
  * variant v and T:
  *   b3.faults_per_s.<v>.t<T>          median over rounds
  *   b3.keeps.<v>.t<T> (.min, .max)    v over a, median and range of rounds
@@ -45,8 +45,8 @@
 #include "engine/vm.h"
 
 #define REGION_PAGES    256               /* 1 MiB */
-#define SLICE_FAULTS    (REGION_PAGES * 320L)
-#define ROUNDS          25
+#define SLICE_FAULTS    (REGION_PAGES * 1024L)
+#define ROUNDS          31
 #define WATCH_SLICES    4
 #define MAX_T           8
 #define NVAR            6

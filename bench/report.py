@@ -51,7 +51,7 @@ def fmt(name, digits=3, unit=True):
     v = R.get(name)
     if v is None:
         return "missing"
-    if abs(v) >= 1e5 or (v == int(v) and abs(v) >= 100):
+    if abs(v) >= 1e5 or (v == int(v) and UNIT.get(name) not in ("ratio", "%")):
         s = "%.0f" % v
     else:
         s = ("%%.%df" % digits) % v
@@ -133,7 +133,7 @@ def plot(name, title, script, data):
         with open(os.path.join(PLOTS, base), "w") as f:
             f.write(text)
     png = name + ".png"
-    full = ("set terminal %s size 800,480\nset output '%s'\nset title \"%s\"\n"
+    full = ("set terminal %s size 900,500 noenhanced\nset output '%s'\nset title \"%s\"\n"
             "set key outside right\nset grid\n%s\n" % (TERM, png, title, script))
     with open(os.path.join(PLOTS, name + ".gp"), "w") as f:
         f.write(full)
