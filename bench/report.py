@@ -51,6 +51,8 @@ def fmt(name, digits=3, unit=True):
     v = R.get(name)
     if v is None:
         return "missing"
+    if UNIT.get(name) == "%" and abs(v) >= 1:
+        digits = 1
     if abs(v) >= 1e5 or (v == int(v) and UNIT.get(name) not in ("ratio", "%")):
         s = "%.0f" % v
     else:
@@ -70,8 +72,9 @@ def spread(name, digits=3):
     return s
 
 
-def goal(exp, name, op, threshold, text, seed):
-    """op: '>=', '<=', '>', '<', 'between' (threshold a pair), 'true'."""
+def goal(exp, name, op, threshold, text, seed, why=""):
+    """op: '>=', '<=', '>', '<', 'between' (threshold a pair), 'true'.
+    why: the reason a miss has, printed only when the goal is missed."""
     v = R.get(name)
     if v is None:
         status = "not measured"
@@ -85,7 +88,7 @@ def goal(exp, name, op, threshold, text, seed):
             "true": lambda: v == 1,
         }[op]()
         status = "**met**" if ok else "**missed**"
-    GOALS.append((exp, name, text, fmt(name), seed, status))
+    GOALS.append((exp, name, text, fmt(name), seed, status, why if status == "**missed**" else ""))
     return status
 
 
@@ -173,7 +176,9 @@ table(["figure", "ours", "goal"], [
 ])
 goal("engine", "engine.accounting_keeps", ">=", 0.85, "stock keeps >= 85 % of no accounting",
      "85.2 % (merged commit, 8 CPUs)")
-goal("engine", "engine.stock_speedup.t2", ">=", 2.0, "stock over no stock at T=2 >= 2", "-")
+goal("engine", "engine.stock_speedup.t2", ">=", 2.0, "stock over no stock at T=2 >= 2", "-",
+     "depends on where the host places the two vCPUs: in the fastest placement the no-stock "
+     "variant runs close to the stock one, which is within about 12 % of no accounting")
 goal("engine", "engine.bytes_per_page", "<=", 16, "descriptor bytes per page <= 16", "-")
 
 # --- B1 ---------------------------------------------------------------------
@@ -183,7 +188,8 @@ md.append("Setup: `bench/bench_wmark.c`, replays in simulated time: a build of 2
           "compile units as N jobs in an 800M group on 8 CPUs and 2 nodes, the "
           "corrected cost model of `docs/benchmarks.md` (a 2007 disk: 8 ms a random "
           "read, 60 MB/s; major faults wait for the disk, one read at a time; direct "
-          "reclaimers of a group serialise on its LRU lock).\n")
+          "reclaimers of a group serialise on its LRU lock). The tree is read once before "
+          "the build (kernbench's warm-up, %s, not timed).\n" % fmt("wmark.warmup_ms", 1))
 configs = ["nowmark", "nowmark_throttle", "auto", "auto_throttle", "790_760",
            "790_760_throttle", "700_300", "700_300_throttle"]
 rows = []
@@ -202,7 +208,11 @@ table(["N", "configuration", "completion", "ratio to nowmark", "direct scan shar
 md.append("Seed (KAMEZAWA, 3 Dec 2007, ia64 8 CPUs, -j32): 353.957 s before, 232.32 s "
           "with patches 5-8 (ratio 0.656, -34.4 %); -j4 unchanged (266.1 / 267.0 s).\n")
 goal("B1", "wmark.completion_ratio.j32.790_760_throttle", "<=", 0.75,
-     "N=32, 790M/760M + throttle: completion at least 25 % faster", "0.656 (354 s -> 232 s)")
+     "N=32, 790M/760M + throttle: completion at least 25 % faster", "0.656 (354 s -> 232 s)",
+     "the build is disk-bound; background reclaim takes pages ahead of need and each comes back "
+     "as an 8 ms read (disk reads %s -> %s); the throttle alone gives %s" %
+     (fmt("wmark.disk_reads.j32.nowmark", 0, False), fmt("wmark.disk_reads.j32.790_760_throttle", 0, False),
+      fmt("wmark.completion_ratio.j32.nowmark_throttle")))
 goal("B1", "wmark.j4_identical", "true", None, "N=4: identical in every configuration",
      "266.1 / 267.0 s")
 goal("B1", "wmark.direct_scan_pct.j32.790_760_throttle", "<=", 50.0,
@@ -234,10 +244,13 @@ md.append("Seed (V5/V7, 20 GiB): write: direct share 100 % -> 47.4 % (V5) / 72.2
           "67.37 -> 68.04 MB/s; read: allocstall 159840 -> 0, pg_pgsteal 0 with background "
           "reclaim.\n")
 goal("B1", "wmark.ying.read_allocstall", "<=", 0, "read: allocstall 0 with background reclaim", "0")
+WHY_WRITE = ("the engine has no dirty throttling and no flusher: background reclaim, which never "
+             "waits, finds every dirty page first and queues it to the device, and the writer's few "
+             "direct reclaims wait behind that queue")
 goal("B1", "wmark.ying.write_direct_share_pct", "between", (40.0, 75.0),
-     "write: direct share of steals falls to roughly 50-70 %", "47.4 % / 72.2 %")
+     "write: direct share of steals falls to roughly 50-70 %", "47.4 % / 72.2 %", WHY_WRITE)
 goal("B1", "wmark.ying.write_throughput_ratio", "between", (0.98, 1.02),
-     "write: throughput within +-2 %", "1.010 / 1.003")
+     "write: throughput within +-2 %", "1.010 / 1.003", WHY_WRITE)
 
 # --- B2 ---------------------------------------------------------------------
 md.append("## B2: move charge at immigrate (seed 001)\n")
@@ -301,7 +314,11 @@ md.append("Seed (merged commits, 8 CPUs, % of no memcg): root 91.3, child 45.9, 
           "fault rate of the child before it; at 8 CPUs the stock's gain over the child "
           "was 34.2M/18.4M = 1.86x.\n")
 goal("B3", "b3.keeps.e", ">=", 0.85, "(e) keeps >= 85 % of (a) (T=2)", "85.2 %")
-goal("B3", "b3.speedup.f_over_c.t2", ">=", 1.86, "(f) over (c) at T=2 >= 1.86", "1.86 (8 CPUs), 3.04 (24)")
+goal("B3", "b3.speedup.f_over_c.t2", ">=", 1.86, "(f) over (c) at T=2 >= 1.86", "1.86 (8 CPUs), 3.04 (24)",
+     "out of reach on 2 cores: (f) is at most as fast as (a), so f/c is at most a/c = %s; 1.86 "
+     "needs per-page counters costing 46 %% of a fault (c at 0.54 of a), and contention that "
+     "grows with the CPUs sharing the counter's line" %
+     ("%.2f" % (1 / R["b3.keeps.c.t2"]) if R.get("b3.keeps.c.t2") else "missing"))
 goal("B3", "b3.overcharge_bound_held", "true", None,
      "over-charge never above ncpus x (batch - 1)", "bound by construction")
 md.append("Largest over-charge seen: %s pages against a bound of %s (T x (batch - 1) at "
@@ -343,7 +360,11 @@ md.append("Seed (Mel Gorman, 16 Dec 2011): direct pages scanned 1764930052 (free
           "115140570 (isolate, ~c): -93.5 %; pzd in its place 1796314840; direct efficiency "
           "0-1 %; rescued 87848 of 111281140 sent (0.08 %).\n")
 goal("B4", "b4.direct_scanned_cut_pct.c_vs_b", ">", 90.0, "(c) cuts direct scanning by > 90 % vs (b)",
-     "93.5 %")
+     "93.5 %",
+     "the list removes what it should (kept pages met %s times with it, %s without), but pages "
+     "reclaimed at first sight are most of the scanning here; the seed's reclaim for high-order "
+     "(THP) allocations, which scanned 1.76 G pages for 3.6 M, is not modelled" %
+     (fmt("b4.c.immediate", 0, False), fmt("b4.b.immediate", 0, False)))
 goal("B4", "b4.rescued_pct", "<=", 0.1, "rescued <= 0.1 % of pages sent to the immediate list",
      "0.08 %")
 md.append("`b4.immediate_reclaimed` (pages marked for immediate reclaim in (c), "
@@ -388,7 +409,8 @@ md.append("Seed (Andrew Morton, make -j4, mem=64m): DMA:NORMAL 1:51 and 1:24 bef
           "2:36-2:43 (+25 %).\n")
 goal("B5", "b5.steal_ratio.proportional", "between", (2.5, 3.5),
      "proportional: large:small steal ratio within 2.5-3.5", "4 (1:4)")
-goal("B5", "b5.steal_ratio.fixed", ">", 3.5, "fixed order skews toward the large node", "24-51")
+goal("B5", "b5.steal_ratio.fixed", ">", 3.5, "fixed order skews toward the large node", "24-51",
+     "the fixed walk still scans each node by its size at each priority")
 data = ""
 for pol in ("fixed", "proportional"):
     for k in (1, 3, 7):
@@ -414,12 +436,13 @@ goal("sim", "sim.pages_per_s", ">=", 1e6, "a simulated task declares >= 1M pages
 
 # --- closing ------------------------------------------------------------------
 md.append("## Every goal\n")
-table(["experiment", "figure", "goal", "ours", "seed", "status"],
-      [[g[0], "`%s`" % g[1], g[2], g[3], g[4], g[5]] for g in GOALS])
+table(["experiment", "figure", "goal", "ours", "seed", "status", "why missed"],
+      [[g[0], "`%s`" % g[1], g[2], g[3], g[4], g[5], g[6]] for g in GOALS])
 met = sum(1 for g in GOALS if g[5] == "**met**")
 missed = sum(1 for g in GOALS if g[5] == "**missed**")
-md.append("%d goals met, %d missed, %d not measured. Why each missed goal was missed is "
-          "in `docs/benchmarks.md`.\n" % (met, missed, len(GOALS) - met - missed))
+md.append("%d goals met, %d missed, %d not measured. The models, the corrections made after "
+          "a first measurement and the longer account of each miss: `docs/benchmarks.md`.\n"
+          % (met, missed, len(GOALS) - met - missed))
 
 with open(os.path.join(OUT, "report.md"), "w") as f:
     f.write("\n".join(md))
