@@ -122,8 +122,7 @@ struct rp {
 	/* LRU locks in simulated time (lru_lock=1): each group's scanning
 	 * runs under its lock, one reclaimer at a time, spinning on the CPU */
 	bool lru_lock;
-	uint64_t lock_free[RP_MAX];
-	long scan_mark[RP_MAX][2];       /* each group's pages scanned so far */
+	uint64_t lock_free[RP_MAX];      /* when each group's lock is free */
 	uint64_t lock_spin;              /* ns spent waiting for a lock */
 	char tmp[64];
 };
