@@ -327,19 +327,6 @@ static void reclaim_lruvec(struct reclaim_ctl *rc, struct mcg_group *g, unsigned
 	}
 }
 
-/* Pages of top's subtree on node that this reclaim may take (anon only
- * with swap). */
-static long reclaim_node_pages(struct reclaim_ctl *rc, struct mcg_group *top, unsigned node)
-{
-	long n = stat_lru_total(top, LRU_INACTIVE_FILE, (int)node) +
-		 stat_lru_total(top, LRU_ACTIVE_FILE, (int)node);
-
-	if (rc->may_swap && rc->swappiness > 0 && swap_nr_free(rc->e) > 0)
-		n += stat_lru_total(top, LRU_INACTIVE_ANON, (int)node) +
-		     stat_lru_total(top, LRU_ACTIVE_ANON, (int)node);
-	return n;
-}
-
 /* The default (§5.2): each node is asked, for the whole call, for a share
  * of want proportional to its share of the subtree's reclaimable pages (on
  * a full machine, its size), rounded up; every pass goes on to every node
@@ -351,13 +338,18 @@ static long reclaim_node_pages(struct reclaim_ctl *rc, struct mcg_group *top, un
 static void reclaim_shares(struct reclaim_ctl *rc, struct mcg_group *top)
 {
 	unsigned nodes = rc->e->pages.nr_nodes;
+	unsigned mask = 1u << LRU_INACTIVE_FILE | 1u << LRU_ACTIVE_FILE;
 	long size[PAGE_MAX_NODES], total = 0;
 
 	rc->nodes = 0;
 	if (nodes == 1 || reclaim_fixed(rc->e))
 		return;
+	/* what this reclaim may take: anon only with swap */
+	if (rc->may_swap && rc->swappiness > 0 && swap_nr_free(rc->e) > 0)
+		mask |= 1u << LRU_INACTIVE_ANON | 1u << LRU_ACTIVE_ANON;
+	stat_lru_nodes(top, mask, size);
 	for (unsigned n = 0; n < nodes; n++)
-		total += size[n] = reclaim_node_pages(rc, top, n);
+		total += size[n];
 	if (total == 0)
 		return;
 	for (unsigned n = 0; n < nodes; n++)

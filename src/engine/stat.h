@@ -55,6 +55,9 @@ long stat_total(struct mcg_group *g, enum stat_item it);
 /* LRU sizes in pages; node < 0 means all nodes. */
 long stat_lru_local(const struct mcg_group *g, enum stat_lru l, int node);
 long stat_lru_total(struct mcg_group *g, enum stat_lru l, int node);
+/* The lists in mask (a bit per enum stat_lru) of g's subtree, summed per
+ * node into out[nodes], in one walk. */
+void stat_lru_nodes(struct mcg_group *g, unsigned mask, long *out);
 
 /* Add delta to item it of a group's shards (stat_add in memcg.h). */
 #define STAT_SHARED 0                 /* the shard shared with atomic adds */
