@@ -2,9 +2,10 @@
  * 0 scan (list size >> priority) pages; active lists are aged into the
  * inactive ones, inactive pages get a second chance when referenced, and the
  * anon/file split follows the swappiness of the group reclaimed from. Each
- * pass asks every node of a group for a batch proportional to its share of
- * the group's pages, and scans through the priority-shift accumulators of
- * seed topic 5 (§5.2, §5.3), so that pressure follows node sizes. Pages
+ * call gives every node a share of its want proportional to the node's
+ * share of the subtree's pages, every pass visits each node still short of
+ * its share, and lists are scanned through the priority-shift accumulators
+ * of seed topic 5 (§5.2, §5.3), so that pressure follows node sizes. Pages
  * are isolated under the lruvec lock and decided with no lock held, so an
  * owner may free a page concurrently (it is then finished here). Never
  * charges and never sleeps on a device. */
