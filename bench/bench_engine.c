@@ -8,7 +8,7 @@
  *     simulated CPU and NUMA node. The median of ~10 ms slices.
  *   engine.accounting_keeps, engine.stock_speedup.t2: the median ratio of
  *     paired slices (t1 over t1_noaccounting, t2 over t2_nostock), run
- *     back to back on the same threads.
+ *     back to back on the same threads; .min and .max: their range.
  *   engine.bytes_per_page   (RSS growth at memory=64G, every page charged)
  *   engine.soft_reclaim_faults_per_s.{g16,g4096}: page faults per second
  *     on a full machine with 16 or 4096 groups over their soft limits, so
@@ -159,7 +159,8 @@ static double bench_median(double *x, int n)
  * pair (a over b) is taken, and the median of those ratios returned. A
  * neighbour's load changes over seconds, a pair of slices takes ~20 ms:
  * both halves of a pair see nearly the same machine. */
-static double bench_paired(struct crew *c, struct variant *a, struct variant *b, int slices)
+static double bench_paired(struct crew *c, struct variant *a, struct variant *b, int slices,
+			   double *lo, double *hi)
 {
 	double *ratio = calloc((size_t)slices, sizeof(*ratio)), med;
 
@@ -174,7 +175,9 @@ static double bench_paired(struct crew *c, struct variant *a, struct variant *b,
 		}
 		ratio[i] = a->rate[i] / b->rate[i];
 	}
-	med = bench_median(ratio, slices);
+	med = bench_median(ratio, slices);     /* (sorts them) */
+	*lo = ratio[0];
+	*hi = ratio[slices - 1];
 	free(ratio);
 	return med;
 }
@@ -305,7 +308,7 @@ int main(int argc, char **argv)
 	};
 	struct crew c1, c2;
 	struct crew_arg a1[1], a2[2];
-	double keeps, speedup, med[4];
+	double keeps, speedup, med[4], klo, khi, slo, shi;
 
 	for (int i = 0; i < 4; i++)
 		variant_init(&v[i], slices);
@@ -314,8 +317,8 @@ int main(int argc, char **argv)
 	/* one warm-up slice each: the pages' descriptors become resident */
 	for (int i = 0; i < 4; i++)
 		crew_run(v[i].nthreads == 1 ? &c1 : &c2, &v[i]);
-	keeps = bench_paired(&c1, &v[1], &v[0], slices);
-	speedup = bench_paired(&c2, &v[2], &v[3], slices);
+	keeps = bench_paired(&c1, &v[1], &v[0], slices, &klo, &khi);
+	speedup = bench_paired(&c2, &v[2], &v[3], slices, &slo, &shi);
 	crew_stop(&c1);
 	crew_stop(&c2);
 	for (int i = 0; i < 4; i++) {
@@ -323,10 +326,20 @@ int main(int argc, char **argv)
 		printf("engine.charge_pairs_per_s.%s %.0f pairs/s\n", v[i].name, med[i]);
 	}
 	printf("engine.accounting_keeps %.3f ratio\n", keeps);
+	printf("engine.accounting_keeps.min %.3f ratio\n", klo);
+	printf("engine.accounting_keeps.max %.3f ratio\n", khi);
 	printf("engine.stock_speedup.t2 %.3f ratio\n", speedup);
+	printf("engine.stock_speedup.t2.min %.3f ratio\n", slo);
+	printf("engine.stock_speedup.t2.max %.3f ratio\n", shi);
 	if (!quick)
 		printf("engine.bytes_per_page %.3f bytes\n", bench_bytes_per_page());
-	printf("engine.soft_reclaim_faults_per_s.g16 %.0f faults/s\n", bench_soft_reclaim(16));
-	printf("engine.soft_reclaim_faults_per_s.g4096 %.0f faults/s\n", bench_soft_reclaim(4096));
+	{
+		double g16 = bench_soft_reclaim(16), g4096 = bench_soft_reclaim(4096);
+
+		printf("engine.soft_reclaim_faults_per_s.g16 %.0f faults/s\n", g16);
+		printf("engine.soft_reclaim_faults_per_s.g4096 %.0f faults/s\n", g4096);
+		/* the order's promise: 4096 groups cost about what 16 do */
+		printf("engine.soft_reclaim_g4096_over_g16 %.3f ratio\n", g4096 / g16);
+	}
 	return 0;
 }

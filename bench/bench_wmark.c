@@ -4,31 +4,52 @@
  * limited to 800M on an 8-CPU machine with swap, with and without
  * watermarks (automatic, 790M/760M, 700M/300M) and throttled direct
  * reclaim. Prints, per N and configuration:
- *   wmark.completion_ms.<N>.<config>     simulated completion time
+ *   wmark.completion_ms.<N>.<config>     simulated build time
  *   wmark.completion_ratio.<N>.<config>  relative to no watermarks
  *   wmark.direct_scan_pct.<N>.<config>   direct share of pages scanned
  *   wmark.allocstall.<N>.<config>        charges that entered reclaim
+ *   wmark.iowait_pct.<N>.<config>        the jobs' time waiting for I/O
+ *                                        (the disk, writeback), in % of
+ *                                        N x the build time
+ *   wmark.disk_reads.<N>.<config>, wmark.lock_spin_ms.<N>.<config>
  * and wmark.j4_identical (1 when every counter at N = 4 is the same in
  * every configuration), and wmark.completion_floor_ratio.j32: the N = 32
  * build in a group without a limit (nothing reclaimed), relative to no
- * watermarks, which no reclaim policy can beat under this cost model.
+ * watermarks, which no reclaim policy can beat.
+ *
+ * Then Ying Han's scenario (seed 1.4 B): a 500M group, distances 50m/40m
+ * (background reclaim from 460M down to 450M), one task writing a file
+ * of YING_MIB sequentially (new pages, dirty) and, apart, one reading it
+ * (not cached), each with direct reclaim only and with background reclaim:
+ *   wmark.ying.<write|read>.<direct|bg>.{steal_direct,steal_bg,allocstall,
+ *     direct_share_pct,mb_per_s}
+ *   wmark.ying.read_allocstall, wmark.ying.write_direct_share_pct (with
+ *   background reclaim), wmark.ying.write_throughput_ratio (bg / direct).
  *
  * The cost model is fixed here and in docs/benchmarks.md, before any
- * measurement, and is not tuned to the results:
+ * measurement, and is not tuned to the results (the seed era's devices:
+ * a 2007 desktop disk, about 8 ms a random access and 60 MB/s):
  *   - a compile unit: 16M of anon heap written once (cc1), 1024 pages of
  *     the 256M source tree read at random, 40 ms of CPU, and its 1M object
- *     file written (dirty page cache);
- *   - a page touched costs 100 ns of CPU, a minor fault 1 us more, a major
- *     fault 50 us (the replay defaults);
+ *     file written (new dirty page cache); the tree is read once, in
+ *     order, before the build (kernbench's warm-up run), not timed;
+ *   - a page touched costs 100 ns of CPU, a minor or major fault 1 us more;
+ *   - a major fault (a page-cache miss or a swap-in) waits for the disk,
+ *     off the CPU: one request at a time, 8 ms of seek unless it follows
+ *     the previous access, then 68 us to transfer 4 KiB at 60 MB/s;
+ *   - swap-out writes go to the same disk (a seek and the transfer per
+ *     batch), asynchronously: the reclaimer does not wait for them;
  *   - reclaim costs 200 ns of CPU per page scanned (direct: the charging
- *     job's; background: the reclaimer's own CPU time);
- *   - a swap-out costs the reclaimer 20 us of I/O wait per page;
- *   - writeback: 200 MB/s with 5 ms latency; direct reclaim waits for a
+ *     job's; background: the reclaimer's own CPU time), spent holding the
+ *     group's LRU lock: scans of one group serialise, and a scanner waiting
+ *     for the lock spins on its CPU;
+ *   - writeback: 60 MB/s with 8 ms latency; direct reclaim waits for a
  *     page it finds under writeback (legacy memcg has no dirty throttle),
  *     background reclaim never waits;
  *   - 8 simulated CPUs shared by the jobs and the background reclaimer;
- *     waits (writeback, swap-out, a reclaim slot) do not hold a CPU.
+ *     waits (the disk, writeback, a reclaim slot) do not hold a CPU.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,29 +78,40 @@ static const struct config configs[] = {
 
 struct result {
 	double end_ms;
-	long scan_direct, scan_bg, allocstall;
+	long scan_direct, scan_bg, steal_direct, steal_bg, allocstall;
+	long reads, io_wait_us, spin_us;
 	char *end_block;              /* everything from the "end" line on */
 };
 
-/* limit: the group's, or "" for none (the floor: nothing is reclaimed) */
+#define MACHINE " disk_seek=8ms disk_rate=60M lru_lock=1 writeback=60M wb_latency=8ms cpu_model=1"
+#define COSTS   "cost touch=100ns fault=1us major=1us scan=200ns\n"
+#define YING_MIB 20480
+
+/* limit: the group's, or "" for none (the floor: nothing is reclaimed).
+ * jobs 0: the warm-up alone (its end is when the build starts). */
 static char *scenario(int jobs, const struct config *c, const char *limit)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	int units = UNITS / jobs;
+	int units = jobs ? UNITS / jobs : 0;
 
 	if (!f)
 		return NULL;
 	fprintf(f, "seed 1\n"
-		   "machine memory=2G swap=1G cpus=8 nodes=2 writeback=200M wb_latency=5ms"
-		   " watermarks=%d throttle=%d cpu_model=1\n"
-		   "cost touch=100ns fault=1us major=50us scan=200ns swapout=20us\n"
+		   "machine memory=2G swap=1G cpus=8 nodes=2 watermarks=%d throttle=%d" MACHINE "\n"
+		   COSTS
 		   "group /kb%s%s\n"
 		   "file src 256M\n"
-		   "file obj 256M\n", c->wmarks, c->throttle, limit, c->marks);
+		   "file obj 256M\n"
+		   "task warm group=/kb\n", c->wmarks, c->throttle, limit, c->marks);
+	/* the jobs start when the warm-up has read the tree */
 	for (int j = 0; j < jobs; j++)
-		fprintf(f, "task j%d group=/kb\n", j);
+		fprintf(f, "task j%d group=/kb start=100000s\n", j);
+	fprintf(f, "warm map src s\nwarm touch s seq\nwarm free s\n");
+	for (int j = 0; j < jobs; j++)
+		fprintf(f, "warm fork j%d\n", j);
+	fprintf(f, "warm exit\n");
 	for (int j = 0; j < jobs; j++) {
 		for (int k = 0; k < units; k++) {
 			int u = j * units + k;
@@ -101,6 +133,28 @@ static char *scenario(int jobs, const struct config *c, const char *limit)
 	return text;
 }
 
+/* Ying Han's: write (or read) a file of YING_MIB in a 500M group. */
+static char *ying(bool write, bool bg)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "seed 1\n"
+		   "machine memory=2G swap=0 cpus=4 nodes=1 watermarks=%d throttle=0" MACHINE "\n"
+		   COSTS
+		   "group /y limit=500M%s\n"
+		   "file big %dM\n"
+		   "task io group=/y\n"
+		   "io map big f\n"
+		   "io touch f seq%s\n"
+		   "io exit\n", bg, bg ? " high=460M low=450M" : "", YING_MIB, write ? " write" : "");
+	fclose(f);
+	return text;
+}
+
 static long field(const char *line, const char *key)
 {
 	const char *p = strstr(line, key);
@@ -108,9 +162,9 @@ static long field(const char *line, const char *key)
 	return p ? strtol(p + strlen(key), NULL, 10) : -1;
 }
 
-static int run(int jobs, const struct config *c, const char *limit, struct result *r)
+static int run_text(char *text, const char *group, struct result *r)
 {
-	char *text = scenario(jobs, c, limit), *out = NULL, *end, *line;
+	char *out = NULL, *end, *line, key[64];
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
 	int err;
@@ -127,17 +181,28 @@ static int run(int jobs, const struct config *c, const char *limit, struct resul
 	}
 	if (*end == '\n')
 		end++;
-	r->end_ms = strtod(end + 6, NULL);
-	if (strstr(end, "us\n") == strchr(end, '\n') - 2)
+	r->end_ms = strtod(end + 6, &line);
+	if (!strncmp(line, "us", 2))
 		r->end_ms /= 1000;
-	if (!(line = strstr(end, " /kb usage=")) || !strstr(line, "  /kb scan_bg=")) {
+	snprintf(key, sizeof(key), " %s usage=", group);
+	if (!(line = strstr(end, key))) {
 		free(out);
 		return -1;
 	}
 	r->scan_direct = field(line, "scan_direct=");
-	line = strstr(line, "  /kb scan_bg=");
+	r->steal_direct = field(line, "steal_direct=");
+	snprintf(key, sizeof(key), "  %s scan_bg=", group);
+	if (!(line = strstr(line, key)) || !(end = strstr(end, "\ndisk reads="))) {
+		free(out);
+		return -1;
+	}
 	r->scan_bg = field(line, "scan_bg=");
+	r->steal_bg = field(line, "steal_bg=");
 	r->allocstall = field(line, "allocstall=");
+	r->reads = field(end, "reads=");
+	r->io_wait_us = field(end, "io_wait_us=");
+	r->spin_us = (line = strstr(end, "\nlru_lock spin_us=")) ? field(line, "spin_us=") : 0;
+	end = out + (strstr(out, "\nend t=") ? strstr(out, "\nend t=") + 1 - out : 0);
 	/* throttle configurations also print each task's slot waits */
 	for (char *w; (w = strstr(end, " throttled=0\n"));)
 		memmove(w, w + 12, strlen(w + 12) + 1);
@@ -146,29 +211,48 @@ static int run(int jobs, const struct config *c, const char *limit, struct resul
 	return 0;
 }
 
+static double pct(long part, long whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
 int main(void)
 {
 	static const int ns[] = { 4, 32 };
-	struct result res[2][NCONFIG], floor;
+	struct result res[2][NCONFIG], floor, warm;
 	int identical = 1;
+	double start;
 
+	/* the warm-up alone: the build starts when it ends (identical in
+	 * every configuration: 256M never reaches a watermark) */
+	if (run_text(scenario(0, &configs[0], " limit=800M"), "/kb", &warm)) {
+		fprintf(stderr, "bench_wmark: the warm-up failed\n");
+		return 1;
+	}
+	start = warm.end_ms;
+	printf("wmark.warmup_ms %.3f ms\n", start);
 	for (int n = 0; n < 2; n++) {
 		for (int c = 0; c < NCONFIG; c++) {
 			struct result *r = &res[n][c];
+			const char *name = configs[c].name;
 
-			if (run(ns[n], &configs[c], " limit=800M", r)) {
-				fprintf(stderr, "bench_wmark: j%d %s failed\n", ns[n], configs[c].name);
+			if (run_text(scenario(ns[n], &configs[c], " limit=800M"), "/kb", r)) {
+				fprintf(stderr, "bench_wmark: j%d %s failed\n", ns[n], name);
 				return 1;
 			}
-			printf("wmark.completion_ms.j%d.%s %.3f ms\n", ns[n], configs[c].name, r->end_ms);
-			printf("wmark.completion_ratio.j%d.%s %.3f ratio\n", ns[n], configs[c].name,
+			r->end_ms -= start;
+			printf("wmark.completion_ms.j%d.%s %.3f ms\n", ns[n], name, r->end_ms);
+			printf("wmark.completion_ratio.j%d.%s %.3f ratio\n", ns[n], name,
 			       r->end_ms / res[n][0].end_ms);
-			printf("wmark.direct_scan_pct.j%d.%s %.1f %%\n", ns[n], configs[c].name,
-			       r->scan_direct + r->scan_bg ?
-			       100.0 * (double)r->scan_direct / (double)(r->scan_direct + r->scan_bg) : 0.0);
-			printf("wmark.allocstall.j%d.%s %ld stalls\n", ns[n], configs[c].name, r->allocstall);
-			printf("wmark.scanned.j%d.%s %ld pages\n", ns[n], configs[c].name,
-			       r->scan_direct + r->scan_bg);
+			printf("wmark.direct_scan_pct.j%d.%s %.1f %%\n", ns[n], name,
+			       pct(r->scan_direct, r->scan_direct + r->scan_bg));
+			printf("wmark.allocstall.j%d.%s %ld stalls\n", ns[n], name, r->allocstall);
+			printf("wmark.scanned.j%d.%s %ld pages\n", ns[n], name, r->scan_direct + r->scan_bg);
+			printf("wmark.iowait_pct.j%d.%s %.1f %%\n", ns[n], name,
+			       100.0 * ((double)(r->io_wait_us - warm.io_wait_us) / 1000.0) /
+			       (r->end_ms * ns[n]));
+			printf("wmark.disk_reads.j%d.%s %ld reads\n", ns[n], name, r->reads - warm.reads);
+			printf("wmark.lock_spin_ms.j%d.%s %.3f ms\n", ns[n], name, (double)r->spin_us / 1000.0);
 			fflush(stdout);
 		}
 	}
@@ -178,15 +262,51 @@ int main(void)
 	/* The floor: the same build with no limit, so that nothing is ever
 	 * reclaimed, scanned, refaulted or waited for. Reclaim only adds work
 	 * to the jobs' and the CPUs', so no configuration can finish sooner. */
-	if (run(32, &configs[0], "", &floor)) {
+	if (run_text(scenario(32, &configs[0], ""), "/kb", &floor)) {
 		fprintf(stderr, "bench_wmark: j32 unlimited failed\n");
 		return 1;
 	}
+	floor.end_ms -= start;
 	printf("wmark.completion_ms.j32.unlimited %.3f ms\n", floor.end_ms);
 	printf("wmark.completion_floor_ratio.j32 %.3f ratio\n", floor.end_ms / res[1][0].end_ms);
+	printf("wmark.iowait_pct.j32.unlimited %.1f %%\n",
+	       100.0 * ((double)(floor.io_wait_us - warm.io_wait_us) / 1000.0) / (floor.end_ms * 32));
 	free(floor.end_block);
+	free(warm.end_block);
 	for (int n = 0; n < 2; n++)
 		for (int c = 0; c < NCONFIG; c++)
 			free(res[n][c].end_block);
+
+	/* Ying Han's second scenario */
+	for (int w = 0; w < 2; w++) {
+		double mbps[2] = { 0, 0 };
+
+		for (int bg = 0; bg < 2; bg++) {
+			struct result r;
+			const char *k = w ? "read" : "write", *b = bg ? "bg" : "direct";
+
+			if (run_text(ying(!w, bg), "/y", &r)) {
+				fprintf(stderr, "bench_wmark: ying %s %s failed\n", k, b);
+				return 1;
+			}
+			free(r.end_block);
+			mbps[bg] = YING_MIB / (r.end_ms / 1000.0) * 1.048576;   /* MB/s */
+			printf("wmark.ying.%s.%s.steal_direct %ld pages\n", k, b, r.steal_direct);
+			printf("wmark.ying.%s.%s.steal_bg %ld pages\n", k, b, r.steal_bg);
+			printf("wmark.ying.%s.%s.scan_direct %ld pages\n", k, b, r.scan_direct);
+			printf("wmark.ying.%s.%s.scan_bg %ld pages\n", k, b, r.scan_bg);
+			printf("wmark.ying.%s.%s.allocstall %ld stalls\n", k, b, r.allocstall);
+			printf("wmark.ying.%s.%s.direct_share_pct %.1f %%\n", k, b,
+			       pct(r.steal_direct, r.steal_direct + r.steal_bg));
+			printf("wmark.ying.%s.%s.mb_per_s %.2f MB/s\n", k, b, mbps[bg]);
+			if (bg && w)
+				printf("wmark.ying.read_allocstall %ld stalls\n", r.allocstall);
+			if (bg && !w)
+				printf("wmark.ying.write_direct_share_pct %.1f %%\n",
+				       pct(r.steal_direct, r.steal_direct + r.steal_bg));
+			fflush(stdout);
+		}
+		printf("wmark.ying.%s_throughput_ratio %.3f ratio\n", w ? "read" : "write", mbps[1] / mbps[0]);
+	}
 	return 0;
 }

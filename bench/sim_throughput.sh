@@ -1,20 +1,52 @@
 #!/usr/bin/env bash
 # sim_throughput.sh: how many pages per second one simulated task declares
-# through the daemon's socket (the goal: at least 1M). Prints
-#   sim.pages_per_s VALUE pages/s
+# through the daemon's socket (the goal: at least 1M), against the same
+# program charged in-process by `memcgctl replay` (no socket, no daemon),
+# timed alternately in the same run. Prints
+#   sim.pages_per_s MEDIAN pages/s            (and .min, .max)
+#   sim.replay_pages_per_s MEDIAN pages/s     the in-process baseline
+#   sim.socket_over_inprocess MEDIAN ratio    (and .min, .max over the runs)
+# Mounts under $MEMCGFS_BENCH_TMP (bench/run.sh's run directory) or /tmp,
+# and unmounts on every exit, an interruption included.
 # Needs root and /dev/fuse. Usage: bench/sim_throughput.sh BUILD_DIR
 set -eu
 build=${1:-build}
-mnt=$(mktemp -d /tmp/memcgfs-bench.XXXXXX)
+mnt=$(mktemp -d "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench.XXXXXX")
+mounted=
+cleanup() {
+	trap '' INT TERM HUP
+	[ -n "$mounted" ] && { fusermount3 -u "$mnt" 2>/dev/null || fusermount3 -uz "$mnt" 2>/dev/null || true; }
+	rmdir "$mnt" 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 "$build/memcgfs" -o memory=16G "$mnt"
-trap 'fusermount3 -u "$mnt"; rmdir "$mnt"' EXIT
+mounted=1
 mkdir "$mnt/bench"
-best=0
-for run in 1 2 3; do
+scn=$(mktemp "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench-scn.XXXXXX")
+printf 'machine memory=16G cpus=1\ngroup /bench\ntask t group=/bench\nt alloc anon heap 4G\nt touch heap seq write\n' > "$scn"
+pages=1048576
+sock=() inproc=() ratio=()
+for run in 1 2 3 4 5; do
 	t0=$(date +%s%N)
 	"$build/memcgctl" sim -m "$mnt" -g /bench -e 'alloc anon heap 4G' -e 'touch heap seq write'
 	t1=$(date +%s%N)
-	rate=$(( 1048576 * 1000000000 / (t1 - t0) ))
-	[ "$rate" -gt "$best" ] && best=$rate
+	"$build/memcgctl" replay "$scn" > /dev/null
+	t2=$(date +%s%N)
+	sock+=("$(( pages * 1000000000 / (t1 - t0) ))")
+	inproc+=("$(( pages * 1000000000 / (t2 - t1) ))")
+	ratio+=("$(awk -v a="$((t1 - t0))" -v b="$((t2 - t1))" 'BEGIN { printf "%.3f", b / a }')")
 done
-echo "sim.pages_per_s $best pages/s"
+rm -f "$scn"
+med() { printf '%s\n' "$@" | sort -g | sed -n 3p; }
+lo() { printf '%s\n' "$@" | sort -g | head -n1; }
+hi() { printf '%s\n' "$@" | sort -g | tail -n1; }
+echo "sim.pages_per_s $(med "${sock[@]}") pages/s"
+echo "sim.pages_per_s.min $(lo "${sock[@]}") pages/s"
+echo "sim.pages_per_s.max $(hi "${sock[@]}") pages/s"
+echo "sim.replay_pages_per_s $(med "${inproc[@]}") pages/s"
+echo "sim.socket_over_inprocess $(med "${ratio[@]}") ratio"
+echo "sim.socket_over_inprocess.min $(lo "${ratio[@]}") ratio"
+echo "sim.socket_over_inprocess.max $(hi "${ratio[@]}") ratio"

@@ -28,6 +28,32 @@
 
 static __thread long charge_nevents;
 
+#ifdef MCG_BENCH
+static __thread struct charge_bench_counts charge_bench;
+#define CHARGE_BENCH(field) (charge_bench.field++)
+
+void charge_bench_take(struct charge_bench_counts *out)
+{
+	*out = charge_bench;
+	charge_bench = (struct charge_bench_counts){ 0 };
+}
+
+long charge_bench_stock_max(struct mcg_engine *e)
+{
+	long n = 0;
+
+	for (unsigned c = 0; c < e->m.cpus; c++) {
+		spin_lock(&e->stock[c].lock);
+		n += e->stock[c].bench_max;
+		e->stock[c].bench_max = e->stock[c].nr;
+		spin_unlock(&e->stock[c].lock);
+	}
+	return n;
+}
+#else
+#define CHARGE_BENCH(field) ((void)0)
+#endif
+
 /* n pages were charged to or uncharged from g (counters up to date): every
  * CHARGE_EVENTS_TARGET of them on this thread, thresholds are checked. */
 static void charge_events(struct mcg_group *g, long n)
@@ -189,6 +215,10 @@ static void charge_stock_refill(struct mcg_engine *e, unsigned cpu, struct mcg_g
 	s->nr += n;
 	if (s->nr > (long)prof_charge_batch(&e->m.prof))
 		full = charge_stock_drain_locked(s);
+#ifdef MCG_BENCH
+	if (s->nr > s->bench_max)
+		s->bench_max = s->nr;
+#endif
 	spin_unlock(&s->lock);
 	charge_stock_put(old);
 	charge_stock_put(full);
@@ -319,8 +349,11 @@ static inline int charge_try_fast(struct mcg_group *g, unsigned cpu, long n,
 		return 0;
 	if (cpu >= e->m.cpus)
 		cpu %= e->m.cpus;
-	if (!e->m.no_stock && charge_stock_consume(e, cpu, g, n))
+	CHARGE_BENCH(charges);
+	if (!e->m.no_stock && charge_stock_consume(e, cpu, g, n)) {
+		CHARGE_BENCH(stock_hits);
 		return 0;
+	}
 	return charge_try_counters(g, cpu, n, mode);
 }
 
@@ -386,7 +419,7 @@ static inline void charge_uncharge_batched(struct mcg_group *g, long n, bool kee
 {
 	if (mcg_is_root(g) || mcg_no_accounting(g->eng))
 		return;
-	if (!b) {
+	if (!b || mcg_no_batch_uncharge(g->eng)) {
 		charge_uncharge_now(g, n, keep_memsw);
 		return;
 	}
@@ -457,6 +490,25 @@ long charge_new_page(struct mcg_group *g, unsigned cpu, unsigned node, enum page
 	return ret;
 }
 
+/* Per-node dirty limits (seed 4.4): a page-cache page about to be written
+ * goes to the first node, from the preferred one on, whose dirty and
+ * writeback pages are under node_dirty_ratio % of its pages; with every
+ * node over, the preferred one (the kernel's slow path ignores the limit
+ * too). */
+static __attribute__((noinline)) unsigned charge_dirty_node(struct mcg_engine *e, unsigned node)
+{
+	unsigned nodes = e->pages.nr_nodes;
+
+	for (unsigned i = 0; i < nodes; i++) {
+		unsigned n = (node + i) % nodes;
+
+		if (atomic_load_explicit(&e->node_dirty[n], memory_order_relaxed) * 100 <
+		    (long)e->m.node_dirty_ratio * page_node_size(&e->pages, n))
+			return n;
+	}
+	return node % nodes;
+}
+
 /* The charge itself, with g held against reaping by the caller. */
 static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned node,
 				   enum page_kind kind, uint32_t owner, uint8_t flags,
@@ -479,6 +531,8 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 		mcg_reap(g);              /* it may have waited for us */
 		return -EAGAIN;
 	}
+	if (__builtin_expect(e->m.node_dirty_ratio != 0, 0) && (flags & PG_DIRTY) && kind != PK_ANON)
+		node = charge_dirty_node(e, node);
 	idx = page_alloc(&e->pages, node);
 	if (idx == PAGE_NONE) {
 		/* The machine itself is full: groups over their soft limits

@@ -22,6 +22,9 @@ struct charge_stock {
 	spin_t lock;
 	struct mcg_group *g;       /* referenced while it holds pages */
 	long nr;
+#ifdef MCG_BENCH
+	long bench_max;            /* the largest nr since charge_bench_stock_max */
+#endif
 } __attribute__((aligned(64)));
 
 /* Throttled direct reclaim (seed topic 1): how many tasks may reclaim on
@@ -99,5 +102,18 @@ void charge_free_page(struct mcg_engine *e, uint32_t idx, struct charge_batch *b
  * (keeping memsw when its content went to swap), back to the pool. */
 void charge_release_page(struct mcg_engine *e, struct mcg_group *g, uint32_t idx, bool keep_memsw);
 
+#ifdef MCG_BENCH
+/* bench/ only (seed B3): this thread's charges that reached the charge
+ * path (not the root's, not without accounting) and those the stock
+ * served, since the last call, which resets them. */
+struct charge_bench_counts {
+	long charges, stock_hits;
+};
+void charge_bench_take(struct charge_bench_counts *out);
+/* The sum over CPUs of the largest stock each held since the last call
+ * (which resets them): a bound on the pages charged ahead of use at any
+ * one moment. */
+long charge_bench_stock_max(struct mcg_engine *e);
+#endif
 
 #endif

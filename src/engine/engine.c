@@ -43,7 +43,7 @@ struct mcg_engine *mcg_engine_new(const struct mcg_machine *m, const struct mcg_
 	e->id_gen = calloc(MCG_ID_MAX + 1, sizeof(*e->id_gen));
 	e->tasks = task_table_new();
 	if (e->m.mem_pages >= (long)VM_MAX_PAGES || e->m.swap_pages >= (long)VM_MAX_PAGES ||
-	    page_pool_init(&e->pages, e->m.mem_pages, e->m.nodes) || charge_init(e) ||
+	    page_pool_init(&e->pages, e->m.mem_pages, e->m.nodes, e->m.node_pages) || charge_init(e) ||
 	    swap_init(e, e->m.swap_pages) || vm_init(e) || oom_init(e) || move_init(e) || wb_init(e) ||
 	    bgr_init(e) || soft_init(e) || rstat_init(e)) {
 		mcg_engine_free(e);

@@ -39,6 +39,8 @@ enum stat_lru lru_of(const struct page *p)
 
 	if (p->flags & (PG_UNEVICTABLE | PG_MLOCKED))
 		return LRU_UNEVICTABLE;
+	if (p->kind & PS_IMMEDIATE)
+		return LRU_IMMEDIATE;
 	if ((p->kind & PK_MASK) == PK_FILE)
 		return active ? LRU_ACTIVE_FILE : LRU_INACTIVE_FILE;
 	/* anon and shmem are swap-backed: the anon lists */
@@ -62,6 +64,9 @@ enum stat_lru lru_link_raw(struct page *pg, struct lru_vec *v, uint32_t idx, boo
 	uint32_t *end = tail ? &list->tail : &list->head;
 	uint32_t *other = tail ? &list->head : &list->tail;
 
+	if (l == LRU_IMMEDIATE && (p->flags & PG_WRITEBACK))
+		v->nr_immediate_wb++;
+
 	p->prev = tail ? *end : PAGE_NONE;
 	p->next = tail ? PAGE_NONE : *end;
 	if (*end != PAGE_NONE) {
@@ -83,6 +88,8 @@ enum stat_lru lru_unlink_raw(struct page *pg, struct lru_vec *v, uint32_t idx)
 	enum stat_lru l = lru_of(p);
 	struct lru_list *list = &v->list[l];
 
+	if (l == LRU_IMMEDIATE && (p->flags & PG_WRITEBACK))
+		v->nr_immediate_wb--;
 	if (p->prev != PAGE_NONE)
 		pg[p->prev].next = p->next;
 	else

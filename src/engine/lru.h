@@ -29,6 +29,13 @@ struct lru_vec {
 	struct lru_list list[LRU__COUNT];
 	atomic_long size[LRU__COUNT];
 	struct rstat_node *rs;        /* its group's: a size change marks it */
+	/* reclaim.c's: the priority-shift accumulators of the anon [0] and
+	 * file [1] lists (under lock), and pages scanned and stolen here */
+	long nr_scan[2];
+	atomic_long pgscan, pgsteal;
+	/* pages on the immediate list still under writeback (the seed's
+	 * NR_IMMEDIATE): 0 with pages there means they are stranded */
+	long nr_immediate_wb;
 } __attribute__((aligned(64)));
 
 /* Add delta to the size of list l. Written under v->lock only and read

@@ -60,6 +60,9 @@ struct mcg_machine {
 	long mem_pages;
 	long swap_pages;
 	unsigned nodes;          /* 0: 1 */
+	/* each node's pages, adding up to mem_pages (all 0: an even split);
+	 * allocation tries the toucher's node first, then the next ones */
+	long node_pages[PAGE_MAX_NODES];
 	unsigned cpus;           /* 0: 1 */
 	unsigned vm_swappiness;  /* the simulated vm.swappiness */
 	bool no_stock;           /* no per-CPU charge stock: every charge reaches
@@ -67,9 +70,25 @@ struct mcg_machine {
 	long wb_pages_per_s;     /* writeback device bandwidth (default 25600) */
 	uint64_t wb_latency_ns;  /* and latency (default 5 ms) */
 	bool immediate_reclaim;  /* reclaim pages at writeback completion */
+	/* seed topic 4, patch 11/11 (RFC only): a file page reclaim marked
+	 * for reclaim, under writeback, waits on an immediate list that
+	 * reclaim never scans, and goes to the inactive tail when clean */
+	bool immediate_list;
+	/* per-node dirty limits (3.3's, seed topic 4.4), in % of a node's
+	 * pages: a written page-cache page is allocated on the first node
+	 * under its limit (0: off) */
+	unsigned node_dirty_ratio;
 	bool watermarks;         /* watermarks and background reclaim are on */
 #ifdef MCG_BENCH
+	/* bench/ only (seed B5): reclaim walks the nodes in order and stops
+	 * as soon as it has enough, the fixed form the default replaced */
+	bool node_reclaim_fixed;
+	/* bench/ only (seed B4's variant a): a page's writeback end leaves it
+	 * where it is, no rotation to the inactive tail */
+	bool wb_no_rotate;
 	bool no_accounting;      /* bench/ only: charge nothing (the baseline) */
+	bool no_batch_uncharge;  /* bench/ only: every uncharge at once, per
+				  * page (seed B3's variant c) */
 #endif
 };
 
@@ -127,6 +146,8 @@ struct mcg_engine {
 	struct bgr_pool *bgr;         /* NULL without watermarks */
 	struct soft_heap *soft;       /* the groups over their soft limits */
 	struct rstat_state *rstat;    /* hierarchical statistics' flush */
+	/* with m.node_dirty_ratio: each node's dirty and writeback page cache */
+	atomic_long node_dirty[PAGE_MAX_NODES];
 };
 
 /* An engine for machine m in environment env (NULL: env_real), telling
@@ -140,6 +161,16 @@ static inline bool mcg_no_accounting(const struct mcg_engine *e)
 {
 #ifdef MCG_BENCH
 	return e->m.no_accounting;
+#else
+	return false;
+#endif
+}
+
+/* bench/'s per-page uncharge (B3's variant c): compiled in only there. */
+static inline bool mcg_no_batch_uncharge(const struct mcg_engine *e)
+{
+#ifdef MCG_BENCH
+	return e->m.no_batch_uncharge;
 #else
 	return false;
 #endif

@@ -8,12 +8,23 @@
 
 #include "engine/page.h"
 
-int page_pool_init(struct page_pool *pp, long nr_pages, unsigned nr_nodes)
+int page_pool_init(struct page_pool *pp, long nr_pages, unsigned nr_nodes, const long *node_pages)
 {
+	long sum = 0;
+
 	memset(pp, 0, sizeof(*pp));
 	if (nr_pages <= 0 || nr_pages >= (long)PAGE_NONE || nr_nodes == 0 ||
 	    nr_nodes > PAGE_MAX_NODES || (long)nr_nodes > nr_pages)
 		return -EINVAL;
+	for (unsigned n = 0; node_pages && n < nr_nodes; n++) {
+		if (node_pages[n] < 0 || (node_pages[n] == 0 && sum))
+			return -EINVAL;
+		sum += node_pages[n];
+	}
+	if (sum && (sum != nr_pages || node_pages[nr_nodes - 1] == 0))
+		return -EINVAL;
+	if (!sum)
+		node_pages = NULL;        /* split evenly */
 	/* Anonymous mappings come zeroed and lazily backed. */
 	pp->pages = mmap(NULL, (size_t)nr_pages * sizeof(struct page), PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -39,10 +50,11 @@ int page_pool_init(struct page_pool *pp, long nr_pages, unsigned nr_nodes)
 	}
 	for (unsigned n = 0; n < nr_nodes; n++) {
 		struct page_node *pn = &pp->node[n];
-		uint32_t first = (uint32_t)((uint64_t)nr_pages * n / nr_nodes);
+		uint32_t first = n ? pp->node_end[n - 1] : 0;
 
 		spin_init(&pn->lock);
-		pp->node_end[n] = (uint32_t)((uint64_t)nr_pages * (n + 1) / nr_nodes);
+		pp->node_end[n] = node_pages ? first + (uint32_t)node_pages[n] :
+			(uint32_t)((uint64_t)nr_pages * (n + 1) / nr_nodes);
 		/* Freed pages are reused first; never-used ones come from a
 		 * bump pointer, so the untouched tail costs nothing. */
 		pn->bump = first;

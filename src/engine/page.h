@@ -22,6 +22,7 @@ enum page_kind {
 #define PS_ISOLATED  0x10   /* taken off its LRU by reclaim */
 #define PS_DOOMED    0x20   /* freed by its owner while isolated */
 #define PS_SWAPCACHE 0x40   /* an anon page whose copy in swap is still good */
+#define PS_IMMEDIATE 0x80   /* on its lruvec's immediate list (seed topic 4) */
 
 enum page_flag {
 	PG_ACTIVE      = 1 << 0,
@@ -68,9 +69,16 @@ struct page_pool {
 	uint32_t node_end[PAGE_MAX_NODES];
 };
 
-/* -ENOMEM, -EINVAL (no pages, or more than 2^32 - 1). Memory is reserved,
- * not touched: descriptors become resident as pages are first used. */
-int page_pool_init(struct page_pool *pp, long nr_pages, unsigned nr_nodes);
+/* -ENOMEM, -EINVAL (no pages, or more than 2^32 - 1; sizes that do not
+ * add up to nr_pages). node_pages: each node's pages, or NULL (or all 0)
+ * for nr_pages split evenly. Memory is reserved, not touched: descriptors
+ * become resident as pages are first used. */
+int page_pool_init(struct page_pool *pp, long nr_pages, unsigned nr_nodes, const long *node_pages);
+/* The pages of node n (free or not). */
+static inline long page_node_size(const struct page_pool *pp, unsigned n)
+{
+	return (long)pp->node_end[n] - (n ? (long)pp->node_end[n - 1] : 0);
+}
 void page_pool_destroy(struct page_pool *pp);
 
 /* A free page of node (modulo the node count; or of any node, trying

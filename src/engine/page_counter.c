@@ -6,6 +6,21 @@
 
 #include "engine/page_counter.h"
 
+#ifdef MCG_BENCH
+static __thread long pc_bench_levels;
+#define PC_BENCH_LEVEL() (pc_bench_levels++)
+
+long pc_bench_take_levels(void)
+{
+	long n = pc_bench_levels;
+
+	pc_bench_levels = 0;
+	return n;
+}
+#else
+#define PC_BENCH_LEVEL() ((void)0)
+#endif
+
 void pc_init(struct pc_counter *c, struct pc_counter *parent, bool track_failcnt)
 {
 	atomic_init(&c->usage, 0);
@@ -55,6 +70,7 @@ int pc_try_charge_upto(struct pc_counter *c, long n, struct pc_counter *stop,
 	for (i = c; i != stop; i = i->parent, levels++) {
 		long nu = atomic_fetch_add(&i->usage, n) + n;
 
+		PC_BENCH_LEVEL();
 		/* The max is read without ordering against other chargers: two
 		 * racing chargers may both fail where one could have won. That
 		 * costs a retry, never an over-charge. */
@@ -83,8 +99,10 @@ int pc_uncharge_upto(struct pc_counter *c, long n, struct pc_counter *stop)
 {
 	int levels = 0;
 
-	for (; c != stop; c = c->parent, levels++)
+	for (; c != stop; c = c->parent, levels++) {
+		PC_BENCH_LEVEL();
 		pc_cancel(c, n);
+	}
 	return levels;
 }
 

@@ -50,6 +50,13 @@ static inline long pc_max(const struct pc_counter *c) { return atomic_load(&c->m
 static inline long pc_watermark(const struct pc_counter *c) { return atomic_load(&c->watermark); }
 static inline unsigned long pc_failcnt(const struct pc_counter *c) { return atomic_load(&c->failcnt); }
 
+#ifdef MCG_BENCH
+/* bench/ only: counter levels this thread updated (atomic read-modify-
+ * writes of a shared usage: the seed's res_counter lock acquisitions)
+ * since the last call, which resets the count. */
+long pc_bench_take_levels(void);
+#endif
+
 void pc_reset_watermark(struct pc_counter *c);
 void pc_reset_failcnt(struct pc_counter *c);
 

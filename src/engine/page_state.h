@@ -54,6 +54,13 @@ static inline void pgstate_account_unmarked(struct mcg_group *g, const struct pa
 {
 	atomic_long *own = stat_shard_own(g->stat);
 
+	/* per-node dirty limits: the node's dirty and writeback page cache */
+	if (__builtin_expect(g->eng->m.node_dirty_ratio != 0, 0) &&
+	    (p->flags & (PG_DIRTY | PG_WRITEBACK)) && (p->kind & PK_MASK) != PK_ANON)
+		atomic_fetch_add_explicit(&g->eng->node_dirty[page_node_of(&g->eng->pages,
+						(uint32_t)(p - g->eng->pages.pages))], sign,
+					  memory_order_relaxed);
+
 	if (!own) {
 		pgstate_account_shared(g, p, sign, event);
 		return;

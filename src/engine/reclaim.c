@@ -1,7 +1,11 @@
 /* reclaim.c: page reclaim from a group's subtree. Priorities from 12 down to
  * 0 scan (list size >> priority) pages; active lists are aged into the
  * inactive ones, inactive pages get a second chance when referenced, and the
- * anon/file split follows the swappiness of the group reclaimed from. Pages
+ * anon/file split follows the swappiness of the group reclaimed from. Each
+ * call gives every node a share of its want proportional to the node's
+ * share of the subtree's pages, every pass visits each node still short of
+ * its share, and lists are scanned through the priority-shift accumulators
+ * of seed topic 5 (§5.2, §5.3), so that pressure follows node sizes. Pages
  * are isolated under the lruvec lock and decided with no lock held, so an
  * owner may free a page concurrently (it is then finished here). Never
  * charges and never sleeps on a device. */
@@ -23,9 +27,15 @@
 struct reclaim_ctl {
 	struct mcg_engine *e;
 	long want;
+	long stop;                  /* this lruvec is done when reclaimed reaches it */
 	long reclaimed;
+	/* proportional: each node's share of want (node_want) and what it
+	 * gave (node_got), for the whole call; 0 nodes: the fixed walk */
+	unsigned nodes;
+	long node_want[PAGE_MAX_NODES], node_got[PAGE_MAX_NODES];
 	long scanned;
 	bool may_swap;
+	bool global;                /* the machine's reclaim (from the root) */
 	unsigned swappiness;
 	enum reclaim_ctx ctx;       /* the index of the pg_scanned counts */
 };
@@ -69,6 +79,59 @@ static void reclaim_putback(struct reclaim_ctl *rc, struct mcg_group *g, uint32_
 		charge_release_page(rc->e, g, idx, false);
 }
 
+/* Put back a file page reclaim keeps for later: dirty (just handed to the
+ * writeback device) or under writeback. It is marked for reclaim (counted
+ * as nr_vmscan_immediate_reclaim) and, with the immediate list (seed 4.3),
+ * waits there while its writeback lasts, out of reclaim's way. */
+static void reclaim_putback_marked(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t idx)
+{
+	struct page *p = &rc->e->pages.pages[idx];
+	struct lru_vec *v = lru_vec_of(rc->e, g, idx);
+	bool doomed, listed = false;
+
+	wb_note_marked(rc->e);
+	spin_lock(&v->lock);
+	doomed = p->kind & PS_DOOMED;
+	p->kind &= (uint8_t)~(PS_ISOLATED | PS_DOOMED);
+	if (!doomed) {
+		p->flags |= PG_RECLAIM;
+		if (rc->e->m.immediate_list && (p->flags & PG_WRITEBACK)) {
+			p->kind |= PS_IMMEDIATE;
+			listed = true;
+		}
+		lru_link(rc->e, g, idx);
+	}
+	spin_unlock(&v->lock);
+	if (listed)
+		wb_note_listed(rc->e);
+	if (doomed)
+		charge_release_page(rc->e, g, idx, false);
+}
+
+/* The immediate list's pages whose writeback end was never seen (the
+ * seed's rescue: NR_IMMEDIATE is 0, the list is not): back to their own
+ * lists, each counted as rescued. In this engine a page carries its list,
+ * so nothing should ever need it: the count is a correctness check. */
+static void reclaim_rescue(struct reclaim_ctl *rc, struct mcg_group *g, unsigned node)
+{
+	struct lru_vec *v = &g->lruvec[node];
+	struct page *pg = rc->e->pages.pages;
+	long n = 0;
+
+	spin_lock(&v->lock);
+	while (v->nr_immediate_wb == 0 && v->list[LRU_IMMEDIATE].tail != PAGE_NONE) {
+		uint32_t idx = v->list[LRU_IMMEDIATE].tail;
+
+		lru_unlink(rc->e, g, idx);
+		pg[idx].kind &= (uint8_t)~PS_IMMEDIATE;
+		lru_link(rc->e, g, idx);
+		n++;
+	}
+	spin_unlock(&v->lock);
+	if (n)
+		wb_note_rescued(rc->e, n);
+}
+
 /* Decide one isolated inactive page. Returns true when it was reclaimed. */
 static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t idx, bool anon)
 {
@@ -88,16 +151,18 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 		reclaim_putback(rc, g, idx, PG_ACTIVE, PG_REFERENCED);
 		return false;
 	}
-	if (!anon && (flags & PG_WRITEBACK) && rc->ctx == RECLAIM_DIRECT) {
+	if (!anon && (flags & PG_WRITEBACK) && rc->ctx == RECLAIM_DIRECT && !rc->global) {
 		/* memcg reclaim waits for a page it marked (legacy memcg has
-		 * no dirty throttling); it comes back clean */
+		 * no dirty throttling); it comes back clean. The machine's
+		 * reclaim never waits (the kernel's global reclaim marks the
+		 * page and moves on) */
 		wb_wait(e, idx);
 		spin_lock(&v->lock);
 		flags = p->flags;
 		spin_unlock(&v->lock);
 	}
 	if (!anon && (flags & PG_WRITEBACK)) {
-		reclaim_putback(rc, g, idx, PG_RECLAIM, 0);
+		reclaim_putback_marked(rc, g, idx);
 		return false;
 	}
 	if (!anon && (flags & PG_DIRTY)) {
@@ -105,7 +170,7 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 		 * device and finds them again, clean, after it is done. */
 		pgstate_flags(e, idx, PG_WRITEBACK | PG_RECLAIM, PG_DIRTY);
 		wb_submit(e, idx);
-		reclaim_putback(rc, g, idx, 0, 0);
+		reclaim_putback_marked(rc, g, idx);
 		return false;
 	}
 	if (anon) {
@@ -138,19 +203,21 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 	return true;
 }
 
-static void reclaim_inactive(struct reclaim_ctl *rc, struct mcg_group *g, unsigned node,
+/* Scan up to nr pages of an inactive list; returns how many it scanned. */
+static long reclaim_inactive(struct reclaim_ctl *rc, struct mcg_group *g, unsigned node,
 			     enum stat_lru inactive, long nr)
 {
 	struct lru_vec *v = &g->lruvec[node];
 	struct page *pg = rc->e->pages.pages;
 	bool anon = inactive == LRU_INACTIVE_ANON;
+	long scanned = 0;
 
-	while (nr > 0 && rc->reclaimed < rc->want) {
+	while (nr > 0 && rc->reclaimed < rc->stop) {
 		uint32_t batch[RECLAIM_CLUSTER];
 		int n = 0;
 
 		/* isolate no more than is still wanted, so reclaim stops on target */
-		long room = rc->want - rc->reclaimed;
+		long room = rc->stop - rc->reclaimed;
 
 		spin_lock(&v->lock);
 		while (n < RECLAIM_CLUSTER && n < nr && n < room &&
@@ -165,14 +232,56 @@ static void reclaim_inactive(struct reclaim_ctl *rc, struct mcg_group *g, unsign
 		if (n == 0)
 			break;
 		nr -= n;
+		scanned += n;
 		rc->scanned += n;
 		atomic_fetch_add(&g->pg_scanned[rc->ctx], n);
+		atomic_fetch_add(&v->pgscan, n);
 		for (int i = 0; i < n; i++)
 			if (reclaim_page(rc, g, batch[i], anon)) {
 				rc->reclaimed++;
+				rc->node_got[node]++;
 				atomic_fetch_add(&g->pg_reclaimed[rc->ctx], 1);
+				atomic_fetch_add(&v->pgsteal, 1);
 			}
 	}
+	return scanned;
+}
+
+static bool reclaim_fixed(const struct mcg_engine *e)
+{
+#ifdef MCG_BENCH
+	return e->m.node_reclaim_fixed;
+#else
+	(void)e;
+	return false;
+#endif
+}
+
+/* The priority-shift accumulator (§5.3): each pass adds (size >> prio) + 1
+ * to the list's count, and once it reaches a cluster that many pages are
+ * scanned; small lists are still scanned, slowly (the + 1). */
+static long reclaim_accumulate(struct lru_vec *v, int type, long scan)
+{
+	long n;
+
+	spin_lock(&v->lock);
+	v->nr_scan[type] += scan + 1;
+	n = v->nr_scan[type];
+	if (n >= RECLAIM_CLUSTER)
+		v->nr_scan[type] = 0;
+	spin_unlock(&v->lock);
+	return n >= RECLAIM_CLUSTER ? n : 0;
+}
+
+/* What a pass took from the accumulator but did not scan (it stopped on
+ * its target) goes back, up to the list's size. */
+static void reclaim_unaccumulate(struct lru_vec *v, int type, long left, long size)
+{
+	spin_lock(&v->lock);
+	v->nr_scan[type] += left;
+	if (v->nr_scan[type] > size)
+		v->nr_scan[type] = size;
+	spin_unlock(&v->lock);
 }
 
 static void reclaim_lruvec(struct reclaim_ctl *rc, struct mcg_group *g, unsigned node, int prio)
@@ -182,6 +291,7 @@ static void reclaim_lruvec(struct reclaim_ctl *rc, struct mcg_group *g, unsigned
 	long ifl = stat_lru_local(g, LRU_INACTIVE_FILE, (int)node);
 	long af = stat_lru_local(g, LRU_ACTIVE_FILE, (int)node);
 	bool swap = rc->may_swap && rc->swappiness > 0 && swap_nr_free(rc->e) > 0;
+	bool acc = prio > 0 && !reclaim_fixed(rc->e);
 	/* swappiness 100 scans both types alike; 0 no anon; 200 no file */
 	long anon_scan = swap ? ((ia + aa) >> prio) * rc->swappiness / 100 : 0;
 	long file_scan = ((ifl + af) >> prio) * (200 - (swap ? rc->swappiness : 0)) / 100;
@@ -189,6 +299,11 @@ static void reclaim_lruvec(struct reclaim_ctl *rc, struct mcg_group *g, unsigned
 	if (prio == 0) {        /* the last pass looks at everything it may */
 		anon_scan = swap ? ia + aa : 0;
 		file_scan = ifl + af;
+	} else if (acc) {
+		struct lru_vec *v = &g->lruvec[node];
+
+		anon_scan = swap && ia + aa ? reclaim_accumulate(v, 0, anon_scan) : 0;
+		file_scan = ifl + af ? reclaim_accumulate(v, 1, file_scan) : 0;
 	}
 	/* keep the inactive lists at least as long as the active ones, aging
 	 * (active size >> priority) pages a pass */
@@ -196,15 +311,81 @@ static void reclaim_lruvec(struct reclaim_ctl *rc, struct mcg_group *g, unsigned
 		reclaim_age_active(rc, g, node, LRU_ACTIVE_FILE, prio ? af >> prio : af);
 	if (anon_scan && aa > ia)
 		reclaim_age_active(rc, g, node, LRU_ACTIVE_ANON, prio ? aa >> prio : aa);
-	if (file_scan)
-		reclaim_inactive(rc, g, node, LRU_INACTIVE_FILE, file_scan);
-	if (anon_scan && rc->reclaimed < rc->want)
-		reclaim_inactive(rc, g, node, LRU_INACTIVE_ANON, anon_scan);
+	if (atomic_load_explicit(&g->lruvec[node].size[LRU_IMMEDIATE], memory_order_relaxed))
+		reclaim_rescue(rc, g, node);
+	if (file_scan) {
+		long done = reclaim_inactive(rc, g, node, LRU_INACTIVE_FILE, file_scan);
+
+		if (acc && done < file_scan)
+			reclaim_unaccumulate(&g->lruvec[node], 1, file_scan - done, ifl + af);
+	}
+	if (anon_scan) {
+		long done = rc->reclaimed < rc->stop ?
+			reclaim_inactive(rc, g, node, LRU_INACTIVE_ANON, anon_scan) : 0;
+
+		if (acc && done < anon_scan)
+			reclaim_unaccumulate(&g->lruvec[node], 0, anon_scan - done, ia + aa);
+	}
+}
+
+/* The default (§5.2): each node is asked, for the whole call, for a share
+ * of want proportional to its share of the subtree's reclaimable pages (on
+ * a full machine, its size), rounded up; every pass goes on to every node
+ * still short of its share, even when an earlier one gave enough, and a
+ * node that is done gives no more. The fixed form (the benchmark's
+ * switch) and a machine of one node leave nodes at 0: the walk then goes
+ * through the nodes in order until the whole want is met, so the first
+ * node takes the pressure. */
+static void reclaim_shares(struct reclaim_ctl *rc, struct mcg_group *top)
+{
+	unsigned nodes = rc->e->pages.nr_nodes;
+	unsigned mask = 1u << LRU_INACTIVE_FILE | 1u << LRU_ACTIVE_FILE;
+	long size[PAGE_MAX_NODES], total = 0;
+
+	rc->nodes = 0;
+	if (nodes == 1 || reclaim_fixed(rc->e))
+		return;
+	/* what this reclaim may take: anon only with swap */
+	if (rc->may_swap && rc->swappiness > 0 && swap_nr_free(rc->e) > 0)
+		mask |= 1u << LRU_INACTIVE_ANON | 1u << LRU_ACTIVE_ANON;
+	stat_lru_nodes(top, mask, size);
+	for (unsigned n = 0; n < nodes; n++)
+		total += size[n];
+	if (total == 0)
+		return;
+	for (unsigned n = 0; n < nodes; n++)
+		rc->node_want[n] = (long)(((__int128)rc->want * size[n] + total - 1) / total);
+	rc->nodes = nodes;
+}
+
+/* One pass over g's nodes at prio. At priority 0, the last pass, the
+ * shares are lifted: any node may make up what another could not give. */
+static void reclaim_group(struct reclaim_ctl *rc, struct mcg_group *g, int prio)
+{
+	if (!rc->nodes || prio == 0) {
+		rc->stop = rc->want;
+		for (unsigned n = 0; n < rc->e->pages.nr_nodes && rc->reclaimed < rc->want; n++)
+			reclaim_lruvec(rc, g, n, prio);
+		return;
+	}
+	for (unsigned n = 0; n < rc->nodes && rc->reclaimed < rc->want; n++) {
+		if (rc->node_got[n] >= rc->node_want[n])
+			continue;
+		rc->stop = rc->reclaimed + rc->node_want[n] - rc->node_got[n];
+		reclaim_lruvec(rc, g, n, prio);
+	}
+	rc->stop = rc->want;
+}
+
+void reclaim_node_counts(struct mcg_group *g, unsigned node, long *scanned, long *stolen)
+{
+	*scanned = atomic_load(&g->lruvec[node].pgscan);
+	*stolen = atomic_load(&g->lruvec[node].pgsteal);
 }
 
 bool reclaim_isolated_page(struct mcg_group *g, uint32_t idx)
 {
-	struct reclaim_ctl rc = { .e = g->eng, .want = 1, .ctx = RECLAIM_DIRECT };
+	struct reclaim_ctl rc = { .e = g->eng, .want = 1, .stop = 1, .ctx = RECLAIM_DIRECT };
 
 	return reclaim_page(&rc, g, idx, false);
 }
@@ -212,7 +393,7 @@ bool reclaim_isolated_page(struct mcg_group *g, uint32_t idx)
 long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim_ctx ctx)
 {
 	struct reclaim_ctl rc = {
-		.e = top->eng, .want = nr, .may_swap = may_swap,
+		.e = top->eng, .want = nr, .may_swap = may_swap, .global = mcg_is_root(top),
 		.swappiness = mcg_swappiness(top), .ctx = ctx,
 	};
 	int prio;
@@ -220,13 +401,13 @@ long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim
 	wb_complete(rc.e);
 	if (nr <= 0)
 		return 0;
+	reclaim_shares(&rc, top);
 	/* Limit reclaim with swappiness 0 may still not swap (§3.13). */
 	for (prio = RECLAIM_PRIO_DEF; prio >= 0 && rc.reclaimed < nr; prio--) {
 		struct mcg_group *g = NULL;
 
 		while (rc.reclaimed < nr && (g = mcg_iter(top, g)))
-			for (unsigned n = 0; n < rc.e->pages.nr_nodes && rc.reclaimed < nr; n++)
-				reclaim_lruvec(&rc, g, n, prio);
+			reclaim_group(&rc, g, prio);
 		if (g)
 			mcg_put(g);       /* stopped early: the walk's last */
 	}

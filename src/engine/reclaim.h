@@ -20,7 +20,9 @@ enum reclaim_ctx {
 	 * limit write or force_empty, a move's destination, or the machine
 	 * running out of pages (soft limits first). Counted as direct
 	 * (pg_scan, pg_pgsteal), as the kernel counts every reclaim outside
-	 * kswapd in pgscan_direct; waits for writeback (legacy memcg). */
+	 * kswapd in pgscan_direct; a group's waits for writeback (legacy
+	 * memcg), the machine's (from the root) does not, as the kernel's
+	 * global reclaim does not. */
 	RECLAIM_DIRECT,
 	/* The watermark workers: counted as background (kswapd_pgscan,
 	 * kswapd_steal); never waits for writeback. */
@@ -35,6 +37,9 @@ long reclaim_subtree(struct mcg_group *g, long nr, bool may_swap, enum reclaim_c
  * or a quarter of it was reclaimed; stop once something came back or after
  * two fruitless picks. Returns pages reclaimed (0: nobody is over). */
 long reclaim_soft_limits(struct mcg_engine *e, long nr);
+
+/* Pages reclaim scanned and stole from g (not its subtree) on node. */
+void reclaim_node_counts(struct mcg_group *g, unsigned node, long *scanned, long *stolen);
 
 /* Evict a clean page of g that the caller has isolated (writeback's
  * immediate reclaim): true if it went, else it is back on its list. */

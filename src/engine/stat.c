@@ -133,6 +133,27 @@ long stat_total_walk(struct mcg_group *g, enum stat_item it)
 	return sum;
 }
 
+static void stat_walk_nodes(const struct mcg_group *g, unsigned mask, unsigned nodes, long *out)
+{
+	for (unsigned n = 0; n < nodes; n++)
+		for (int l = 0; l < LRU__COUNT; l++)
+			if (mask & (1u << l))
+				out[n] += atomic_load_explicit(&g->lruvec[n].size[l], memory_order_relaxed);
+	for (const struct mcg_group *c = g->children; c; c = c->sibling)
+		stat_walk_nodes(c, mask, nodes, out);
+}
+
+void stat_lru_nodes(struct mcg_group *g, unsigned mask, long *out)
+{
+	unsigned nodes = g->eng->m.nodes;
+
+	for (unsigned n = 0; n < nodes; n++)
+		out[n] = 0;
+	pthread_rwlock_rdlock(&g->eng->tree_lock);
+	stat_walk_nodes(g, mask, nodes, out);
+	pthread_rwlock_unlock(&g->eng->tree_lock);
+}
+
 long stat_lru_total_walk(struct mcg_group *g, enum stat_lru l, int node)
 {
 	long sum;

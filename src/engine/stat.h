@@ -32,6 +32,9 @@ enum stat_lru {
 	LRU_INACTIVE_FILE,
 	LRU_ACTIVE_FILE,
 	LRU_UNEVICTABLE,
+	/* seed topic 4's LRU_IMMEDIATE (RFC only, m.immediate_list): file
+	 * pages reclaim marked, under writeback; never scanned */
+	LRU_IMMEDIATE,
 	LRU__COUNT
 };
 
@@ -57,6 +60,9 @@ long stat_lru_total(struct mcg_group *g, enum stat_lru l, int node);
 /* The same by walking every group under g (the invariant checker's). */
 long stat_total_walk(struct mcg_group *g, enum stat_item it);
 long stat_lru_total_walk(struct mcg_group *g, enum stat_lru l, int node);
+/* The lists in mask (a bit per enum stat_lru) of g's subtree, summed per
+ * node into out[nodes], in one walk. */
+void stat_lru_nodes(struct mcg_group *g, unsigned mask, long *out);
 
 /* Add delta to item it of a group's shards (stat_add in memcg.h). */
 #define STAT_SHARED 0                 /* the shard shared with atomic adds */

@@ -361,6 +361,12 @@ static void vm_accessed(struct mcg_engine *e, uint32_t idx, bool write, bool map
 
 int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_fault *fault)
 {
+	return vm_touch_by(r->obj, r, i, cpu, write, fault);
+}
+
+int vm_touch_by(struct vm_object *who, struct vm_region *r, uint32_t i, unsigned cpu, bool write,
+		enum vm_fault *fault)
+{
 	struct vm_region *t = r->file ? r->file : r;     /* where the slot lives */
 	uint32_t off = r->file ? r->file_off + i : i;
 	struct vm_object *o = t->obj;
@@ -371,13 +377,13 @@ int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_
 
 	if (i >= r->npages)
 		return -EINVAL;
-	if (atomic_load(&r->obj->dead))
+	if (atomic_load(&who->dead))
 		return -EFAULT;
 	for (;;) {
 		/* A file page is charged to the group of the task that brings
 		 * it in; anon and shmem pages to their owner's (the same task:
 		 * r's object). Taken before the slot's object is locked. */
-		charge_to = vm_object_group(r->obj);
+		charge_to = vm_object_group(who);
 		faulter = charge_to;
 		pthread_mutex_lock(&o->lock);
 		v = atomic_load(&t->slot[off]);
@@ -396,16 +402,16 @@ int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_
 
 		/* the faulting task's mode, not the file's */
 		idx = charge_new_page(charge_to, cpu, cpu, t->kind, t->vbase + off,
-				      write && t->kind != PK_ANON ? PG_DIRTY : 0, r->obj->mode);
+				      write && t->kind != PK_ANON ? PG_DIRTY : 0, who->mode);
 		if (idx < 0) {
 			mcg_put(charge_to);
 			return (int)idx;
 		}
 		pthread_mutex_lock(&o->lock);
 		if (atomic_load(&t->slot[off]) != v || atomic_load(&o->dead) ||
-		    atomic_load(&r->obj->dead)) {
+		    atomic_load(&who->dead)) {
 			/* someone else faulted it, or the task was killed */
-			bool dead = atomic_load(&o->dead) || atomic_load(&r->obj->dead);
+			bool dead = atomic_load(&o->dead) || atomic_load(&who->dead);
 
 			pthread_mutex_unlock(&o->lock);
 			charge_free_page(e, (uint32_t)idx, NULL);

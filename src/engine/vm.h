@@ -111,6 +111,11 @@ void vm_region_free(struct vm_region *r);
  * (charging r's object's group, or for file pages the toucher's), mark it
  * referenced, dirty on write. 0 with *fault set, or -ENOMEM. */
 int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_fault *fault);
+/* The same for task who, r being any region (a file's own: read(2) or
+ * write(2) through the page cache, no mapping): charged to who's group,
+ * as who's fault (its mode; -EFAULT once who is dead). */
+int vm_touch_by(struct vm_object *who, struct vm_region *r, uint32_t i, unsigned cpu, bool write,
+		enum vm_fault *fault);
 /* Drop virtual page i (munmap of one page, or truncate for a file), its
  * uncharge gathered into b (charge.h; NULL: at once). */
 void vm_discard(struct vm_region *r, uint32_t i, struct charge_batch *b);

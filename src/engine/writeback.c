@@ -27,6 +27,7 @@ struct wb_dev {
 	size_t head, len, cap;        /* ring */
 	uint64_t last_done;
 	atomic_long inflight, completed, rotated, immediate;
+	atomic_long marked, listed, rescued;   /* seed topic 4's counts */
 };
 
 int wb_init(struct mcg_engine *e)
@@ -86,6 +87,16 @@ void wb_submit(struct mcg_engine *e, uint32_t idx)
 	pthread_mutex_unlock(&w->lock);
 }
 
+static bool wb_no_rotate(const struct mcg_engine *e)
+{
+#ifdef MCG_BENCH
+	return e->m.wb_no_rotate;
+#else
+	(void)e;
+	return false;
+#endif
+}
+
 /* Write-back finished for one page: it is clean. One marked for reclaim
  * rotates to the inactive tail, or under the immediate policy goes now;
  * one that reclaim holds isolated is left to reclaim's decision. */
@@ -104,16 +115,24 @@ static void wb_finish(struct mcg_engine *e, const struct wb_entry *en)
 		bool was_reclaim = p->flags & PG_RECLAIM;
 		bool isolated = p->kind & PS_ISOLATED;
 
+		bool listed = !isolated && (p->kind & PS_IMMEDIATE);
+		bool stay = !isolated && !listed && wb_no_rotate(e);
+
 		pgstate_stats(g, p, -1);
-		if (!isolated)
+		if (!isolated && !stay)
 			lru_unlink(e, g, en->idx);
 		p->flags &= (uint8_t)~(PG_WRITEBACK | PG_RECLAIM);
+		p->kind &= (uint8_t)~PS_IMMEDIATE;
 		pgstate_stats(g, p, 1);
-		if (isolated) {
-			/* reclaim holds it and decides */
+		if (isolated || stay) {
+			/* reclaim holds it and decides; or (bench: no rotation)
+			 * it stays where it is */
 		} else if (was_reclaim && e->m.immediate_reclaim && !(p->flags & PG_REFERENCED)) {
 			p->kind |= PS_ISOLATED;   /* ours now, as reclaim would hold it */
 			reclaim_now = true;
+		} else if (listed && (p->flags & (PG_REFERENCED | PG_ACTIVE | PG_DIRTY))) {
+			/* off the immediate list, not reclaimable: another lap */
+			lru_link(e, g, en->idx);
 		} else {
 			lru_link_tail(e, g, en->idx);
 			if (was_reclaim)
@@ -179,6 +198,28 @@ void wb_complete(struct mcg_engine *e)
 	if (!e->wb || atomic_load(&e->wb->inflight) == 0)
 		return;
 	wb_drain(e, env_now(&e->env), PAGE_NONE);
+}
+
+void wb_note_marked(struct mcg_engine *e)
+{
+	atomic_fetch_add_explicit(&e->wb->marked, 1, memory_order_relaxed);
+}
+
+void wb_note_listed(struct mcg_engine *e)
+{
+	atomic_fetch_add_explicit(&e->wb->listed, 1, memory_order_relaxed);
+}
+
+void wb_note_rescued(struct mcg_engine *e, long n)
+{
+	atomic_fetch_add_explicit(&e->wb->rescued, n, memory_order_relaxed);
+}
+
+void wb_immediate_counts(struct mcg_engine *e, long *marked, long *listed, long *rescued)
+{
+	*marked = atomic_load(&e->wb->marked);
+	*listed = atomic_load(&e->wb->listed);
+	*rescued = atomic_load(&e->wb->rescued);
 }
 
 void wb_counts(struct mcg_engine *e, long *inflight, long *done, long *rotated, long *immediate)

@@ -24,6 +24,13 @@ void wb_complete(struct mcg_engine *e);
  * accounts the wait, and the device completes it at once. Everything
  * queued before it completes as well. */
 void wb_wait(struct mcg_engine *e, uint32_t idx);
+/* Seed topic 4's counts: reclaim kept a dirty or writeback file page,
+ * marked for reclaim (nr_vmscan_immediate_reclaim); put one on the
+ * immediate list; moved n stranded ones back (pgrescued). */
+void wb_note_marked(struct mcg_engine *e);
+void wb_note_listed(struct mcg_engine *e);
+void wb_note_rescued(struct mcg_engine *e, long n);
+void wb_immediate_counts(struct mcg_engine *e, long *marked, long *listed, long *rescued);
 /* Pages in flight, completed, rotated, and reclaimed at completion. */
 void wb_counts(struct mcg_engine *e, long *inflight, long *done, long *rotated, long *immediate);
 

@@ -226,7 +226,9 @@ static int rd_stat(struct cgfs_req *r, int unused, struct cgfs_out *o)
 static long numa_value(struct mcg_group *g, int line, bool total, int node)
 {
 	static const unsigned char sets[4] = {
-		/* total */ 0x1f, /* file */ (1 << LRU_INACTIVE_FILE) | (1 << LRU_ACTIVE_FILE),
+		/* total */ 0x3f,
+		/* file (the immediate list's pages too) */
+		(1 << LRU_INACTIVE_FILE) | (1 << LRU_ACTIVE_FILE) | (1 << LRU_IMMEDIATE),
 		/* anon */ (1 << LRU_INACTIVE_ANON) | (1 << LRU_ACTIVE_ANON),
 		/* unevictable */ 1 << LRU_UNEVICTABLE,
 	};

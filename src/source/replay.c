@@ -1,8 +1,10 @@
 /* replay.c: the scenario language of docs/replay.md and its deterministic
  * scheduler. One engine per run, a simulated clock, a seeded xorshift RNG,
  * and always the task that is due first (ties by declaration order) runs
- * one step. Never reads the real clock, never blocks (OOM waits become
- * retries one simulated millisecond later). */
+ * one step. Owns the simulated machine's time model: CPUs, the disk that
+ * serves reads and swap writes one at a time, the groups' LRU locks in
+ * simulated time. Never reads the real clock, never blocks (OOM waits
+ * become retries one simulated millisecond later). */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +15,7 @@
 
 #include "engine/bgreclaim.h"
 #include "engine/memcg.h"
+#include "engine/reclaim.h"
 #include "source/replay.h"
 #include "engine/swap.h"
 #include "engine/vm.h"
@@ -40,6 +43,7 @@ struct rp_task {
 	struct wl_task wl;
 	long stalls;
 	long throttled;               /* waits for a direct-reclaim slot */
+	uint64_t end;                 /* when it exited or was killed */
 	uint64_t compute_left;        /* of the current compute op */
 };
 
@@ -102,6 +106,24 @@ struct rp {
 	int nheld;
 	bool step_throttled;
 	uint64_t throttle_until;
+	/* the disk (disk_seek/disk_rate): reads of major faults and swap
+	 * writes, one at a time, in order; a read that does not follow the
+	 * previous one on the disk pays a seek */
+	bool disk;
+	uint64_t disk_seek, disk_xfer;   /* ns; ns per page */
+	uint64_t disk_free;              /* when the disk is idle again */
+	const struct vm_region *last_r;  /* where the head is: after this page */
+	uint32_t last_page;
+	bool read_pending;               /* the step ended on a major fault */
+	const struct vm_region *pend_r;  /* of page pend_page of pend_r */
+	uint32_t pend_page;
+	long reads, seq_reads, swap_writes;
+	uint64_t disk_busy, io_wait;     /* ns */
+	/* LRU locks in simulated time (lru_lock=1): each group's scanning
+	 * runs under its lock, one reclaimer at a time, spinning on the CPU */
+	bool lru_lock;
+	uint64_t lock_free[RP_MAX];      /* when each group's lock is free */
+	uint64_t lock_spin;              /* ns spent waiting for a lock */
 	char tmp[64];
 };
 
@@ -299,6 +321,17 @@ static int rp_parse_line(struct rp *rp, char *line)
 			return rp_fail(rp, "bad time %s", v);
 		if ((v = wl_arg(argv, argc, "immediate")))
 			rp->m.immediate_reclaim = strtoul(v, NULL, 10) != 0;
+		if ((v = wl_arg(argv, argc, "immediate_list")))
+			rp->m.immediate_list = strtoul(v, NULL, 10) != 0;
+		if ((v = wl_arg(argv, argc, "dirty_ratio")))
+			rp->m.node_dirty_ratio = (unsigned)strtoul(v, NULL, 10);
+		if ((v = wl_arg(argv, argc, "wb_rotate")) && !strcmp(v, "0")) {
+#ifdef MCG_BENCH
+			rp->m.wb_no_rotate = true;
+#else
+			return rp_fail(rp, "wb_rotate=0 exists only in the benchmarks' build");
+#endif
+		}
 		if ((v = wl_arg(argv, argc, "kernel")) && prof_parse(v, &rp->m.prof))
 			return rp_fail(rp, "unsupported kernel=%s", v);
 		if ((v = wl_arg(argv, argc, "watermarks")))
@@ -307,6 +340,45 @@ static int rp_parse_line(struct rp *rp, char *line)
 			rp->throttle = strtoul(v, NULL, 10) != 0;
 		if ((v = wl_arg(argv, argc, "cpu_model")))
 			rp->cpu_model = strtoul(v, NULL, 10) != 0;
+		if ((v = wl_arg(argv, argc, "lru_lock")))
+			rp->lru_lock = strtoul(v, NULL, 10) != 0;
+		if ((v = wl_arg(argv, argc, "disk_seek")) && wl_time(v, &rp->disk_seek))
+			return rp_fail(rp, "bad time %s", v);
+		if ((v = wl_arg(argv, argc, "disk_rate"))) {
+			if ((p = wl_pages(v)) <= 0)
+				return rp_fail(rp, "bad disk_rate %s", v);
+			rp->disk_xfer = 1000000000ull / (uint64_t)p;   /* per page */
+		}
+		rp->disk = rp->disk_seek || rp->disk_xfer;
+		if ((v = wl_arg(argv, argc, "node_mem"))) {
+			char list[256], *nsave = NULL, *nw;
+			unsigned n = 0;
+			long sum = 0;
+
+			snprintf(list, sizeof(list), "%s", v);
+			for (nw = strtok_r(list, ",", &nsave); nw; nw = strtok_r(NULL, ",", &nsave)) {
+				if (n == 64 || (p = wl_pages(nw)) <= 0)
+					return rp_fail(rp, "node_mem: SIZE,SIZE,... (one per node)");
+				sum += rp->m.node_pages[n++] = p;
+			}
+			if (!wl_arg(argv, argc, "nodes"))
+				rp->m.nodes = n;
+			if (!wl_arg(argv, argc, "memory"))
+				rp->m.mem_pages = sum;
+			if (n != rp->m.nodes || sum != rp->m.mem_pages)
+				return rp_fail(rp, "node_mem must give each of the nodes, adding up to memory");
+		}
+		if ((v = wl_arg(argv, argc, "node_reclaim"))) {
+			if (!strcmp(v, "fixed")) {
+#ifdef MCG_BENCH
+				rp->m.node_reclaim_fixed = true;
+#else
+				return rp_fail(rp, "node_reclaim=fixed exists only in the benchmarks' build");
+#endif
+			} else if (strcmp(v, "proportional")) {
+				return rp_fail(rp, "node_reclaim=proportional|fixed");
+			}
+		}
 		if (rp->m.cpus < 1 || rp->m.cpus > 256 || rp->m.nodes < 1 || rp->m.nodes > 64)
 			return rp_fail(rp, "cpus 1..256, nodes 1..64");
 		return rp_machine(rp);
@@ -417,6 +489,7 @@ static int rp_parse_line(struct rp *rp, char *line)
 
 static void rp_exit(struct rp_task *t, enum rp_state how)
 {
+	t->end = t->ready;
 	if (t->wl.obj) {
 		wl_release(&t->wl);
 		vm_object_free(t->wl.obj);
@@ -541,6 +614,43 @@ static void rp_print(struct rp *rp, uint64_t t)
 	}
 }
 
+/* The end block's machine lines: each node's size, free pages and what
+ * reclaim scanned and stole there (every group summed), with more than one
+ * node; the disk's reads and waits, when there is a disk. */
+static void rp_print_machine(struct rp *rp)
+{
+	for (unsigned n = 0; rp->m.nodes > 1 && n < rp->m.nodes; n++) {
+		long scan = 0, steal = 0;
+
+		for (int i = 0; i < rp->ngrp; i++) {
+			long s, t;
+
+			reclaim_node_counts(rp->grp[i].g, n, &s, &t);
+			scan += s;
+			steal += t;
+		}
+		fprintf(rp->out, "node %u size=%ld free=%ld scan=%ld steal=%ld\n", n,
+			page_node_size(&rp->e->pages, n) * PC_PAGE_SIZE,
+			rp->e->pages.node[n].nr_free * PC_PAGE_SIZE, scan, steal);
+	}
+	{
+		long inflight, done, rotated, immediate, marked, listed, rescued;
+
+		wb_counts(rp->e, &inflight, &done, &rotated, &immediate);
+		wb_immediate_counts(rp->e, &marked, &listed, &rescued);
+		if (inflight || done)
+			fprintf(rp->out, "writeback inflight=%ld done=%ld rotated=%ld reclaimed_at_end=%ld"
+				" marked=%ld immediate_listed=%ld rescued=%ld\n", inflight, done, rotated,
+				immediate, marked, listed, rescued);
+	}
+	if (rp->disk)
+		fprintf(rp->out, "disk reads=%ld seq_reads=%ld swap_writes=%ld busy_us=%" PRIu64
+			" io_wait_us=%" PRIu64 "\n", rp->reads, rp->seq_reads, rp->swap_writes,
+			rp->disk_busy / 1000, rp->io_wait / 1000);
+	if (rp->lru_lock)
+		fprintf(rp->out, "lru_lock spin_us=%" PRIu64 "\n", rp->lock_spin / 1000);
+}
+
 /* The task due first; ties go to the one declared first. */
 static struct rp_task *rp_next(struct rp *rp)
 {
@@ -562,8 +672,10 @@ static void rp_kill(uint32_t id, void *arg)
 	struct rp *rp = arg;
 
 	/* the engine reaps the memory; the task stops at its next step */
-	if (id < (uint32_t)rp->ntask)
+	if (id < (uint32_t)rp->ntask) {
 		rp->task[id].state = T_KILLED;
+		rp->task[id].end = rp->now;
+	}
 }
 
 /* The engine's writeback waits, in simulated time: the task whose step
@@ -591,65 +703,147 @@ static const struct mcg_env_ops rp_env_ops = {
 static const struct mcg_owner_ops rp_owner_ops = { .kill = rp_kill };
 
 /* Pages scanned so far by direct (who 0) or background (1) reclaim in
- * every group, and pages swapped out: read only to be charged at their
- * cost, so 0 when the cost line gives them none. */
-static long rp_scanned(struct rp *rp, int who)
+ * each group, into mark[]. */
+static void rp_scan_marks(struct rp *rp, int who, long *mark)
 {
-	long n = 0;
-
-	if (!rp->scan_ns)
-		return 0;
 	for (int i = 0; i < rp->ngrp; i++) {
 		struct mcg_reclaim_counts rc;
 
 		mcg_reclaim_counts(rp->grp[i].g, &rc);
-		n += rc.scanned[who];
+		mark[i] = rc.scanned[who];
 	}
-	return n;
+}
+
+/* The CPU time each group's scanning took since mark[] (into scan[],
+ * ns): zero when the cost line gives scanning none. */
+static void rp_scan_time(struct rp *rp, int who, const long *mark, uint64_t *scan)
+{
+	long now[RP_MAX];
+
+	rp_scan_marks(rp, who, now);
+	for (int i = 0; i < rp->ngrp; i++)
+		scan[i] = (uint64_t)(now[i] - mark[i]) * rp->scan_ns;
 }
 
 static long rp_swapouts(struct rp *rp)
 {
-	return rp->swapout_ns ? swap_outs(rp->e) : 0;
+	return swap_outs(rp->e);
 }
 
-/* Run cpu nanoseconds of work that may start at *ready, then wait wait
- * nanoseconds off the CPU. With the CPU model, the work takes the CPU that
- * is free first (no more than cpus run at once). */
-static void rp_account(struct rp *rp, uint64_t *ready, uint64_t cpu, uint64_t wait)
+/* The major-fault hook (wl_costs.major_io): with a disk, the step ends on
+ * the fault and its read is queued once the step's CPU work is done. */
+static bool rp_major_io(void *arg, const struct vm_region *r, uint32_t i)
 {
-	if (rp->cpu_model) {
-		unsigned best = 0;
-		uint64_t begin;
+	struct rp *rp = arg;
 
+	if (!rp->disk)
+		return false;
+	rp->read_pending = true;
+	rp->pend_r = r;
+	rp->pend_page = i;
+	return true;
+}
+
+static uint64_t rp_max(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* Run cpu ns of work that may start at ready, then each group's scanning
+ * (scan[i] ns): under that group's LRU lock when lru_lock is on, one
+ * scanner at a time, and a scanner waiting for the lock spins on its CPU
+ * (a spinlock). With the CPU model, the work takes the CPU that is free
+ * first (no more than cpus run at once). Returns when the CPU work ends. */
+static uint64_t rp_run_cpu(struct rp *rp, uint64_t ready, uint64_t cpu, const uint64_t *scan)
+{
+	unsigned best = 0;
+	uint64_t t = ready;
+
+	if (rp->cpu_model) {
 		for (unsigned i = 1; i < rp->m.cpus; i++)
 			if (rp->cpu_free[i] < rp->cpu_free[best])
 				best = i;
-		begin = *ready > rp->cpu_free[best] ? *ready : rp->cpu_free[best];
-		rp->cpu_free[best] = begin + cpu;
-		*ready = begin + cpu + wait;
-	} else {
-		*ready += cpu + wait;
+		t = rp_max(ready, rp->cpu_free[best]);
 	}
+	t += cpu;
+	for (int i = 0; i < rp->ngrp; i++) {
+		if (!scan[i])
+			continue;
+		if (rp->lru_lock) {
+			uint64_t start = rp_max(t, rp->lock_free[i]);
+
+			rp->lock_spin += start - t;
+			t = start + scan[i];
+			rp->lock_free[i] = t;
+		} else {
+			t += scan[i];
+		}
+	}
+	if (rp->cpu_model)
+		rp->cpu_free[best] = t;
+	return t;
+}
+
+/* What a step waits for once its CPU work ended at t, off the CPU: the
+ * writeback it met (stall), its swap-outs, and the read its step ended on.
+ * With a disk, swap writes go to it (a seek and the transfer) and the
+ * reclaimer does not wait for them (pageout is asynchronous), and the read
+ * waits its turn (a seek unless it follows the disk's previous access, then
+ * the transfer); without one, a swap-out costs swapout ns of waiting.
+ * wait_swap: the reclaimer waits for its swap writes (no disk). Returns
+ * when the task is ready again. */
+static uint64_t rp_run_io(struct rp *rp, uint64_t t, uint64_t stall, long swapouts)
+{
+	uint64_t t0 = t;
+
+	t += stall;
+	if (swapouts > 0 && rp->disk) {
+		uint64_t start = rp_max(t, rp->disk_free);
+		uint64_t cost = rp->disk_seek + (uint64_t)swapouts * rp->disk_xfer;
+
+		rp->disk_free = start + cost;
+		rp->disk_busy += cost;
+		rp->swap_writes += swapouts;
+		rp->last_r = NULL;                /* the head is in the swap area */
+	} else if (swapouts > 0) {
+		t += (uint64_t)swapouts * rp->swapout_ns;
+	}
+	if (rp->read_pending) {
+		bool seq = rp->pend_r == rp->last_r && rp->pend_page == rp->last_page + 1;
+		uint64_t start = rp_max(t, rp->disk_free);
+		uint64_t cost = (seq ? 0 : rp->disk_seek) + rp->disk_xfer;
+
+		rp->disk_free = start + cost;
+		rp->disk_busy += cost;
+		rp->reads++;
+		rp->seq_reads += seq;
+		rp->last_r = rp->pend_r;
+		rp->last_page = rp->pend_page;
+		rp->read_pending = false;
+		t = start + cost;
+	}
+	rp->io_wait += t - t0;
+	return t;
 }
 
 /* One step of task t: its operation's CPU time plus what its direct
- * reclaim scanned, then the waits (writeback, swap-out I/O, a reclaim
- * slot). The background reclaimer is woken if it sleeps. */
+ * reclaim scanned, then the waits (writeback, swap-out I/O, a disk read,
+ * a reclaim slot). The background reclaimer is woken if it sleeps. */
 static int rp_task_step(struct rp *rp, struct rp_task *t)
 {
-	long scan0 = rp_scanned(rp, 0), out0 = rp_swapouts(rp);
-	uint64_t cpu, wait;
+	long mark[RP_MAX], out0 = rp_swapouts(rp);
+	uint64_t scan[RP_MAX], end;
 	int err;
 
+	rp_scan_marks(rp, 0, mark);
 	rp->step_cpu = 0;
 	rp->nheld = 0;
 	rp->step_throttled = false;
 	err = rp_step(rp, t);
-	cpu = rp->step_cpu + (uint64_t)(rp_scanned(rp, 0) - scan0) * rp->scan_ns;
-	wait = rp->stall + (uint64_t)(rp_swapouts(rp) - out0) * rp->swapout_ns;
+	rp_scan_time(rp, 0, mark, scan);
+	end = rp_run_cpu(rp, t->ready, rp->step_cpu, scan);
+	t->ready = rp_run_io(rp, end, rp->stall, rp_swapouts(rp) - out0);
 	rp->stall = 0;
-	rp_account(rp, &t->ready, cpu, wait);
 	for (int h = 0; h < rp->nheld; h++)
 		*rp->held[h] = t->ready;      /* the slots were held all step */
 	rp->nheld = 0;
@@ -668,18 +862,22 @@ static int rp_task_step(struct rp *rp, struct rp_task *t)
 
 /* One time slice of the simulated background reclaimer: batches until it
  * has used RP_SLICE of CPU, as compute does, or has nothing left to do.
- * Its scanning is CPU time, its swap-outs I/O; it never waits for
- * writeback. */
+ * Its scanning is CPU time (under the LRU locks with lru_lock), its
+ * swap-outs I/O; it never waits for writeback. */
 static void rp_bg_step(struct rp *rp)
 {
-	long scan0 = rp_scanned(rp, 1), out0 = rp_swapouts(rp);
-	uint64_t next = UINT64_MAX, cpu = 0;
+	long mark[RP_MAX], out0 = rp_swapouts(rp);
+	uint64_t next = UINT64_MAX, cpu = 0, scan[RP_MAX], end;
 	bool worked = false;
 
 	rp->now = rp->bg_ready;
+	rp_scan_marks(rp, 1, mark);
 	while (cpu < RP_SLICE && bgr_step(rp->e, &next)) {
 		worked = true;
-		cpu = (uint64_t)(rp_scanned(rp, 1) - scan0) * rp->scan_ns;
+		rp_scan_time(rp, 1, mark, scan);
+		cpu = 0;
+		for (int i = 0; i < rp->ngrp; i++)
+			cpu += scan[i];
 	}
 	rp->stall = 0;                    /* (it never waits for writeback) */
 	if (!worked) {
@@ -688,7 +886,8 @@ static void rp_bg_step(struct rp *rp)
 			rp->bg_ready = next;
 		return;
 	}
-	rp_account(rp, &rp->bg_ready, cpu, (uint64_t)(rp_swapouts(rp) - out0) * rp->swapout_ns);
+	end = rp_run_cpu(rp, rp->bg_ready, 0, scan);
+	rp->bg_ready = rp_run_io(rp, end, 0, rp_swapouts(rp) - out0);
 }
 
 static int rp_simulate(struct rp *rp)
@@ -746,7 +945,8 @@ int replay_run(const char *text, FILE *out, FILE *err)
 	rp->out = out;
 	rp->err = err;
 	rp->rng = 3;
-	rp->cost = (struct wl_costs){ .touch = 100, .fault = 1000, .major = 50000 };
+	rp->cost = (struct wl_costs){ .touch = 100, .fault = 1000, .major = 50000,
+				      .major_io = rp_major_io, .io_arg = rp };
 	rp->m = (struct mcg_machine){ .mem_pages = 262144, .nodes = 1, .cpus = 4, .vm_swappiness = 60 };
 	prof_init(&rp->m.prof, PROF_DEFAULT);
 	/* strtok_r would merge empty lines and shift the numbers: split by hand */
@@ -766,10 +966,13 @@ int replay_run(const char *text, FILE *out, FILE *err)
 		rp_print_time(out, rp->now);
 		fputc('\n', out);
 		rp_print(rp, rp->now);
+		rp_print_machine(rp);
 		for (int i = 0; i < rp->ntask; i++)
-			fprintf(out, "task %s %s stalls=%ld%s\n", rp->task[i].name,
+			fprintf(out, "task %s %s end=%" PRIu64 "us stalls=%ld%s\n", rp->task[i].name,
 				rp->task[i].state == T_EXITED ? "exited" :
-				rp->task[i].state == T_KILLED ? "killed" : "running", rp->task[i].stalls,
+				rp->task[i].state == T_KILLED ? "killed" : "running",
+				rp->task[i].state == T_RUNNING ? rp->now / 1000 : rp->task[i].end / 1000,
+				rp->task[i].stalls,
 				rp->throttle ? (snprintf(rp->tmp, sizeof(rp->tmp), " throttled=%ld",
 							 rp->task[i].throttled), rp->tmp) : "");
 	}

@@ -119,6 +119,9 @@ int wl_parse(char **argv, int argc, struct wl_op *op, char *msg, size_t len)
 		op->count = (v = wl_arg(argv, argc, "count")) ? strtol(v, NULL, 10) : 0;
 		if (op->count < 0)
 			return wl_err(msg, len, "bad count", NULL);
+		op->off = (v = wl_arg(argv, argc, "offset")) ? wl_pages(v) : 0;
+		if (op->off < 0)
+			return wl_err(msg, len, "bad offset", NULL);
 		for (int i = 3; i < argc; i++)
 			op->write |= !strcmp(argv[i], "write");
 	} else if ((!strcmp(argv[0], "free") || !strcmp(argv[0], "mlock") ||
@@ -190,11 +193,17 @@ static uint32_t wl_pick(struct wl_task *t, const struct wl_op *op, uint32_t n, l
 int wl_exec(struct wl_task *t, const struct wl_op *op, long max_pages, const struct wl_costs *c,
 	    uint64_t *cost, char *msg, size_t len)
 {
-	struct wl_region *reg = NULL;
+	struct wl_region *reg = NULL, direct = { .r = NULL };
 	struct vm_region *r, *file;
 
-	if (op->code == WL_TOUCH || op->code == WL_FREE || op->code == WL_MLOCK ||
-	    op->code == WL_MUNLOCK) {
+	if (op->code == WL_TOUCH && !wl_region(t, op->a) && t->file &&
+	    (file = t->file(t->file_arg, op->a))) {
+		/* a file by its name: read(2) or write(2) through the page
+		 * cache, no mapping (not mapped, not referenced at first) */
+		direct.r = file;
+		reg = &direct;
+	} else if (op->code == WL_TOUCH || op->code == WL_FREE || op->code == WL_MLOCK ||
+		   op->code == WL_MUNLOCK) {
 		if (!(reg = wl_region(t, op->a)))
 			return wl_err(msg, len, "no region ", op->a);
 	}
@@ -211,13 +220,14 @@ int wl_exec(struct wl_task *t, const struct wl_op *op, long max_pages, const str
 			return wl_err(msg, len, "bad mapping of ", op->a);
 		return wl_add_region(t, op->b, r, msg, len);
 	case WL_TOUCH: {
-		long total = op->count ? op->count : reg->r->npages;
+		uint32_t off = op->off < reg->r->npages ? (uint32_t)op->off : 0;
+		long total = op->count ? op->count : reg->r->npages - off;
 
 		for (long i = 0; i < max_pages && t->done < total; i++) {
 			enum vm_fault f;
 			uint64_t rng = *t->rng;
-			int err = vm_touch(reg->r, wl_pick(t, op, reg->r->npages, t->done), t->cpu,
-					   op->write, &f);
+			uint32_t page = off + wl_pick(t, op, reg->r->npages - off, t->done);
+			int err = vm_touch_by(t->obj, reg->r, page, t->cpu, op->write, &f);
 
 			if (err == -EFAULT)
 				return WL_KILLED;
@@ -228,6 +238,11 @@ int wl_exec(struct wl_task *t, const struct wl_op *op, long max_pages, const str
 			t->done++;
 			*cost += c->touch + (f == VM_MINOR ? c->fault : 0) +
 				 (f == VM_MAJOR || f == VM_REFAULT ? c->major : 0);
+			/* a read from the disk; a write to a page that was never
+			 * in the cache (a new file, as dd writes) reads nothing */
+			if ((f == VM_REFAULT || (f == VM_MAJOR && !op->write)) && c->major_io &&
+			    c->major_io(c->io_arg, reg->r, page))
+				break;    /* the caller waits for the read first */
 		}
 		if (t->done < total)
 			return WL_AGAIN;

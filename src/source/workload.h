@@ -44,6 +44,13 @@ struct wl_region {
 
 struct wl_costs {
 	uint64_t touch, fault, major; /* ns per page touched, minor, major fault */
+	/* Told of each read from the disk a fault makes (page i of region r:
+	 * a file page not in the cache, unless a write brings it in, or a
+	 * refault: a file page evicted before, or a swap-in); true ends the touch's
+	 * step after that page, so the caller can make the task wait for the
+	 * read before it goes on. NULL: nobody is told. */
+	bool (*major_io)(void *arg, const struct vm_region *r, uint32_t i);
+	void *io_arg;
 };
 
 /* One task's memory state as the language sees it. */

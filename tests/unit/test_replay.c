@@ -68,6 +68,42 @@ static const char *scenario =
 	"t2 touch heap seq write\n"
 	"t2 touch heap random count=500\n";
 
+/* The machine's nodes of unequal size, the disk and the LRU locks: a read
+ * through the page cache (touch FILE) is charged to the reader's group
+ * and, in order, costs one seek and then the transfers; the end block
+ * gives each node and the disk. */
+START_TEST(test_nodes_disk_and_file_reads)
+{
+	static const char *text =
+		"machine memory=64M node_mem=48M,16M cpus=2 cpu_model=1 disk_seek=8ms disk_rate=4M"
+		" lru_lock=1\n"
+		"cost touch=0ns fault=0ns major=0ns scan=200ns\n"
+		"group /a\n"
+		"file f 1M\n"
+		"task r group=/a\n"
+		"r touch f seq\n";
+	int ret;
+	char *out = run(text, &ret);
+
+	ck_assert_int_eq(ret, 0);
+	ck_assert_int_eq(value(out, "/a", "cache"), 1 << 20);
+	ck_assert_ptr_nonnull(strstr(out, "node 0 size=50331648 "));
+	ck_assert_ptr_nonnull(strstr(out, "node 1 size=16777216 "));
+	ck_assert_ptr_nonnull(strstr(out, "disk reads=256 seq_reads=255 "));
+	/* one seek of 8 ms and 256 pages at 1024 pages/s (976562 ns each) */
+	ck_assert_ptr_nonnull(strstr(out, "end t=257999us"));
+	ck_assert_ptr_nonnull(strstr(out, "task r exited end=257999us"));
+	free(out);
+	out = run("machine memory=64M node_mem=48M,8M\n", &ret);
+	ck_assert_int_ne(ret, 0);
+	ck_assert_ptr_nonnull(strstr(out, "node_mem must give each of the nodes"));
+	free(out);
+	out = run("machine node_reclaim=fixed\n", &ret);
+	ck_assert_int_ne(ret, 0);           /* the benchmarks' build only */
+	free(out);
+}
+END_TEST
+
 START_TEST(test_identical_reruns)
 {
 	int r1, r2;
@@ -273,6 +309,7 @@ Suite *replay_suite(void)
 	tcase_add_test(tc, test_errors_name_the_line);
 	tcase_add_test(tc, test_background_reclaim_in_simulated_time);
 	tcase_add_test(tc, test_cpu_model_shares_cpus);
+	tcase_add_test(tc, test_nodes_disk_and_file_reads);
 	suite_add_tcase(s, tc);
 	return s;
 }

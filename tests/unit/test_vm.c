@@ -867,6 +867,161 @@ START_TEST(test_writeback_rotate_or_immediate)
 }
 END_TEST
 
+/* Seed topic 4's immediate list: a page reclaim marked, under writeback,
+ * waits on the list, where reclaim never looks; at its writeback end it
+ * goes to the inactive tail and the next reclaim takes it. Nothing is ever
+ * stranded there (rescued stays 0). */
+START_TEST(test_writeback_immediate_list)
+{
+	struct mcg_engine *e;
+	struct mcg_machine cfg = {
+		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
+		.wb_pages_per_s = 1000, .wb_latency_ns = 2000000, .immediate_list = true,
+	};
+	struct mcg_group *a;
+	struct vm_object *fo;
+	struct mcg_reclaim_counts rc;
+	long inflight, done, rotated, immediate, marked, listed, rescued, scanned;
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	wb_test_now = 1000000000;
+	e = mcg_engine_new(&cfg, &(struct mcg_env){ &wb_test_env_ops, NULL }, NULL);
+	a = mk(e, "a", 0);
+	dirty_file(e, a, &fo, 40);
+	ck_assert_int_eq(reclaim_subtree(a, 40, false, RECLAIM_BACKGROUND), 0);
+	ck_assert_int_eq(stat_lru_local(a, LRU_IMMEDIATE, -1), 40);
+	ck_assert_int_eq(stat_lru_local(a, LRU_INACTIVE_FILE, -1) + stat_lru_local(a, LRU_ACTIVE_FILE, -1), 0);
+	wb_immediate_counts(e, &marked, &listed, &rescued);
+	ck_assert_int_eq(listed, 40);
+	ck_assert_int_eq(marked, 40);
+	CHECK_OK(e);
+	/* under writeback and on the list: a second reclaim scans nothing */
+	mcg_reclaim_counts(a, &rc);
+	scanned = rc.scanned[1];
+	ck_assert_int_eq(reclaim_subtree(a, 40, false, RECLAIM_BACKGROUND), 0);
+	mcg_reclaim_counts(a, &rc);
+	ck_assert_int_eq(rc.scanned[1], scanned);
+	wb_test_now += 200000000;
+	wb_complete(e);
+	wb_counts(e, &inflight, &done, &rotated, &immediate);
+	ck_assert_int_eq(done, 40);
+	ck_assert_int_eq(rotated, 40);
+	ck_assert_int_eq(stat_lru_local(a, LRU_IMMEDIATE, -1), 0);
+	ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), 0);
+	CHECK_OK(e);
+	ck_assert_int_eq(reclaim_subtree(a, 40, false, RECLAIM_BACKGROUND), 40);
+	wb_immediate_counts(e, &marked, &listed, &rescued);
+	ck_assert_int_eq(rescued, 0);
+	CHECK_OK(e);
+	vm_object_free(fo);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* The machine's reclaim (from the root, the machine full) never waits for
+ * writeback, as the kernel's global reclaim does not: it marks the dirty
+ * pages, hands them to the device and takes the clean ones. */
+START_TEST(test_global_reclaim_does_not_wait)
+{
+	struct mcg_engine *e = wb_engine(false);
+	struct mcg_group *a = mk(e, "a", 0);
+	struct vm_object *fo, *co;
+	struct vm_region *cr;
+	enum vm_fault f;
+
+	dirty_file(e, a, &fo, 2048);
+	co = vm_object_new(e, a, false, 101);
+	ck_assert_int_eq(vm_region_new(co, PK_FILE, 4096, &cr), 0);
+	wb_test_slept = 0;
+	/* 4096 clean pages more than the machine has room for: every
+	 * charge past the first 2048 reclaims from the root */
+	for (uint32_t i = 0; i < 4096; i++)
+		ck_assert_int_eq(vm_touch(cr, i, 0, false, &f), 0);
+	ck_assert_uint_eq(wb_test_slept, 0);
+	ck_assert_int_gt(stat_local(a, STAT_WRITEBACK), 0);
+	CHECK_OK(e);
+	vm_object_free(co);
+	vm_object_free(fo);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* Nodes of unequal size (3:1): reclaim takes from each in proportion to
+ * its pages, not from the first until it has enough. */
+START_TEST(test_reclaim_nodes_proportional)
+{
+	struct mcg_machine cfg = {
+		.mem_pages = 4096, .nodes = 2, .node_pages = { 3072, 1024 }, .cpus = 1,
+		.vm_swappiness = 60, .no_stock = true,
+	};
+	struct mcg_engine *e;
+	struct mcg_group *a;
+	struct vm_object *fo;
+	struct vm_region *fr;
+	enum vm_fault f;
+	long scan[2], steal[2];
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	e = mcg_engine_new(&cfg, NULL, NULL);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_int_eq(page_node_size(&e->pages, 0), 3072);
+	ck_assert_int_eq(page_node_size(&e->pages, 1), 1024);
+	a = mk(e, "a", 0);
+	fo = vm_object_new(e, a, false, 100);
+	ck_assert_int_eq(vm_region_new(fo, PK_FILE, 4096, &fr), 0);
+	/* node 0 first, then node 1: the machine full, 3:1 */
+	for (uint32_t i = 0; i < 4096; i++)
+		ck_assert_int_eq(vm_touch(fr, i, 0, false, &f), 0);
+	ck_assert_int_eq(stat_lru_local(a, LRU_INACTIVE_FILE, 0), 3072);
+	ck_assert_int_eq(stat_lru_local(a, LRU_INACTIVE_FILE, 1), 1024);
+	for (int k = 0; k < 10; k++)
+		ck_assert_int_ge(reclaim_subtree(a, 32, false, RECLAIM_DIRECT), 32);
+	reclaim_node_counts(a, 0, &scan[0], &steal[0]);
+	reclaim_node_counts(a, 1, &scan[1], &steal[1]);
+	ck_assert_int_ge(steal[0] + steal[1], 320);
+	ck_assert_int_le(steal[0] + steal[1], 340);
+	/* within a page or two per call of the 3:1 split */
+	ck_assert_int_ge(steal[0], 3 * steal[1] - 20);
+	ck_assert_int_le(steal[0], 3 * steal[1] + 20);
+	CHECK_OK(e);
+	vm_object_free(fo);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* Per-node dirty limits (seed 4.4): written page cache goes to the first
+ * node under 20 % dirty, then the next; clean pages keep to the toucher's
+ * node. */
+START_TEST(test_node_dirty_limits)
+{
+	struct mcg_machine cfg = {
+		.mem_pages = 4096, .nodes = 2, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
+		.node_dirty_ratio = 20,
+	};
+	struct mcg_engine *e;
+	struct mcg_group *a;
+	struct vm_object *fo;
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	e = mcg_engine_new(&cfg, NULL, NULL);
+	a = mk(e, "a", 0);
+	dirty_file(e, a, &fo, 800);
+	/* 20 % of 2048 is 409.6: node 0 takes 410, node 1 the rest */
+	ck_assert_int_eq(atomic_load(&e->node_dirty[0]), 410);
+	ck_assert_int_eq(atomic_load(&e->node_dirty[1]), 390);
+	ck_assert_int_eq(stat_lru_local(a, LRU_INACTIVE_FILE, 0), 410);
+	CHECK_OK(e);
+	vm_object_free(fo);
+	ck_assert_int_eq(atomic_load(&e->node_dirty[0]), 0);
+	ck_assert_int_eq(atomic_load(&e->node_dirty[1]), 0);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
 
 START_TEST(test_soft_limit_steers_global_reclaim)
 {
@@ -926,6 +1081,10 @@ Suite *vm_suite(void)
 	tcase_add_test(tc, test_random_shape_and_faults);
 	tcase_add_test(tc, test_writeback_wait_in_limit_reclaim);
 	tcase_add_test(tc, test_writeback_rotate_or_immediate);
+	tcase_add_test(tc, test_writeback_immediate_list);
+	tcase_add_test(tc, test_global_reclaim_does_not_wait);
+	tcase_add_test(tc, test_reclaim_nodes_proportional);
+	tcase_add_test(tc, test_node_dirty_limits);
 	tcase_add_test(tc, test_soft_limit_steers_global_reclaim);
 	tcase_add_test(tc, test_oom_skips_unkillable_and_nowait);
 	tcase_add_test(tc, test_real_anon_never_swapped);

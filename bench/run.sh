@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# run.sh: `make bench`. Runs every benchmark step to its end, each in its
+# own process group under a time limit, and collects their "name value
+# unit" lines into BUILD/bench/results.tsv (the same lines as stdout, tab
+# separated), then writes BUILD/bench/report.md and its PNG plots
+# (bench/report.py, gnuplot). Owns the run's scratch directory: every mount
+# a step makes is under it, and whatever a step leaves there (a mount, a
+# process) is removed here, on success, failure or interruption. Never
+# touches a mount or a process outside its own run.
+# Usage: bench/run.sh BUILD_DIR [STEP...]   (default: every step)
+# Environment: MEMCGFS_BENCH_OUT (default BUILD_DIR/bench) for the results,
+# MEMCGFS_BENCH_TMPDIR (default /tmp) for the run's scratch directory.
+# Exit: 0 when every step ran to its end (goals met or not), 1 when a step
+# failed, 128+N when interrupted by signal N.
+set -u
+build=${1:-build}
+shift || true
+here=$(cd "$(dirname "$0")" && pwd)
+out=${MEMCGFS_BENCH_OUT:-$build/bench}
+mkdir -p "$out"
+# every step and its time limit (seconds); a step is a program or script
+# of bench/ given the build directory
+all_steps="engine charge sim_throughput move move_mount wmark scan nodes"
+steps=${*:-$all_steps}
+declare -A limit=([engine]=120 [charge]=240 [sim_throughput]=120 [move]=120 [move_mount]=120
+		  [wmark]=300 [scan]=120 [nodes]=240)
+
+run_tmp=$(mktemp -d "${MEMCGFS_BENCH_TMPDIR:-/tmp}/memcgfs-bench-run.XXXXXX")
+export MEMCGFS_BENCH_TMP=$run_tmp       # the scripts mount under it
+step_pgid=
+
+# End what is left of a step: every process of its group (a script killed
+# before its own trap ran leaves its children there), then whatever is
+# still mounted under the run's directory, the deepest first.
+reap_step() {
+	local m
+	if [ -n "$step_pgid" ]; then
+		kill -TERM -- "-$step_pgid" 2>/dev/null && sleep 0.2
+		kill -KILL -- "-$step_pgid" 2>/dev/null
+		step_pgid=
+	fi
+	for m in $(awk -v d="$run_tmp/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r); do
+		echo "bench: unmounting $m, left behind" >&2
+		fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
+	done
+}
+cleanup() {
+	trap '' INT TERM HUP
+	reap_step
+	rm -rf --one-file-system "$run_tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+command_of() {
+	case $1 in
+	engine) echo "$build/bench_engine" ;;
+	charge) echo "$build/bench_charge" ;;
+	move) echo "$build/bench_move" ;;
+	wmark) echo "$build/bench_wmark" ;;
+	scan) echo "$build/bench_scan" ;;
+	nodes) echo "$build/bench_nodes" ;;
+	sim_throughput) echo "$here/sim_throughput.sh $build" ;;
+	move_mount) echo "$here/move_mount.sh $build" ;;
+	*) return 1 ;;
+	esac
+}
+
+results=$out/results.tsv
+: > "$results.part"
+: > "$out/steps.tsv"
+failed=0
+for s in $steps; do
+	cmd=$(command_of "$s") || { echo "bench: no step $s" >&2; failed=1; continue; }
+	log=$out/$s.log
+	t0=$(date +%s.%N)
+	echo "== $s" >&2
+	# its own process group (setsid), so that an interruption here can end
+	# every process of the step; the time limit ends a step that hangs
+	setsid timeout --kill-after=10 "${limit[$s]:-300}" $cmd > "$log.out" 2> "$log" &
+	step_pgid=$!
+	wait "$step_pgid"
+	rc=$?
+	reap_step
+	t1=$(date +%s.%N)
+	cat "$log.out"
+	grep -E '^[A-Za-z0-9_.%-]+ [-+0-9.eEinfa]+ [^ ]+$' "$log.out" | tr ' ' '\t' >> "$results.part"
+	cat "$log.out" >> "$log"
+	rm -f "$log.out"
+	printf '%s\t%d\t%s\n' "$s" "$rc" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')" >> "$out/steps.tsv"
+	if [ "$rc" -ne 0 ]; then
+		echo "bench: step $s failed (exit $rc), its log: $log" >&2
+		tail -n 5 "$log" >&2
+		failed=1
+	fi
+done
+mv "$results.part" "$results"
+python3 "$here/report.py" "$out" || failed=1
+exit "$failed"
