@@ -176,7 +176,11 @@ table(["figure", "ours: median (min-max)", "goal"], [
     ["engine.soft_reclaim_g4096_over_g16 (same run)", fmt("engine.soft_reclaim_g4096_over_g16"), ""],
 ])
 goal("engine", "engine.accounting_keeps", ">=", 0.85, "stock keeps >= 85 % of no accounting",
-     "85.2 % (merged commit, 8 CPUs)")
+     "85.2 % (merged commit, 8 CPUs)",
+     "a fixed cost (a spinlock per charge, the stock being drainable from any thread) against "
+     "a loop of a few hundred instructions; its median moves between runs on this shared "
+     "machine (0.84-0.91 in docs/benchmarks.md), so a run below 0.85 is the neighbours as "
+     "much as the code")
 goal("engine", "engine.stock_speedup.t2", ">=", 2.0, "stock over no stock at T=2 >= 2", "-",
      "depends on where the host places the two vCPUs: in the fastest placement the no-stock "
      "variant runs close to the stock one, which is within about 12 % of no accounting")
