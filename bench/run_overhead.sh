@@ -23,8 +23,8 @@ set -eu
 build=${1:-build}
 run="$build/memcgfs-run"
 loop="$build/run_openloop"
-mnt=$(mktemp -d /tmp/memcgfs-bench.XXXXXX)
-file=$(mktemp /tmp/memcgfs-bench.XXXXXX)
+mnt=$(mktemp -d "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench.XXXXXX")
+file=$(mktemp "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench.XXXXXX")
 "$build/memcgfs" "$mnt"
 cleanup() {
 	fusermount3 -u "$mnt"
