@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "source/replay.h"
+#include "bench_replay.h"
 
 #define UNITS 30
 
@@ -84,24 +84,13 @@ static char *scenario(const char *policy, const char *work, int large, int small
 
 static int run(const char *policy, const char *work, int large, int small, struct run *r)
 {
-	char *text = scenario(policy, work, large, small), *out = NULL, *end, *p;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	int err;
+	char *out, *end = bench_replay(scenario(policy, work, large, small), &out), *p;
 
-	if (!text || !f)
-		return -1;
-	err = replay_run(text, f, stderr);
-	fclose(f);
-	free(text);
-	end = out ? strstr(out, "end t=") : NULL;
-	if (err || !end) {
+	if (!end) {
 		free(out);
 		return -1;
 	}
-	r->end_ms = strtod(end + 6, &p);
-	if (!strncmp(p, "us", 2))
-		r->end_ms /= 1000;
+	r->end_ms = bench_replay_ms(end, NULL);
 	for (int n = 0; n < 2; n++) {
 		char key[32];
 

@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "source/replay.h"
+#include "bench_replay.h"
 
 struct variant {
 	char name;
@@ -102,25 +102,14 @@ static long field(const char *s, const char *key)
 
 static int run(const struct variant *v, struct res *r)
 {
-	char *text = scenario(v), *out = NULL, *end, *line;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	int err;
+	char *out, *end = bench_replay(scenario(v), &out), *line;
 
-	if (!text || !f)
-		return -1;
-	err = replay_run(text, f, stderr);
-	fclose(f);
-	free(text);
-	end = out ? strstr(out, "end t=") : NULL;
-	if (err || !end || !(line = strstr(end, " /w usage=")) || !strstr(line, "  /w scan_bg=") ||
+	if (!end || !(line = strstr(end, " /w usage=")) || !strstr(line, "  /w scan_bg=") ||
 	    !strstr(end, "\nwriteback ") || !strstr(end, "\ntask burst ")) {
 		free(out);
 		return -1;
 	}
-	r->elapsed_ms = strtod(end + 6, &line);
-	if (!strncmp(line, "us", 2))
-		r->elapsed_ms /= 1000;
+	r->elapsed_ms = bench_replay_ms(end, NULL);
 	line = strstr(end, " /w usage=");
 	r->scan[0] = field(line, "scan_direct=");
 	r->steal[0] = field(line, "steal_direct=");

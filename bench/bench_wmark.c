@@ -54,7 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "source/replay.h"
+#include "bench_replay.h"
 
 #define UNITS 256
 
@@ -164,26 +164,13 @@ static long field(const char *line, const char *key)
 
 static int run_text(char *text, const char *group, struct result *r)
 {
-	char *out = NULL, *end, *line, key[64];
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	int err;
+	char *out, *end = bench_replay(text, &out), *line, key[64];
 
-	if (!text || !f)
-		return -1;
-	err = replay_run(text, f, stderr);
-	fclose(f);
-	free(text);
-	end = out && !strncmp(out, "end t=", 6) ? out : out ? strstr(out, "\nend t=") : NULL;
-	if (err || !end) {
+	if (!end) {
 		free(out);
 		return -1;
 	}
-	if (*end == '\n')
-		end++;
-	r->end_ms = strtod(end + 6, &line);
-	if (!strncmp(line, "us", 2))
-		r->end_ms /= 1000;
+	r->end_ms = bench_replay_ms(end, &line);
 	snprintf(key, sizeof(key), " %s usage=", group);
 	if (!(line = strstr(end, key))) {
 		free(out);
