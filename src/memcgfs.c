@@ -40,6 +40,7 @@ struct memcgfs_opts {
 	int version;
 	int remount;
 	int nonopts;                  /* SOURCE MOUNTPOINT, as mount.fuse3 runs us */
+	unsigned max_threads;         /* -o max_threads=N, 0: not given */
 	char *mountpoint;             /* the last non-option argument */
 };
 
@@ -135,6 +136,12 @@ static int memcgfs_opt_proc(void *data, const char *arg, int key, struct fuse_ar
 {
 	struct memcgfs_opts *o = data;
 
+	/* -o max_threads=N is libfuse's, which defaults it to 10 itself: seen
+	 * here, it is known to be given (and stays for libfuse) */
+	if (key == FUSE_OPT_KEY_OPT && !strncmp(arg, "max_threads=", 12)) {
+		o->max_threads = (unsigned)strtoul(arg + 12, NULL, 10);
+		return 1;
+	}
 	if (key != FUSE_OPT_KEY_NONOPT || ++o->nonopts > 2)
 		return 1;
 	free(o->mountpoint);
@@ -239,7 +246,6 @@ int main(int argc, char *argv[])
 	struct fuse_loop_config *loop;
 	struct fuse_session *se;
 	bool enforce = true;
-	unsigned max_threads = 0;
 	int ret = 1;
 
 	memset(&cl, 0, sizeof(cl));
@@ -261,17 +267,6 @@ int main(int argc, char *argv[])
 		fuse_lowlevel_help();
 		ret = 0;
 		goto out_args;
-	}
-	/* -o max_threads=N is libfuse's, which defaults it to 10 itself: was
-	 * it given? (the last one wins, as in libfuse) */
-	for (int i = 1; i < argc; i++) {
-		const char *m = strstr(argv[i], "max_threads=");
-
-		while (m) {
-			if (m == argv[i] || m[-1] == ',')
-				max_threads = (unsigned)strtoul(m + 12, NULL, 10);
-			m = strstr(m + 1, "max_threads=");
-		}
 	}
 	if (fuse_parse_cmdline(&args, &cl))
 		goto out_args;
@@ -385,7 +380,7 @@ int main(int argc, char *argv[])
 		/* (UINT_MAX: not given; libfuse would warn about it) */
 		if (cl.max_idle_threads != UINT_MAX)
 			fuse_loop_cfg_set_idle_threads(loop, cl.max_idle_threads);
-		fuse_loop_cfg_set_max_threads(loop, max_threads ? max_threads : MEMCGFS_MAX_THREADS);
+		fuse_loop_cfg_set_max_threads(loop, o.max_threads ? o.max_threads : MEMCGFS_MAX_THREADS);
 		ret = fuse_session_loop_mt(se, loop) < 0 ? 1 : 0;
 		fuse_loop_cfg_destroy(loop);
 	}
