@@ -48,6 +48,15 @@ static const char *proc_field(const char *buf, const char *key)
 	return NULL;
 }
 
+/* What follows the comm field of a /proc/PID/stat line (comm may hold
+ * spaces and parentheses: after the last ')'), or NULL. */
+static const char *proc_stat_rest(const char *buf)
+{
+	const char *p = strrchr(buf, ')');
+
+	return p ? p + 1 : NULL;
+}
+
 int proc_read_task(pid_t tid, struct proc_task *t)
 {
 	char path[64], buf[4096];
@@ -91,11 +100,8 @@ int proc_read_task(pid_t tid, struct proc_task *t)
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
 	if ((err = proc_read_file(path, buf, sizeof(buf))))
 		return err;
-	/* The comm field may hold spaces and parentheses: skip to the last ')'. */
-	if (!(p = strrchr(buf, ')')))
-		return -EIO;
 	/* fields after comm: state(3) ppid pgrp session tty_nr tpgid flags(9) */
-	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &t->flags) != 1)
+	if (!(p = proc_stat_rest(buf)) || sscanf(p, " %*c %*d %*d %*d %*d %*d %lu", &t->flags) != 1)
 		return -EIO;
 	return 0;
 }
@@ -118,12 +124,12 @@ int proc_read_activity(int statfd, struct proc_activity *a)
 	if (n <= 0)
 		return n < 0 ? -errno : -ESRCH;
 	buf[n] = '\0';
-	if (!(p = strrchr(buf, ')')))
+	if (!(p = proc_stat_rest(buf)))
 		return -EIO;
 	/* after comm: state(3) ppid pgrp session tty_nr tpgid flags minflt(10)
 	 * cminflt majflt(12) cmajflt utime stime cutime cstime priority nice
 	 * num_threads(20) itrealvalue starttime vsize(23) rss(24) */
-	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %lu %*u %lu %*u %*u %*u %*d %*d %*d %*d %ld %*d %*u %lu %ld",
+	if (sscanf(p, " %*c %*d %*d %*d %*d %*d %*u %lu %*u %lu %*u %*u %*u %*d %*d %*d %*d %ld %*d %*u %lu %ld",
 		   &a->minflt, &a->majflt, &a->threads, &a->vsize, &a->rss) != 5)
 		return -EIO;
 	return 0;
