@@ -254,15 +254,18 @@ int proc_pid_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Append every numeric entry of dir to the vector. */
+/* Append every numeric entry of dir to the vector. A task directory of a
+ * process in the middle of exiting fails with ESRCH (or ENOENT once it is
+ * gone): that process has no threads left to list. */
 static int proc_scan_dir(const char *dir, pid_t **v, size_t *n, size_t *cap)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
+	int err;
 
 	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(d))) {
+		return errno == ENOENT || errno == ESRCH ? 0 : -errno;
+	for (errno = 0; (de = readdir(d)); errno = 0) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		if (*n == *cap) {
@@ -278,8 +281,9 @@ static int proc_scan_dir(const char *dir, pid_t **v, size_t *n, size_t *cap)
 		}
 		(*v)[(*n)++] = (pid_t)atoi(de->d_name);
 	}
+	err = errno == ENOENT || errno == ESRCH ? 0 : -errno;
 	closedir(d);
-	return 0;
+	return err;
 }
 
 long proc_list(bool threads, pid_t **out)

@@ -99,6 +99,13 @@ expect "init moved by root-opened fd" "$(cat "$B/tasks")" "1"
 echo 1 > "$MNT/tasks"
 kill $U 2>/dev/null
 
+# Thread groups in the middle of exit_group make /proc fail with ESRCH
+# for a moment (their task directory): such a group has no task left to
+# list, and the read that met it still succeeds.
+expect "root tasks read while processes exit" "$("$MEMCGFS_BUILD/tools/exitrace" "$MNT/tasks" 300)" "OK"
+expect "root cgroup.procs read while processes exit" \
+	"$("$MEMCGFS_BUILD/tools/exitrace" "$MNT/cgroup.procs" 300)" "OK"
+
 # PID namespaces: ids are read in the writer's namespace and shown in the
 # reader's ("1" inside a container is its init, never the host's)
 mkdir "$MNT/ns"
