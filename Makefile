@@ -4,6 +4,10 @@
 CC       ?= cc
 PREFIX   ?= /usr/local
 DESTDIR  ?=
+BINDIR   ?= $(PREFIX)/bin
+SBINDIR  ?= /sbin
+MANDIR   ?= $(PREFIX)/share/man
+UNITDIR  ?= $(PREFIX)/lib/systemd/system
 BUILD    ?= build
 SANFLAGS ?=
 OPT      ?= -O2 -g
@@ -144,7 +148,7 @@ $(BUILD)/tools/cgread-go: tests/tools/cgread.go
 	cd tests/tools && GOCACHE=$(abspath $(BUILD))/gocache GO111MODULE=off CGO_ENABLED=0 \
 	  go build -o $(abspath $@) cgread.go
 
-.PHONY: all check layers unit integration asan tsan fuzz bench install clean deps demo
+.PHONY: all check layers unit integration asan tsan fuzz bench install uninstall clean deps demo
 
 # Every test: the include rules of the three floors, unit tests (Check),
 # then integration tests against a real mount.
@@ -184,13 +188,28 @@ bench: $(BENCH_BINS) $(BUILD)/memcgfs $(BUILD)/memcgctl $(BUILD)/memcgfs-run $(B
        $(BUILD)/fuse_floor
 	bench/run.sh $(BUILD)
 
+# Everything make install puts down, one "mode source destination" a line.
+INSTALL_FILES = 0755 $(BUILD)/memcgfs $(BINDIR)/memcgfs \
+                0755 $(BUILD)/memcgctl $(BINDIR)/memcgctl \
+                0755 $(BUILD)/memcgfs-run $(BINDIR)/memcgfs-run \
+                0755 mount-helper/mount.memcgfs $(SBINDIR)/mount.memcgfs \
+                0644 docs/memcgfs.8 $(MANDIR)/man8/memcgfs.8 \
+                0644 docs/memcgctl.8 $(MANDIR)/man8/memcgctl.8 \
+                0644 docs/mount.memcgfs.8 $(MANDIR)/man8/mount.memcgfs.8 \
+                0644 docs/memcgfs-run.1 $(MANDIR)/man1/memcgfs-run.1
+
+# (the systemd unit names the installed binary: BINDIR goes into it here)
 install: $(BUILD)/memcgfs $(BUILD)/memcgctl $(BUILD)/memcgfs-run
-	install -D -m 0755 $(BUILD)/memcgfs $(DESTDIR)$(PREFIX)/bin/memcgfs
-	install -D -m 0755 $(BUILD)/memcgctl $(DESTDIR)$(PREFIX)/bin/memcgctl
-	install -D -m 0755 $(BUILD)/memcgfs-run $(DESTDIR)$(PREFIX)/bin/memcgfs-run
-	install -D -m 0755 mount-helper/mount.memcgfs $(DESTDIR)/sbin/mount.memcgfs
-	install -D -m 0644 docs/memcgfs.8 $(DESTDIR)$(PREFIX)/share/man/man8/memcgfs.8
-	install -D -m 0644 docs/memcgfs-run.1 $(DESTDIR)$(PREFIX)/share/man/man1/memcgfs-run.1
+	@set -- $(INSTALL_FILES); while [ $$# -ge 3 ]; do \
+	  echo "install -D -m $$1 $$2 $(DESTDIR)$$3"; install -D -m $$1 $$2 $(DESTDIR)$$3 || exit 1; \
+	  shift 3; done
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|@BINDIR@|$(BINDIR)|g' mount-helper/memcgfs@.service.in > $(DESTDIR)$(UNITDIR)/memcgfs@.service
+
+uninstall:
+	@set -- $(INSTALL_FILES); while [ $$# -ge 3 ]; do \
+	  echo "rm -f $(DESTDIR)$$3"; rm -f $(DESTDIR)$$3; shift 3; done
+	rm -f $(DESTDIR)$(UNITDIR)/memcgfs@.service
 
 clean:
 	rm -rf build build-asan build-tsan
@@ -198,7 +217,7 @@ clean:
 # Debian packages the project needs to build and test (run as root).
 DEPS = libfuse3-dev fuse3 check pkg-config acl attr gcc make python3 perl procps util-linux \
        clang libclang-rt-dev libseccomp-dev cgroup-tools openjdk-17-jre-headless golang-go libc6-dev \
-       gnuplot-nox
+       gnuplot-nox systemd man-db
 deps:
 	@if ! dpkg -s $(DEPS) >/dev/null 2>&1; then \
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEPS); fi

@@ -10,10 +10,14 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "engine/bgreclaim.h"
+#include "engine/log.h"
 #include "engine/memcg.h"
 #include "fs/cgfs.h"
 #include "fs/event.h"
@@ -224,6 +228,42 @@ static int memcgfs_remount(const char *path, const struct fuse_args *args)
 	return 0;
 }
 
+/* Where the modules' messages go: stderr until the daemon detaches, then
+ * syslog (facility daemon), as a kernel administrator looks for them. */
+static void memcgfs_log_stderr(int prio, const char *line)
+{
+	(void)prio;
+	fprintf(stderr, "memcgfs: %s\n", line);
+}
+
+static void memcgfs_log_syslog(int prio, const char *line)
+{
+	syslog(prio, "%s", line);
+}
+
+/* systemd's readiness protocol (sd_notify(3), Type=notify): one datagram
+ * to $NOTIFY_SOCKET, a path or, with a leading '@', an abstract name.
+ * Without the variable, nothing. */
+static void memcgfs_notify(const char *state)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t len;
+	int fd;
+
+	if (!path || (path[0] != '/' && path[0] != '@') || (len = strlen(path)) >= sizeof(sa.sun_path))
+		return;
+	memcpy(sa.sun_path, path, len);
+	if (sa.sun_path[0] == '@')
+		sa.sun_path[0] = '\0';
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return;
+	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
+		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0)
+		mcg_log(MCG_LOG_WARNING, "NOTIFY_SOCKET %s: %s", path, strerror(errno));
+	close(fd);
+}
+
 /* What the engine tells the file surface: events, release, the victim of an
  * OOM (whose own source signals it), a group's end. */
 static const struct mcg_owner_ops memcgfs_owner = {
@@ -252,6 +292,7 @@ int main(int argc, char *argv[])
 	if (argc == 2 && !strcmp(argv[1], "--watchdog"))
 		return watchdog_main(3);      /* the stop watchdog (watchdog.h) */
 	signal(SIGPIPE, SIG_IGN);         /* a peer gone is an error, not a death */
+	mcg_log_set_sink(memcgfs_log_stderr);
 	if (fuse_opt_parse(&args, &o, memcgfs_optspec, memcgfs_opt_proc))
 		goto out_args;
 	if (o.mountpoint && fuse_opt_add_arg(&args, o.mountpoint))
@@ -349,6 +390,10 @@ int main(int argc, char *argv[])
 		goto out_session;
 	if (fuse_daemonize(cl.foreground))
 		goto out_unmount;
+	if (!cl.foreground) {
+		openlog("memcgfs", LOG_PID, LOG_DAEMON);
+		mcg_log_set_sink(memcgfs_log_syslog);
+	}
 	if (fuse_set_signal_handlers(se))
 		goto out_unmount;
 	/* Threads start after daemonizing (fork keeps only the caller); the
@@ -357,7 +402,7 @@ int main(int argc, char *argv[])
 	env.mountpoint = fs.mountpoint;
 	env.watchdog = watchdog_start("/proc/self/exe");
 	if (!env.watchdog)
-		fprintf(stderr, "memcgfs: no watchdog: oom_kill_disable will not stop real processes\n");
+		mcg_log(MCG_LOG_WARNING, "no watchdog: oom_kill_disable will not stop real processes");
 	fs.watch = cgfs_tasks_watch(&fs);
 	fs.rel = release_new(&fs);
 	env.mirror = mirror_start(&env, enforce);   /* before the socket admits */
@@ -370,7 +415,15 @@ int main(int argc, char *argv[])
 	if (!fs.watch || !fs.rel || !env.mirror)
 		goto out_signals;
 	if (!env.sim)
-		fprintf(stderr, "memcgfs: no simulated-task socket (%s)\n", strerror(errno));
+		mcg_log(MCG_LOG_WARNING, "no simulated-task socket (%s)", strerror(errno));
+	mcg_log(MCG_LOG_NOTICE, "mounted %s (kernel=%u.%u%s)", fs.mountpoint,
+		fs.prof->version / 1000, fs.prof->version % 1000, fs.watermarks ? "" : ",nowatermarks");
+	{
+		char ready[64];
+
+		snprintf(ready, sizeof(ready), "READY=1\nMAINPID=%d", (int)getpid());
+		memcgfs_notify(ready);
+	}
 	/* a loop ended by SIGTERM/SIGINT/SIGHUP returns the signal: a clean exit */
 	if (cl.singlethread) {
 		ret = fuse_session_loop(se) < 0 ? 1 : 0;
@@ -384,6 +437,8 @@ int main(int argc, char *argv[])
 		ret = fuse_session_loop_mt(se, loop) < 0 ? 1 : 0;
 		fuse_loop_cfg_destroy(loop);
 	}
+	memcgfs_notify("STOPPING=1");
+	mcg_log(MCG_LOG_NOTICE, "unmounting %s", fs.mountpoint);
 out_signals:
 	atomic_store(&fs.nsources, 0);        /* no kill reaches a stopping source */
 	sim_stop(env.sim);                    /* no more admissions */

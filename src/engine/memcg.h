@@ -95,8 +95,9 @@ struct mcg_machine {
 /* The layer that owns the engine: what it is told. Every hook is optional
  * and gets the owner's one argument last. */
 struct mcg_owner_ops {
-	/* The OOM killer chose task id (a vm object's id): tell its owner. */
-	void (*kill)(uint32_t id, void *arg);
+	/* The OOM killer chose task id (a vm object's id) of group victim,
+	 * for an OOM of over: tell its owner (before the engine reaps it). */
+	void (*kill)(uint32_t id, struct mcg_group *over, struct mcg_group *victim, void *arg);
 	/* An OOM starts in over: OOM notifications of its subtree fire. */
 	void (*oom_event)(struct mcg_group *over, void *arg);
 	/* Every CHARGE_EVENTS_TARGET (128) pages charged or uncharged on a

@@ -129,7 +129,7 @@ static bool oom_kill(struct mcg_group *over)
 	vg = vm_object_group(victim);
 	atomic_fetch_add(&vg->oom_kill, 1);
 	if (e->own.ops->kill)
-		e->own.ops->kill(victim->id, e->own.arg);
+		e->own.ops->kill(victim->id, over, vg, e->own.arg);
 	vm_object_reap(victim);
 	oom_reap_same_task(e, victim);
 	vm_object_unpin(victim);

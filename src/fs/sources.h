@@ -20,7 +20,9 @@ int cgfs_sources_move(struct cgfs *fs, pid_t tgid, struct mcg_group *dst, unsign
 void cgfs_sources_attached(struct cgfs *fs, pid_t tgid);
 void cgfs_sources_refresh(struct cgfs *fs, struct mcg_group *g);
 /* The engine's kill hook (arg: the cgfs): the victim's own source signals
- * it; a PID no source knows is never signalled. */
-void cgfs_sources_kill(uint32_t pid, void *arg);
+ * it; a PID no source knows is never signalled. The kill is logged in the
+ * kernel's words (oom-kill: and "Memory cgroup out of memory: Killed
+ * process"), with the victim's figures read from /proc just before. */
+void cgfs_sources_kill(uint32_t pid, struct mcg_group *over, struct mcg_group *victim, void *arg);
 
 #endif

@@ -106,6 +106,43 @@ int proc_read_task(pid_t tid, struct proc_task *t)
 	return 0;
 }
 
+static long proc_kb(const char *buf, const char *key)
+{
+	const char *p = proc_field(buf, key);
+
+	return p ? strtol(p, NULL, 10) : 0;
+}
+
+int proc_read_oom_info(pid_t pid, struct proc_oom_info *o)
+{
+	char path[64], buf[4096];
+	const char *p;
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((err = proc_read_file(path, buf, sizeof(buf))))
+		return err;
+	if ((p = proc_field(buf, "Name:"))) {
+		size_t n;
+
+		p += strspn(p, " \t");
+		n = strcspn(p, "\n");
+		snprintf(o->comm, sizeof(o->comm), "%.*s", (int)n, p);
+	}
+	if ((p = proc_field(buf, "Uid:")))
+		o->uid = (uid_t)strtoul(p, NULL, 10);
+	o->total_vm_kb = proc_kb(buf, "VmSize:");
+	o->anon_kb = proc_kb(buf, "RssAnon:");
+	o->file_kb = proc_kb(buf, "RssFile:");
+	o->shmem_kb = proc_kb(buf, "RssShmem:");
+	o->pte_kb = proc_kb(buf, "VmPTE:");
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
+	if (proc_read_file(path, buf, sizeof(buf)) == 0)
+		o->oom_score_adj = atoi(buf);
+	return 0;
+}
+
 int proc_open_stat(pid_t pid)
 {
 	char path[64];

@@ -25,6 +25,16 @@ struct proc_task {
 
 /* -ESRCH when the task does not exist (or is gone), -EIO on garbage. */
 int proc_read_task(pid_t tid, struct proc_task *t);
+/* What the kernel's OOM report says of its victim (status and oom_score_adj). */
+struct proc_oom_info {
+	char comm[64];                /* Name: */
+	uid_t uid;                    /* the real uid */
+	long total_vm_kb, anon_kb, file_kb, shmem_kb, pte_kb;   /* 0 when absent */
+	int oom_score_adj;
+};
+
+/* -ESRCH when the process is gone. */
+int proc_read_oom_info(pid_t pid, struct proc_oom_info *o);
 /* What moves when a process's memory does, from /proc/PID/stat alone (one
  * small read): faults, threads, address-space size, resident pages. Equal
  * readings a while apart mean no page was faulted in, mapped or dropped;

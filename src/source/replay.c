@@ -667,7 +667,7 @@ static uint64_t rp_clock(void *arg)
 	return ((struct rp *)arg)->now;
 }
 
-static void rp_kill(uint32_t id, void *arg)
+static void rp_kill(uint32_t id, struct mcg_group *over, struct mcg_group *vg, void *arg)
 {
 	struct rp *rp = arg;
 

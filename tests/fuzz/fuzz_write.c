@@ -82,7 +82,7 @@ static void fw_sleep(void *arg, uint64_t ns)
 
 /* The OOM killer's word to a victim's owner: the engine reaps the victim
  * itself, and this one is no process. */
-static void fw_kill(uint32_t id, void *arg)
+static void fw_kill(uint32_t id, struct mcg_group *over, struct mcg_group *vg, void *arg)
 {
 }
 

@@ -67,11 +67,27 @@ expect "mount on a regular file" "$("$MEMCGFS" "$f" 2>&1; echo "rc $?")" "memcgf
 rc 1"
 expect "not mounted on the file" "$(mountpoint -q "$f" && echo yes || echo no)" "no"
 rm -f "$f"
-# libfuse says nothing about threads nobody set (the foreground daemon's stderr)
+# libfuse says nothing about threads nobody set; the daemon says when it
+# mounts and unmounts (the foreground daemon's stderr; syslog once detached)
 LOG=$(mktemp /tmp/memcgfs-log.XXXXXX)
-mount_fs_fg "$LOG" "max_threads=4" && ok
+mount_fs_fg "$LOG" "max_threads=4,kernel=5.10" && ok
+M=$MNT
+umount_fs                       # (waits for the daemon's end)
+expect "the daemon's stderr: mount and unmount only" "$(cat "$LOG")" "memcgfs: mounted $M (kernel=5.10)
+memcgfs: unmounting $M"
+# an OOM kill is reported in the kernel's words
+mount_fs_fg "$LOG" "kernel=6.18" && ok
+mkdir "$MNT/k"
+echo 32M > "$MNT/k/memory.limit_in_bytes"
+bash -c "echo \$\$ > $MNT/k/tasks && exec $MEMCGFS_BUILD/tools/memhog -a 256 -r 512" > /dev/null 2>&1 < /dev/null &
+H=$!
+wait "$H" 2>/dev/null
+expect "memhog killed at 32M" "$?" 137
+expect "kill: oom-kill line" "$(grep -c "^memcgfs: oom-kill:constraint=CONSTRAINT_MEMCG,.*,oom_memcg=/k,task_memcg=/k,task=memhog,pid=$H,uid=0\$" "$LOG")" 1
+expect "kill: the kernel's sentence" \
+	"$(grep -cE "^memcgfs: Memory cgroup out of memory: Killed process $H \(memhog\) total-vm:[0-9]+kB, anon-rss:[0-9]+kB, file-rss:[0-9]+kB, shmem-rss:[0-9]+kB, UID:0 pgtables:[0-9]+kB oom_score_adj:0\$" "$LOG")" 1
+expect "kill: the group's counters" "$(grep -cE '^memcgfs: memory: usage [0-9]+kB, limit 32768kB, failcnt [1-9][0-9]*$' "$LOG")" 1
 umount_fs
-expect "no libfuse warning on stderr" "$(cat "$LOG")" ""
 rm -f "$LOG"
 # one version, from the VERSION file: both programs and the man page
 V=$(cat "$(dirname "$0")/../../VERSION")
@@ -84,5 +100,31 @@ expect "FUSE library version" "$("$MEMCGFS" --version | grep -c '^FUSE library v
 expect "memcgctl --version" "$("$MEMCGFS_BUILD/memcgctl" --version; echo "rc $?")" "memcgctl $V
 rc 0"
 expect "memcgctl --help on stdout" "$("$MEMCGFS_BUILD/memcgctl" --help 2>/dev/null | grep -c 'memcgctl sim')" "1"
-expect "the man page's version" "$(sed -n 's/^\.TH MEMCGFS 8 "[^"]*" "memcgfs \([^"]*\)".*/\1/p' "$(dirname "$0")/../../docs/memcgfs.8")" "$V"
+for page in memcgfs.8 memcgctl.8 mount.memcgfs.8 memcgfs-run.1; do
+	expect "$page: the version" "$(sed -n 's/^\.TH [^ ]* [18] "[^"]*" "memcgfs \([^"]*\)".*/\1/p' "$(dirname "$0")/../../docs/$page")" "$V"
+	expect "$page: man reads it" "$(MANWIDTH=80 man -l "$(dirname "$0")/../../docs/$page" 2>&1 >/dev/null | wc -l)" 0
+done
+# make install puts down what it names, the systemd unit naming the
+# installed binary, which systemd-analyze accepts (it needs the binary and
+# the man page the unit names: the scratch root is the prefix); make
+# uninstall takes it all away again
+R=$(mktemp -d /tmp/memcgfs-root.XXXXXX)
+inst() { make -s -C "$(dirname "$0")/../.." BUILD="$MEMCGFS_BUILD" PREFIX="$R/usr" SBINDIR="$R/usr/sbin" "$@" > /dev/null; }
+inst install || bad "make install failed"
+expect "installed files" "$(cd "$R" && find . -type f | sort | tr '\n' ' ')" \
+	"./usr/bin/memcgctl ./usr/bin/memcgfs ./usr/bin/memcgfs-run ./usr/lib/systemd/system/memcgfs@.service ./usr/sbin/mount.memcgfs ./usr/share/man/man1/memcgfs-run.1 ./usr/share/man/man8/memcgctl.8 ./usr/share/man/man8/memcgfs.8 ./usr/share/man/man8/mount.memcgfs.8 "
+U=$R/usr/lib/systemd/system
+expect "the unit runs the installed binary" "$(grep '^ExecStart=' "$U/memcgfs@.service")" \
+	"ExecStart=$R/usr/bin/memcgfs -f \$MEMCGFS_OPTS %f"
+if command -v systemd-analyze > /dev/null; then
+	ln -s memcgfs@.service "$U/memcgfs@mnt-memcg.service"
+	expect "systemd-analyze verify" \
+		"$(MANPATH="$R/usr/share/man" systemd-analyze verify "$U/memcgfs@mnt-memcg.service" 2>&1; echo "rc $?")" "rc 0"
+	rm "$U/memcgfs@mnt-memcg.service"
+else
+	bad "systemd-analyze is missing (make deps installs systemd)"
+fi
+inst uninstall
+expect "uninstall leaves no file" "$(find "$R" -type f | wc -l)" 0
+rm -rf "$R"
 summary

@@ -226,7 +226,7 @@ END_TEST
 
 static uint32_t killed_id;
 
-static void note_kill(uint32_t id, void *arg)
+static void note_kill(uint32_t id, struct mcg_group *over, struct mcg_group *vg, void *arg)
 {
 	killed_id = id;
 }
