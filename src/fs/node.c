@@ -12,7 +12,18 @@
 #include "fs/cgfiles.h"
 #include "fs/node.h"
 
+/* Times as kernfs keeps them: a node is born with all three at its
+ * creation; a directory's mtime and ctime move when a child group comes or
+ * goes; a setattr (chmod, chown, utimensat) moves ctime and sets what it
+ * names; reads and writes of control files move nothing. */
+struct node_times {
+	struct timespec atime, mtime, ctime;
+};
+
 struct node_group {
+	struct node_times dtimes;     /* the directory's */
+	struct timespec born;         /* every control file's, until changed */
+	struct node_times *ftimes;    /* per file once one was changed, or NULL */
 	struct node_meta dir;
 	struct node_meta file[];      /* one per row of cgfs_files */
 };
@@ -98,7 +109,61 @@ int node_from_ino(struct cgfs *fs, uint64_t ino, struct mcg_group **out, int *ro
 
 static struct node_group *node_group_alloc(void)
 {
-	return calloc(1, sizeof(struct node_group) + cgfs_nfiles * sizeof(struct node_meta));
+	struct node_group *ng = calloc(1, sizeof(struct node_group) + cgfs_nfiles * sizeof(struct node_meta));
+
+	if (ng) {
+		clock_gettime(CLOCK_REALTIME, &ng->born);
+		ng->dtimes = (struct node_times){ ng->born, ng->born, ng->born };
+	}
+	return ng;
+}
+
+/* The times of a node (meta_lock held); a file's own are made on first
+ * need (alloc), NULL if there is no memory for them. */
+static struct node_times *node_times_of(struct node_group *ng, int row, bool alloc)
+{
+	if (row < 0)
+		return &ng->dtimes;
+	if (!ng->ftimes && alloc) {
+		if (!(ng->ftimes = malloc(cgfs_nfiles * sizeof(*ng->ftimes))))
+			return NULL;
+		for (size_t i = 0; i < cgfs_nfiles; i++)
+			ng->ftimes[i] = (struct node_times){ ng->born, ng->born, ng->born };
+	}
+	return ng->ftimes ? &ng->ftimes[row] : NULL;
+}
+
+void node_touch_dir(struct cgfs *fs, struct mcg_group *g)
+{
+	struct node_group *ng = mcg_owner_data(g);
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	pthread_mutex_lock(&fs->meta_lock);
+	ng->dtimes.mtime = ng->dtimes.ctime = now;
+	pthread_mutex_unlock(&fs->meta_lock);
+}
+
+int node_set_times(struct cgfs *fs, struct mcg_group *g, int row,
+		   const struct timespec *atime, const struct timespec *mtime)
+{
+	struct node_times *t;
+	struct timespec now;
+	int err = 0;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	pthread_mutex_lock(&fs->meta_lock);
+	if ((t = node_times_of(mcg_owner_data(g), row, true))) {
+		if (atime)
+			t->atime = *atime;
+		if (mtime)
+			t->mtime = *mtime;
+		t->ctime = now;
+	} else {
+		err = -ENOMEM;
+	}
+	pthread_mutex_unlock(&fs->meta_lock);
+	return err;
 }
 
 int node_init_root(struct cgfs *fs, struct mcg_group *root, uid_t uid, gid_t gid)
@@ -174,6 +239,7 @@ void node_free_group(struct mcg_group *g, void *arg)
 
 	if (!ng)
 		return;
+	free(ng->ftimes);
 	free(ng->dir.acl);
 	free(ng->dir.dacl);
 	for (size_t i = 0; i < cgfs_nfiles; i++)
@@ -184,7 +250,8 @@ void node_free_group(struct mcg_group *g, void *arg)
 
 int node_getattr(struct cgfs *fs, struct mcg_group *g, int row, struct stat *st)
 {
-	static const struct timespec epoch = { 0, 0 };
+	struct node_group *ng = mcg_owner_data(g);
+	const struct node_times *t;
 	struct node_meta *m;
 
 	memset(st, 0, sizeof(*st));
@@ -193,11 +260,17 @@ int node_getattr(struct cgfs *fs, struct mcg_group *g, int row, struct stat *st)
 	st->st_mode = (row < 0 ? S_IFDIR : S_IFREG) | m->mode;
 	st->st_uid = m->uid;
 	st->st_gid = m->gid;
+	if ((t = node_times_of(ng, row, false))) {
+		st->st_atim = t->atime;
+		st->st_mtim = t->mtime;
+		st->st_ctim = t->ctime;
+	} else {
+		st->st_atim = st->st_mtim = st->st_ctim = ng->born;
+	}
 	pthread_mutex_unlock(&fs->meta_lock);
 	st->st_nlink = row < 0 ? 2 + mcg_nr_children(fs->eng, g) : 1;
 	st->st_size = 0;
 	st->st_blksize = 4096;
-	st->st_atim = st->st_mtim = st->st_ctim = epoch;
 	return 0;
 }
 

@@ -44,6 +44,12 @@ int node_init_child(struct cgfs *fs, struct mcg_group *g, uid_t uid, gid_t gid,
 void node_free_group(struct mcg_group *g, void *arg);
 
 int node_getattr(struct cgfs *fs, struct mcg_group *g, int row, struct stat *st);
+/* A child group of g came or went: g's mtime and ctime are now. */
+void node_touch_dir(struct cgfs *fs, struct mcg_group *g);
+/* utimensat and the ctime of any setattr: atime and mtime as given (NULL:
+ * unchanged), ctime now. -ENOMEM. */
+int node_set_times(struct cgfs *fs, struct mcg_group *g, int row,
+		   const struct timespec *atime, const struct timespec *mtime);
 int node_chmod(struct cgfs *fs, struct mcg_group *g, int row, mode_t mode);
 int node_chown(struct cgfs *fs, struct mcg_group *g, int row, uid_t uid, gid_t gid);
 int node_getxattr(struct cgfs *fs, struct mcg_group *g, int row, const char *name,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "engine/task.h"
 #include "fs/cgfiles.h"
@@ -115,6 +116,20 @@ static void cgfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, i
 		err = node_chown(fs, g, row,
 				 to_set & FUSE_SET_ATTR_UID ? attr->st_uid : (uid_t)-1,
 				 to_set & FUSE_SET_ATTR_GID ? attr->st_gid : (gid_t)-1);
+	/* chmod, chown and utimensat move ctime; a truncation (O_TRUNC of a
+	 * control file before its write) moves no time */
+	if (!err && !(to_set & FUSE_SET_ATTR_SIZE) &&
+	    (to_set & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID |
+		       FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME))) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		err = node_set_times(fs, g, row,
+				     !(to_set & FUSE_SET_ATTR_ATIME) ? NULL :
+				     to_set & FUSE_SET_ATTR_ATIME_NOW ? &now : &attr->st_atim,
+				     !(to_set & FUSE_SET_ATTR_MTIME) ? NULL :
+				     to_set & FUSE_SET_ATTR_MTIME_NOW ? &now : &attr->st_mtim);
+	}
 	if (!err) {
 		node_getattr(fs, g, row, &st);
 		st.st_ino = ino;
@@ -188,6 +203,8 @@ static void cgfs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, m
 		err = -EEXIST;         /* names of control files are taken */
 	else
 		err = mcg_create(fs->eng, p, name, cgfs_mkdir_init, &a, &g);
+	if (!err)
+		node_touch_dir(fs, p);
 	mcg_put(p);
 	if (err)
 		return cgfs_reply_err(req, err);
@@ -199,14 +216,17 @@ static void cgfs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, m
 static void cgfs_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct cgfs *fs = cgfs_of(req);
-	struct mcg_group *g;
-	int err = cgfs_child(fs, parent, name, &g, NULL);
+	struct mcg_group *g, *p;
+	int err = cgfs_child(fs, parent, name, &g, &p);
 
 	if (err)
 		return cgfs_reply_err(req, err);
-	if (!(err = mcg_remove(fs->eng, g)))
+	if (!(err = mcg_remove(fs->eng, g))) {
 		event_group_removed(fs, g);
+		node_touch_dir(fs, p);
+	}
 	mcg_put(g);
+	mcg_put(p);
 	cgfs_reply_err(req, err);
 	/* a tree taken down gives its memory back to the system: the heap
 	 * keeps freed groups' pages until trimmed (every CGFS_TRIM_RMDIRS

@@ -295,6 +295,50 @@ rmdir "$MNT/$n3k/c" "$MNT/$n3k" && ok || bad "rmdir of the long names"
 expect "poll 15 fresh, 5 after a read, 15 on empty tasks; pread regenerates; reads continue, after rmdir too" \
 	"$got" "15 922 5 15 b'' b'96\\n' 409 b'6\\n' rest No such device"
 umount_fs
+
+# Times as kernfs keeps them: a node's times are its creation; a directory's
+# mtime and ctime move when a child group comes or goes; chmod, chown and
+# utimensat move ctime; reads and writes of control files move nothing.
+t0=$(date +%s.%N)
+mount_fs || exit 1
+tm() { stat -c "%.9${2:-Y}" "$1"; }            # X atime, Y mtime, Z ctime
+ge() { awk -v a="$2" -v b="$3" 'BEGIN { exit !(a >= b) }' && ok || bad "$1: $2 < $3"; }
+root_t=$(tm "$MNT")
+ge "root born at mount" "$root_t" "$t0"
+expect "root: atime = mtime = ctime" "$(tm "$MNT" X) $(tm "$MNT" Z)" "$root_t $root_t"
+expect "root files born with it" "$(tm "$MNT/memory.stat")" "$root_t"
+mkdir "$MNT/t"
+born=$(tm "$MNT/t")
+ge "child born after the root" "$born" "$root_t"
+ge "parent's mtime moved by mkdir" "$(tm "$MNT")" "$born"
+expect "parent's ctime with it" "$(tm "$MNT" Z)" "$(tm "$MNT")"
+expect "parent's atime stays" "$(tm "$MNT" X)" "$root_t"
+expect "child's files born with it" "$(tm "$MNT/t/memory.limit_in_bytes") $(tm "$MNT/t/tasks" Z)" "$born $born"
+echo 64M > "$MNT/t/memory.limit_in_bytes"
+cat "$MNT/t/memory.limit_in_bytes" > /dev/null
+expect "a write and a read move no time" \
+	"$(tm "$MNT/t/memory.limit_in_bytes" X) $(tm "$MNT/t/memory.limit_in_bytes") $(tm "$MNT/t/memory.limit_in_bytes" Z)" \
+	"$born $born $born"
+chmod 600 "$MNT/t/memory.soft_limit_in_bytes"
+c=$(tm "$MNT/t/memory.soft_limit_in_bytes" Z)
+ge "chmod moves ctime" "$c" "$born"
+[ "$c" != "$born" ] && ok || bad "chmod left ctime at birth"
+expect "chmod leaves mtime" "$(tm "$MNT/t/memory.soft_limit_in_bytes")" "$born"
+expect "chmod of a file leaves its directory" "$(tm "$MNT/t" Z)" "$born"
+expect "other files keep their times" "$(tm "$MNT/t/memory.swappiness" Z)" "$born"
+touch -d '2020-01-02 03:04:05.5' "$MNT/t/memory.swappiness"
+expect "utimensat sets atime and mtime" "$(tm "$MNT/t/memory.swappiness" X) $(tm "$MNT/t/memory.swappiness")" \
+	"$(date -d '2020-01-02 03:04:05.5' +%s.%N) $(date -d '2020-01-02 03:04:05.5' +%s.%N)"
+ge "utimensat moves ctime" "$(tm "$MNT/t/memory.swappiness" Z)" "$born"
+chown 1:1 "$MNT/t"
+ge "chown of a directory moves its ctime" "$(tm "$MNT/t" Z)" "$born"
+expect "and not its mtime" "$(tm "$MNT/t")" "$born"
+before=$(tm "$MNT")
+rmdir "$MNT/t"
+ge "rmdir moves the parent's mtime" "$(tm "$MNT")" "$before"
+[ "$(tm "$MNT")" != "$before" ] && ok || bad "rmdir left the parent's mtime"
+umount_fs
+
 d=$(mktemp -d)
 expect "bad kernel= refused" "$("$MEMCGFS" -o kernel=2.6 "$d" 2>&1 | grep -c unsupported)" "1"
 rmdir "$d"
