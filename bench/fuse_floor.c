@@ -1,8 +1,10 @@
 /* fuse_floor.c: the floor under memcgfs's reads. A bare FUSE server with
  * memcgfs's mount options and loop configuration (multithreaded, up to 64
  * workers, no attribute or entry caching, direct I/O) serving one
- * constant 20-byte file, "f", in its root. bench/fuse_floor.sh reads it
- * beside memcgfs's files. It does nothing else; not a test fixture.
+ * constant 20-byte file, "g/f": a file one directory down, as a leaf
+ * group's control file is, so that an open walks as many components.
+ * bench/fuse_floor.sh reads it beside memcgfs's files. It does nothing
+ * else; not a test fixture.
  *
  *   fuse_floor MOUNTPOINT      (in the foreground; fusermount3 -u ends it)
  */
@@ -15,25 +17,26 @@
 
 static const char floor_text[] = "9223372036854771712\n";   /* 20 bytes */
 
+/* inodes: 1 the root, 2 the directory g, 3 the file g/f */
 static void floor_stat(fuse_ino_t ino, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
-	st->st_nlink = ino == 1 ? 2 : 1;
-	st->st_mode = ino == 1 ? S_IFDIR | 0555 : S_IFREG | 0644;
+	st->st_nlink = ino < 3 ? 2 : 1;
+	st->st_mode = ino < 3 ? S_IFDIR | 0555 : S_IFREG | 0644;
 }
 
 static void floor_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fuse_entry_param e;
 
-	if (parent != 1 || strcmp(name, "f")) {
+	if (!((parent == 1 && !strcmp(name, "g")) || (parent == 2 && !strcmp(name, "f")))) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
 	memset(&e, 0, sizeof(e));
-	e.ino = 2;
-	floor_stat(2, &e.attr);
+	e.ino = parent + 1;
+	floor_stat(e.ino, &e.attr);
 	fuse_reply_entry(req, &e);
 }
 
