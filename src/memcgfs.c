@@ -40,6 +40,7 @@ struct memcgfs_opts {
 	unsigned cpus;
 	int nowatermarks;
 	char *enforce;
+	char *acl_inherit;
 	int help;
 	int version;
 	int remount;
@@ -60,6 +61,7 @@ static const struct fuse_opt memcgfs_optspec[] = {
 	MOPT("cpus=%u", cpus),
 	MOPT("nowatermarks", nowatermarks),
 	MOPT("enforce=%s", enforce),
+	MOPT("acl_inherit=%s", acl_inherit),
 	MOPT("-h", help),
 	MOPT("--help", help),
 	MOPT("remount", remount),
@@ -81,6 +83,9 @@ static void memcgfs_usage(const char *prog)
 	       "    nowatermarks      hide the memcgfs extension files\n"
 	       "    enforce=none      account real processes only: never signal them\n"
 	       "                      or page them out (default enforce=all)\n"
+	       "    acl_inherit=GLOB[:GLOB...]\n"
+	       "                      a default ACL reaches only the control files of\n"
+	       "                      new groups that match (default: every file)\n"
 	       "default_permissions and allow_other are on by default.\n\n", prog, prog);
 }
 
@@ -380,6 +385,12 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "memcgfs: out of memory\n");
 		goto out_engine;
 	}
+	if (o.acl_inherit && (ret = node_set_acl_inherit(&fs, o.acl_inherit))) {
+		fprintf(stderr, "memcgfs: acl_inherit=%s: %s\n", o.acl_inherit,
+			ret == -EINVAL ? "a pattern names no control file" : strerror(-ret));
+		ret = 1;
+		goto out_engine;
+	}
 
 	/* Kernel-like permission checks and a mount everyone can use. */
 	fuse_opt_add_arg(&args, "-odefault_permissions,allow_other,fsname=memcgfs,subtype=memcgfs");
@@ -466,6 +477,7 @@ out_engine:
 		event_free(er);
 	}
 	mcg_engine_free(fs.eng);
+	free(fs.acl_inherit);
 out_args:
 	free(cl.mountpoint);
 	fuse_opt_free_args(&args);
@@ -473,6 +485,7 @@ out_args:
 	free(o.memory);
 	free(o.swap);
 	free(o.enforce);
+	free(o.acl_inherit);
 	free(o.mountpoint);
 	return ret;
 }

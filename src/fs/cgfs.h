@@ -42,6 +42,8 @@ struct cgfs {
 	} sources[CGFS_SOURCES];
 	atomic_int nsources;           /* 0 again at teardown */
 	char mountpoint[4096];         /* absolute, for event_control fds */
+	bool *acl_inherit;             /* per file row: takes a parent's default
+					* ACL at mkdir (-o acl_inherit); NULL: all */
 };
 
 /* Per open file or directory (fi->fh). */

@@ -3,6 +3,7 @@
  * fs->meta_lock, which is never held while calling into the engine's
  * tree-changing functions. Never renders content; never includes FUSE. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,10 +227,41 @@ int node_init_child(struct cgfs *fs, struct mcg_group *g, uid_t uid, gid_t gid,
 		if (!err)
 			err = node_inherit(&ng->dir, def, mode & 07777, true);
 		for (size_t i = 0; i < cgfs_nfiles && !err; i++)
-			err = node_inherit(&ng->file[i], def, cgfs_file_mode(fs, &cgfs_files[i]), false);
+			if (!fs->acl_inherit || fs->acl_inherit[i])
+				err = node_inherit(&ng->file[i], def, cgfs_file_mode(fs, &cgfs_files[i]), false);
 	}
 	pthread_mutex_unlock(&fs->meta_lock);
 	mcg_set_owner_data(g, ng);
+	return err;
+}
+
+int node_set_acl_inherit(struct cgfs *fs, const char *globs)
+{
+	bool *take = calloc(cgfs_nfiles, sizeof(*take));
+	char *list = strdup(globs), *save = NULL;
+	int err = 0;
+
+	if (!take || !list) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (char *glob = strtok_r(list, ":", &save); glob && !err; glob = strtok_r(NULL, ":", &save)) {
+		bool hit = false;
+
+		for (size_t i = 0; i < cgfs_nfiles; i++)
+			if (fnmatch(glob, cgfs_files[i].name, 0) == 0)
+				take[i] = hit = true;
+		if (!hit)
+			err = -EINVAL;        /* a glob naming no file: a typo */
+	}
+	if (!err) {
+		free(fs->acl_inherit);
+		fs->acl_inherit = take;
+		take = NULL;
+	}
+out:
+	free(take);
+	free(list);
 	return err;
 }
 

@@ -40,6 +40,11 @@ int node_init_root(struct cgfs *fs, struct mcg_group *root, uid_t uid, gid_t gid
  * the umask, which applies only when the parent has no default ACL. */
 int node_init_child(struct cgfs *fs, struct mcg_group *g, uid_t uid, gid_t gid,
 		    mode_t mode, mode_t umask);
+/* -o acl_inherit=GLOB[:GLOB...]: a parent's default ACL reaches only the
+ * control files of new children whose names match a glob (fnmatch(3));
+ * the others keep their plain mode. Directories always inherit it (so
+ * that it reaches grandchildren). -EINVAL when a glob names no file. */
+int node_set_acl_inherit(struct cgfs *fs, const char *globs);
 /* The engine's on_free hook: releases what node_init_* allocated. */
 void node_free_group(struct mcg_group *g, void *arg);
 

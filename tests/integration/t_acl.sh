@@ -73,4 +73,30 @@ expect "user chmod own file" "$(as_user "$U" chmod 600 "$D/sub/memory.stat" && s
 kill "$S"
 wait_until 2 sh -c "[ -z \"\$(cat '$D/sub/tasks')\" ]" || bad "exit not seen"
 expect "user rmdir" "$(as_user "$U" rmdir "$D/sub" && echo OK)" "OK"
+umount_fs
+
+# -o acl_inherit: "delegate the watermarks of every future group, keep the
+# limit" as one inherited default ACL
+expect "a pattern naming no file is refused" \
+	"$(d=$(mktemp -d); "$MEMCGFS" -o acl_inherit=memory.nosuch "$d" 2>&1; echo "rc $?"; rmdir "$d")" \
+	"memcgfs: acl_inherit=memory.nosuch: a pattern names no control file
+rc 1"
+mount_fs "acl_inherit=memory.*watermark*:memory.soft_limit_in_bytes" || exit 1
+W="$MNT/wm"
+mkdir "$W"
+setfacl -d -m "u:$U:rwx" "$W"
+mkdir "$W/job"
+J="$W/job"
+expect "a named file takes the entry" "$(getfacl -cp "$J/memory.high_watermark_in_bytes" 2>/dev/null | grep "^user:$U")" "user:$U:rw-"
+expect "the delegate tunes the watermark" "$(as_user "$U" "$WR" "$J/memory.high_watermark_in_bytes" 64M)" "OK"
+expect "and the soft limit" "$(as_user "$U" "$WR" "$J/memory.soft_limit_in_bytes" 32M)" "OK"
+expect "the limit has no entry" "$(getfacl -cp "$J/memory.limit_in_bytes" 2>/dev/null | grep -c "^user:$U")" "0"
+expect "the limit keeps its plain mode" "$(stat -c %a "$J/memory.limit_in_bytes")" "644"
+expect "the delegate cannot set the limit" "$(as_user "$U" "$WR" "$J/memory.limit_in_bytes" 1G)" "EACCES"
+expect "the directory inherits as POSIX says" "$(getfacl -cpd "$J" 2>/dev/null | grep "^user:$U")" "user:$U:rwx"
+mkdir "$J/step"
+expect "grandchildren follow the same rule" \
+	"$(as_user "$U" "$WR" "$J/step/memory.low_watermark_in_bytes" 16M) $(as_user "$U" "$WR" "$J/step/memory.limit_in_bytes" 1G)" \
+	"OK EACCES"
+rmdir "$J/step" "$J" "$W"
 summary
