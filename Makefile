@@ -15,7 +15,7 @@ OPT      ?= -O2 -g
 # and the man page's header, checked by t_mount.sh).
 VERSION  := $(shell cat VERSION)
 CFLAGS   += $(OPT) -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
-            -D_GNU_SOURCE -DMEMCGFS_VERSION='"$(VERSION)"' -Isrc $(SANFLAGS)
+            -D_GNU_SOURCE -DMEMCGFS_VERSION='"$(VERSION)"' -Isrc $(CPPFLAGS) $(SANFLAGS)
 LDFLAGS  += $(SANFLAGS)
 FUSE_CFLAGS  = $(shell pkg-config --cflags fuse3 2>/dev/null)
 FUSE_LIBS    = $(shell pkg-config --libs fuse3 2>/dev/null)
@@ -148,7 +148,7 @@ $(BUILD)/tools/cgread-go: tests/tools/cgread.go
 	cd tests/tools && GOCACHE=$(abspath $(BUILD))/gocache GO111MODULE=off CGO_ENABLED=0 \
 	  go build -o $(abspath $@) cgread.go
 
-.PHONY: all check layers unit integration asan tsan fuzz bench install uninstall clean deps demo
+.PHONY: all check layers unit integration asan tsan fuzz bench install uninstall deb clean deps demo
 
 # Every test: the include rules of the three floors, unit tests (Check),
 # then integration tests against a real mount.
@@ -211,13 +211,23 @@ uninstall:
 	  echo "rm -f $(DESTDIR)$$3"; rm -f $(DESTDIR)$$3; shift 3; done
 	rm -f $(DESTDIR)$(UNITDIR)/memcgfs@.service
 
+# A Debian package (debhelper; debian/) of the project's files, built in
+# $(BUILD)/deb and checked by lintian: $(BUILD)/deb/memcgfs_$(VERSION)_*.deb.
+deb:
+	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/memcgfs-$(VERSION)
+	git ls-files -z -c -o --exclude-standard | tar --null -T - -cf - | \
+	  tar -xf - -C $(BUILD)/deb/memcgfs-$(VERSION)
+	cd $(BUILD)/deb/memcgfs-$(VERSION) && dpkg-buildpackage -us -uc -b > ../build.log 2>&1 || \
+	  { tail -n 30 ../build.log; exit 1; }
+	lintian --fail-on error $(BUILD)/deb/memcgfs_$(VERSION)_*.deb
+
 clean:
 	rm -rf build build-asan build-tsan
 
 # Debian packages the project needs to build and test (run as root).
 DEPS = libfuse3-dev fuse3 check pkg-config acl attr gcc make python3 perl procps util-linux \
        clang libclang-rt-dev libseccomp-dev cgroup-tools openjdk-17-jre-headless golang-go libc6-dev \
-       gnuplot-nox systemd man-db
+       gnuplot-nox systemd man-db debhelper lintian
 deps:
 	@if ! dpkg -s $(DEPS) >/dev/null 2>&1; then \
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEPS); fi
