@@ -21,6 +21,7 @@ struct source_ops;
 
 /* Groups removed between two trims of the daemon's heap (ops.c). */
 #define CGFS_TRIM_RMDIRS 1024
+#define CGFS_TRIM_RMDIRS_MIN 64
 
 struct cgfs {
 	struct mcg_engine *eng;
@@ -31,7 +32,7 @@ struct cgfs {
 	pthread_mutex_t attach_lock;   /* task attach/exit and their pidfds */
 	pthread_mutex_t fh_lock;       /* fh_head: handles open at exit are freed */
 	struct cgfs_fh *fh_head;
-	atomic_uint rmdirs;            /* groups removed (a heap trim every CGFS_TRIM_RMDIRS) */
+	atomic_uint rmdirs;            /* groups removed since the last heap trim */
 	char release_agent[4096];
 	struct pidwatch *watch;
 	struct release_runner *rel;

@@ -225,14 +225,21 @@ static void cgfs_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		event_group_removed(fs, g);
 		node_touch_dir(fs, p);
 	}
-	mcg_put(g);
-	mcg_put(p);
 	cgfs_reply_err(req, err);
 	/* a tree taken down gives its memory back to the system: the heap
-	 * keeps freed groups' pages until trimmed (every CGFS_TRIM_RMDIRS
-	 * removals, after the reply) */
-	if (!err && atomic_fetch_add(&fs->rmdirs, 1) % CGFS_TRIM_RMDIRS == CGFS_TRIM_RMDIRS - 1)
-		malloc_trim(0);
+	 * keeps freed groups' pages until trimmed, after the reply, every
+	 * CGFS_TRIM_RMDIRS removals, or sooner (but not before
+	 * CGFS_TRIM_RMDIRS_MIN) when a removal leaves its parent childless,
+	 * as the last one of a tree taken down does */
+	if (!err) {
+		unsigned n = atomic_fetch_add(&fs->rmdirs, 1) + 1;
+
+		if ((n >= CGFS_TRIM_RMDIRS || (n >= CGFS_TRIM_RMDIRS_MIN && !mcg_nr_children(fs->eng, p))) &&
+		    atomic_compare_exchange_strong(&fs->rmdirs, &n, 0))
+			malloc_trim(0);
+	}
+	mcg_put(g);
+	mcg_put(p);
 }
 
 static void cgfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
