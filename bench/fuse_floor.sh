@@ -14,8 +14,8 @@
 # Usage: bench/fuse_floor.sh BUILD_DIR
 set -eu
 build=${1:-build}
-mnt=$(mktemp -d /tmp/memcgfs-bench.XXXXXX)
-flo=$(mktemp -d /tmp/memcgfs-bench.XXXXXX)
+mnt=$(mktemp -d "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench.XXXXXX")
+flo=$(mktemp -d "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench.XXXXXX")
 "$build/memcgfs" -f "$mnt" 2>/dev/null &
 mpid=$!
 "$build/fuse_floor" "$flo" &

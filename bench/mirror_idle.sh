@@ -6,6 +6,8 @@
 # of one core:
 #   mirror.cpu_pct.idle1000   (the goal: at most 1 %)
 #   mirror.cpu_pct.active10
+#   mirror.overshoot_mib.1gps  how far past a 256M limit a process
+#                              allocating 1 GiB/s got before its OOM kill
 # and mirror.usage_error_pct.idle: the group's usage against what the
 # processes really hold (their RssAnon plus the file's pages once).
 # Needs root and /dev/fuse. Usage: bench/mirror_idle.sh BUILD_DIR [N]
@@ -13,7 +15,7 @@ set -eu
 build=${1:-build}
 n=${2:-1000}
 hog=$build/tools/memhog
-mnt=$(mktemp -d /tmp/memcgfs-bench.XXXXXX)
+mnt=$(mktemp -d "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench.XXXXXX")
 file=$(mktemp /var/tmp/memcgfs-bench-file.XXXXXX)
 "$build/memcgfs" -o memory=8G "$mnt"
 pid=$(pgrep -f -x "$build/memcgfs -o memory=8G $mnt")
@@ -58,3 +60,11 @@ for i in $(seq 10); do
 done
 sleep 1
 echo "mirror.cpu_pct.active10 $(window 8) %"
+# one process allocating 1 GiB/s into a 256M group: how far past the limit
+# it had got when the OOM killer ended it (the sampling's reaction bound)
+for p in "${apids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+mkdir "$mnt/burst"
+echo 256M > "$mnt/burst/memory.limit_in_bytes"
+sh -c "echo \$\$ > $mnt/burst/cgroup.procs && exec $hog -a 1024 -r 1024" > "$file.out.burst" 2>&1 < /dev/null || true
+last=$(awk '/^anon/ { n = $2 } END { print n + 0 }' "$file.out.burst")
+echo "mirror.overshoot_mib.1gps $((last > 256 ? last - 256 : 0)) MiB"

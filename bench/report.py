@@ -440,6 +440,53 @@ md.append("`sim.pages_per_s` %s (min-max %s-%s), goal at least 1M; against the s
            fmt("sim.pages_per_s.max", 0, False), spread("sim.socket_over_inprocess")))
 goal("sim", "sim.pages_per_s", ">=", 1e6, "a simulated task declares >= 1M pages/s", "-")
 
+# --- scale: 65,534 groups, idle mirrored processes, the FUSE floor --------------
+md.append("## Cost that does not grow with the host (issue 14)\n")
+step_note("scale")
+table(["figure", "ours", "goal"], [
+    ["`scale.groups`", fmt("scale.groups"), "65,534 (the kernel's 65,535 ids with the root)"],
+    ["`scale.mkdir_us.first1000` / `.last1000`", fmt("scale.mkdir_us.first1000", 1) + " / " +
+     fmt("scale.mkdir_us.last1000", 1), "the last thousand cost what the first did"],
+    ["`scale.rmdir_us`", fmt("scale.rmdir_us", 1), ""],
+    ["`scale.daemon_bytes_per_group`", fmt("scale.daemon_bytes_per_group", 0), ""],
+    ["`scale.root_stat_over_leaf.unchanged`", fmt("scale.root_stat_over_leaf.unchanged", 2), "<= 2"],
+    ["`scale.root_usage_over_leaf.unchanged`", fmt("scale.root_usage_over_leaf.unchanged", 2), "<= 2"],
+    ["`scale.root_stat_over_leaf.changed1pct`", fmt("scale.root_stat_over_leaf.changed1pct", 2),
+     "proportional to the groups changed"],
+    ["`scale.root_usage_over_leaf.changed1pct`", fmt("scale.root_usage_over_leaf.changed1pct", 2), ""],
+    ["`scale.daemon_rss_after_rmdir_ratio`", fmt("scale.daemon_rss_after_rmdir_ratio", 2), "<= 1.10"],
+])
+goal("scale", "scale.root_stat_over_leaf.unchanged", "<=", 2.0,
+     "root memory.stat read <= 2x a leaf's at 65,534 groups", "-")
+goal("scale", "scale.root_usage_over_leaf.unchanged", "<=", 2.0,
+     "root memory.usage_in_bytes read <= 2x a leaf's", "-")
+goal("scale", "scale.daemon_rss_after_rmdir_ratio", "<=", 1.10,
+     "daemon RSS after removing every group within 10 % of the start", "-",
+     "per-id tables (65,536 pointers and generations) stay touched, and the heap keeps "
+     "fragments of the groups' allocations")
+step_note("mirror")
+md.append("1,000 idle mirrored processes (1 MiB of their own and a shared 64 MiB file each): "
+          "`mirror.cpu_pct.idle1000` %s of a core; 10 processes allocating 64 MiB/s: "
+          "`mirror.cpu_pct.active10` %s; usage against what the idle ones hold: "
+          "`mirror.usage_error_pct.idle` %s; a process allocating 1 GiB/s into 256M got "
+          "`mirror.overshoot_mib.1gps` %s past the limit before its kill.\n" %
+          (fmt("mirror.cpu_pct.idle1000", 2), fmt("mirror.cpu_pct.active10", 1),
+           fmt("mirror.usage_error_pct.idle", 1), fmt("mirror.overshoot_mib.1gps")))
+goal("scale", "mirror.cpu_pct.idle1000", "<=", 1.0, "1,000 idle mirrored processes <= 1 % of a core", "-")
+goal("scale", "mirror.overshoot_mib.1gps", "<=", 128, "1 GiB/s into 256M: at most 128 MiB over", "-")
+step_note("fuse")
+md.append("Reads through memcgfs over a bare FUSE server (`bench/fuse_floor.c`) with the same "
+          "mount options and loop, interleaved, median (range as printed by the step): "
+          "`fuse.read_over_floor.usage` %s, `.stat` %s, open+read+close %s; the servers' own "
+          "CPU per operation: %s, %s, %s; the floor's pread %s.\n" %
+          (fmt("fuse.read_over_floor.usage"), fmt("fuse.read_over_floor.stat"),
+           fmt("fuse.open_read_close_over_floor.usage"), fmt("fuse.cpu_over_floor.read.usage"),
+           fmt("fuse.cpu_over_floor.read.stat"), fmt("fuse.cpu_over_floor.open_read_close.usage"),
+           fmt("fuse.floor_pread_us", 2)))
+goal("scale", "fuse.read_over_floor.usage", "<=", 1.05, "leaf usage pread <= 1.05x the FUSE floor", "-",
+     "the machine's spread is wider than the goal; memcgfs's own work per read (rendering, "
+     "a copy) is a few percent of the daemon's CPU")
+
 # --- closing ------------------------------------------------------------------
 md.append("## Every goal\n")
 table(["experiment", "figure", "goal", "ours", "seed", "status", "why missed"],

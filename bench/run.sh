@@ -20,10 +20,11 @@ out=${MEMCGFS_BENCH_OUT:-$build/bench}
 mkdir -p "$out"
 # every step and its time limit (seconds); a step is a program or script
 # of bench/ given the build directory
-all_steps="engine charge sim_throughput move move_mount wmark scan nodes run_overhead"
+all_steps="engine charge sim_throughput move move_mount wmark scan nodes run_overhead scale mirror fuse"
 steps=${*:-$all_steps}
 declare -A limit=([engine]=120 [charge]=240 [sim_throughput]=120 [move]=120 [move_mount]=120
-		  [wmark]=300 [scan]=120 [nodes]=240 [run_overhead]=300)
+		  [wmark]=300 [scan]=120 [nodes]=240 [run_overhead]=300
+		  [scale]=1200 [mirror]=400 [fuse]=300)
 
 run_tmp=$(mktemp -d "${MEMCGFS_BENCH_TMPDIR:-/tmp}/memcgfs-bench-run.XXXXXX")
 export MEMCGFS_BENCH_TMP=$run_tmp       # the scripts mount under it
@@ -65,6 +66,9 @@ command_of() {
 	sim_throughput) echo "$here/sim_throughput.sh $build" ;;
 	move_mount) echo "$here/move_mount.sh $build" ;;
 	run_overhead) echo "$here/run_overhead.sh $build" ;;
+	scale) echo "$here/scale.sh $build" ;;
+	mirror) echo "$here/mirror_idle.sh $build" ;;
+	fuse) echo "$here/fuse_floor.sh $build" ;;
 	*) return 1 ;;
 	esac
 }

@@ -16,7 +16,7 @@
 set -eu
 build=${1:-build}
 groups=${2:-65534}
-mnt=$(mktemp -d /tmp/memcgfs-bench.XXXXXX)
+mnt=$(mktemp -d "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench.XXXXXX")
 "$build/memcgfs" -o kernel=6.12,memory=8G "$mnt"
 pid=$(pgrep -f -x "$build/memcgfs -o kernel=6.12,memory=8G $mnt")
 cleanup() {
