@@ -287,6 +287,10 @@ START_TEST(test_mkdir_charges_parent)
 	ck_assert_uint_gt(mcg_failcnt(c, MCG_MEM), f0);
 	ck_assert_uint_eq(mcg_nr_children(e, c), 0);
 	ck_assert_int_eq(pc_usage(&c->cnt[MCG_MEM]), 0);
+	/* under oom_kill_disable the charge fails at once, it never waits */
+	ck_assert_int_eq(mcg_set_oom_control(c, 1), 0);
+	ck_assert_int_eq(mcg_create(e, c, "y", NULL, NULL, NULL), -ENOMEM);
+	ck_assert_uint_eq(mcg_nr_children(e, c), 0);
 	/* an existing name is EEXIST before any charge */
 	f0 = mcg_failcnt(a, MCG_MEM);
 	ck_assert_int_eq(mcg_create(e, a, "b", NULL, NULL, NULL), -EEXIST);
