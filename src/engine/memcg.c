@@ -187,22 +187,59 @@ static int mcg_check_name(const char *name)
 	return 0;
 }
 
+/* The errors of §4.1 that come before the allocation. Caller holds
+ * tree_lock. */
+static int mcg_create_check(struct mcg_engine *e, struct mcg_group *parent, const char *name)
+{
+	if (parent->removed)
+		return -ENODEV;
+	if (mcg_find_live(parent, name))
+		return -EEXIST;
+	if (e->nr_groups >= MCG_ID_MAX)
+		return prof_has(&e->m.prof, PF_ID_EXHAUST_EBUSY) ? -EBUSY : -ENOSPC;
+	return 0;
+}
+
+/* Charge a new child's structures to parent (§11.5) as the kernel's
+ * mem_cgroup_css_alloc does, through the stock, so that the parent's usage
+ * shows the batch; *pages is what was charged. Never waits under
+ * oom_kill_disable (no user fault: the kernel fails such a charge). Called
+ * with no lock held: the charge may reclaim and OOM-kill. */
+static int mcg_mkdir_charge(struct mcg_engine *e, struct mcg_group *parent, long *pages)
+{
+	struct charge_mode mode = { .nowait = true };
+	int err;
+
+	*pages = 0;
+	if (mcg_is_root(parent) || !prof_has(&e->m.prof, PF_MKDIR_KMEM))
+		return 0;
+	err = charge_kmem(parent, parent->id % e->m.cpus, MCG_MKDIR_KMEM_PAGES, &mode);
+	if (mode.over)
+		mcg_put(mode.over);
+	if (err)
+		return -ENOMEM;
+	*pages = MCG_MKDIR_KMEM_PAGES;
+	return 0;
+}
+
 int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
 	       int (*init)(struct mcg_group *g, void *arg), void *arg,
 	       struct mcg_group **out)
 {
 	struct mcg_group *g;
+	long charged;
 	int err = mcg_check_name(name);
 
 	if (err)
 		return err;
+	pthread_rwlock_rdlock(&e->tree_lock);
+	err = mcg_create_check(e, parent, name);
+	pthread_rwlock_unlock(&e->tree_lock);
+	if (err || (err = mcg_mkdir_charge(e, parent, &charged)))
+		return err;
 	pthread_rwlock_wrlock(&e->tree_lock);
-	if (parent->removed) {
-		err = -ENODEV;
-	} else if (mcg_find_live(parent, name)) {
-		err = -EEXIST;
-	} else if (e->nr_groups >= MCG_ID_MAX) {
-		err = prof_has(&e->m.prof, PF_ID_EXHAUST_EBUSY) ? -EBUSY : -ENOSPC;
+	if ((err = mcg_create_check(e, parent, name))) {
+		;                         /* changed while the charge ran */
 	} else if (!(g = mcg_alloc(e, parent, name))) {
 		err = -ENOMEM;
 	} else if (mcg_id_assign(e, g), init && (err = init(g, arg))) {
@@ -211,6 +248,8 @@ int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
 		g->sibling = parent->children;
 		parent->children = g;
 		g->linked = true;
+		g->mkdir_kmem = charged;
+		charged = 0;
 		soft_link(g);
 		parent->nr_live_children++;
 		atomic_store(&parent->ever_populated, true);
@@ -221,6 +260,7 @@ int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
 		}
 	}
 	pthread_rwlock_unlock(&e->tree_lock);
+	charge_kmem_uncharge(parent, charged);   /* (a failed creation's) */
 	return err;
 }
 
@@ -295,6 +335,17 @@ void mcg_reap(struct mcg_group *g)
 		pthread_rwlock_unlock(&e->tree_lock);
 		if (!gone)
 			return;
+		if (g->mkdir_kmem) {
+			/* its structures go (§11.5): the parent's charge with
+			 * them, which reaps the parent if it waited for this
+			 * (g still pins it) */
+			long n = g->mkdir_kmem;
+
+			g->mkdir_kmem = 0;
+			charge_kmem_uncharge(parent, n);
+			mcg_put(g);       /* the tree's reference */
+			return;
+		}
 		mcg_put(g);               /* the tree's reference */
 		g = parent;               /* a dying parent may have waited for it */
 	}

@@ -16,6 +16,10 @@ static const struct prof_row {
 	{ PROF_KV(5, 8),  PF_SWAPPINESS_200,     "swappiness-200" },
 	{ PROF_KV(5, 9),  PF_SLABINFO_EMPTY,     "slabinfo-empty" },
 	{ PROF_KV(5, 9),  PF_RETRIES_16,         "reclaim-retries-16" },
+	/* §11.5, measured on 6.18; from 5.9 on, mem_cgroup_css_alloc
+	 * allocates the child's structures (percpu statistics included) as
+	 * kernel memory of the parent (before: unaccounted) */
+	{ PROF_KV(5, 9),  PF_MKDIR_KMEM,         "mkdir-charges-parent" },
 	{ PROF_KV(5, 11), PF_HIERARCHY_ONLY,     "hierarchy-only" },
 	{ PROF_KV(5, 16), PF_KMEM_LIMIT_524,     "kmem-limit-enotsupp" },
 	{ PROF_KV(5, 16), PF_OPEN_CREDS,         "open-time-creds" },

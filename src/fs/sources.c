@@ -24,6 +24,13 @@ int cgfs_source_add(struct cgfs *fs, const struct source_ops *ops, void *self)
 	return 0;
 }
 
+void cgfs_sources_settle(struct cgfs *fs, pid_t tgid, struct mcg_group *dst)
+{
+	for (int i = 0, n = atomic_load(&fs->nsources); i < n; i++)
+		if (fs->sources[i].ops->settle)
+			fs->sources[i].ops->settle(fs->sources[i].self, tgid, dst);
+}
+
 int cgfs_sources_move(struct cgfs *fs, pid_t tgid, struct mcg_group *dst, unsigned mask)
 {
 	int err = 0;

@@ -15,6 +15,7 @@ struct cgfs;
 
 /* 0, or -ENOSPC past CGFS_SOURCES. Not thread-safe: call before serving. */
 int cgfs_source_add(struct cgfs *fs, const struct source_ops *ops, void *self);
+void cgfs_sources_settle(struct cgfs *fs, pid_t tgid, struct mcg_group *dst);
 /* The first error of a source's move (each source moves only its own). */
 int cgfs_sources_move(struct cgfs *fs, pid_t tgid, struct mcg_group *dst, unsigned mask);
 void cgfs_sources_attached(struct cgfs *fs, pid_t tgid);

@@ -153,6 +153,9 @@ int cgfs_tasks_write(struct cgfs_req *r, int procs, const struct gram_value *v)
 		return -EACCES;                                /* (6) */
 	if (procs && (n = proc_threads_of(t.tgid, &threads)) < 0)
 		return n == -ENOENT ? 0 : (int)n;
+	/* what it has stays where it was faulted (§11.9): the sources
+	 * account it there first */
+	cgfs_sources_settle(fs, t.tgid, r->g);
 	/* [<=6.12] move_charge_at_immigrate of the destination: only moving a
 	 * thread-group leader moves charges; a failed move fails the attach
 	 * (ENOMEM) with nothing moved (§5.11) */

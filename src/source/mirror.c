@@ -85,11 +85,13 @@ static bool mirror_idle(struct mirror *m, struct mirror_proc *p, uint64_t now)
 		p->stat_fd = proc_open_stat(p->tgid);
 	if (p->stat_fd < 0 || proc_read_activity(p->stat_fd, &a)) {
 		p->act_valid = false;
+		p->act_new = (struct proc_activity){ 0 };   /* (no execve seen) */
 		return false;
 	}
 	same = p->act_valid && !forced && !p->stopped && !p->sim && !mirror_pageout_due(p) &&
 	       a.minflt == p->act.minflt && a.majflt == p->act.majflt && a.vsize == p->act.vsize &&
-	       a.threads == p->act.threads && a.rss == p->act.rss;
+	       a.threads == p->act.threads && a.rss == p->act.rss &&
+	       a.start_code == p->act.start_code && a.start_stack == p->act.start_stack;
 	/* the reading a full sample starts from: it is the baseline once that
 	 * sample is done (mirror_sample's end), not before */
 	p->act_new = a;
@@ -118,6 +120,26 @@ static bool mirror_idle(struct mirror *m, struct mirror_proc *p, uint64_t now)
 	 * in few passes of the sampler over its list */
 	p->next_ns = (now + period) / MIRROR_PERIOD_NS * MIRROR_PERIOD_NS;
 	return true;
+}
+
+/* p ran execve since the last reading that showed its image: the old
+ * image is gone, and with it every page and page table charged for it
+ * (§11.9: what the new one faults is the current group's). A reading in
+ * the middle of an execve shows none (0) and is skipped. Not seen for a
+ * program placed exactly where the old one was (no address randomisation,
+ * same program). */
+static bool mirror_execed(struct mirror_proc *p)
+{
+	const struct proc_activity *a = &p->act_new;
+	bool changed;
+
+	if (p->sim || !a->start_stack)
+		return false;
+	changed = p->image_stack && (a->start_code != p->image_code ||
+				     a->start_stack != p->image_stack);
+	p->image_code = a->start_code;
+	p->image_stack = a->start_stack;
+	return changed;
 }
 
 /* Reconcile p with /proc. Caller holds p->lock. */
@@ -166,14 +188,16 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 	atomic_store(&p->obj->unkillable, !m->enforce || proc_oom_exempt_task(p->tgid, t));
 	g = task_group(e, p->tgid);
 	in_child = !mcg_is_root(g);
-	if (!in_child && p->nera == 0 && p->nmap == 0 && !p->sim && !atomic_load(&p->declaring)) {
+	if (!in_child && p->nera == 0 && p->nmap == 0 && !p->sim && !atomic_load(&p->held)) {
 		mcg_put(g);
 		mirror_release(p);       /* back in the root with nothing charged */
 		free(s.files);
 		return;
 	}
+	if (mirror_execed(p))
+		mirror_ledger_clear(p);
 	if (p->stopped) {
-		long missing = s.anon + s.shmem - mirror_ledger(p, PK_ANON) - mirror_ledger(p, PK_SHMEM);
+		long missing = s.anon + s.shmem - mirror_ledger(p, MK_ANON) - mirror_ledger(p, MK_SHMEM);
 		struct mcg_group *o = p->stopped;
 
 		if (!mcg_oom_kill_disable(o) ||
@@ -182,16 +206,9 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 	}
 	if (!p->stopped) {
 		vm_object_set_group(p->obj, g);
-		for (int k = 0; k < 2 && !err; k++) {
-			enum page_kind kind = k ? PK_SHMEM : PK_ANON;
-			long want = k ? s.shmem : s.anon, have = mirror_ledger(p, kind);
-			struct mirror_era *era;
-
-			if (want < have)
-				mirror_shrink(p, kind, g, have - want);
-			else if (want > have && in_child && (era = mirror_era_for(p, kind, g)))
-				err = mirror_grow(p, era, want - have, cpu);
-		}
+		err = mirror_ledger_set(p, MK_ANON, g, s.anon, cpu);
+		if (!err)
+			err = mirror_ledger_set(p, MK_SHMEM, g, s.shmem, cpu);
 		for (unsigned i = 0; i < p->nmap; i++)
 			p->map[i].alive = false;
 		for (size_t i = 0; i < s.n; i++) {
@@ -201,6 +218,8 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 				mirror_sim_file(p, mm, &s.files[i]);
 			if (!mm)
 				continue;
+			if (!p->sim)
+				mirror_file_base(mm, &s.files[i], in_child);
 			mm->alive = true;
 			if (in_child && !err)
 				err = mirror_fill(mm, s.files[i].rss, s.files[i].dirty, cpu);
@@ -223,7 +242,7 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 			if (kmem >= 0 && p->sim)
 				kmem = mirror_sim_take(&p->sim_left, kmem - p->base_kmem);
 			if (kmem >= 0)
-				mirror_kmem(p, in_child ? g : NULL, kmem, cpu);
+				mirror_ledger_set(p, MK_KMEM, g, kmem, cpu);
 		}
 	}
 	free(s.files);
@@ -233,7 +252,7 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 	}
 	/* next sample: sooner near a limit, and before growth at the last
 	 * rate could reach it */
-	total = mirror_ledger(p, PK_ANON) + mirror_ledger(p, PK_SHMEM);
+	total = mirror_ledger(p, MK_ANON) + mirror_ledger(p, MK_SHMEM);
 	period = mirror_near_limit(g, &headroom) ? MIRROR_NEAR_PERIOD_NS : MIRROR_PERIOD_NS;
 	if (p->last_ns && total > p->last_pages && headroom < PC_MAX) {
 		uint64_t reach = (uint64_t)((double)headroom * (double)(now - p->last_ns) /
@@ -258,10 +277,13 @@ static void mirror_release(struct mirror_proc *p)
 		return;
 	p->gone = true;
 	mirror_cont(p);
-	mirror_kmem(p, NULL, 0, 0);
 	for (unsigned i = 0; i < p->nera; i++) {
-		mcg_put(p->era[i].g);
-		free(p->era[i].reg);
+		struct mirror_era *e = &p->era[i];
+
+		if (e->kind == MK_KMEM && !mcg_is_root(e->g))
+			charge_kmem_uncharge(e->g, e->pages);
+		mcg_put(e->g);
+		free(e->reg);
 	}
 	free(p->era);
 	free(p->map);
@@ -507,15 +529,14 @@ int mirror_declare(struct mirror *m, pid_t tgid, int pidfd)
 	/* marked before the list's lock goes, so that a sample between the
 	 * two locks does not release it as a process with nothing charged */
 	if ((p = mirror_get_locked(m, tgid, pidfd)))
-		atomic_store(&p->declaring, true);
+		atomic_fetch_add(&p->held, 1);
 	pthread_mutex_unlock(&m->lock);
 	if (!p)
 		return -ENOMEM;
 	pthread_mutex_lock(&p->lock);     /* after a sample in progress */
 	if (p->gone) {
 		err = mirror_exited(p) ? -ESRCH : -EBUSY;   /* killed, or gone */
-	} else if (mirror_ledger(p, PK_ANON) + mirror_ledger(p, PK_SHMEM) + p->kmem >
-		   MIRROR_SIM_SLACK / PC_PAGE_SIZE) {
+	} else if (mirror_charged(p) > MIRROR_SIM_SLACK / PC_PAGE_SIZE) {
 		/* mirrored: it cannot opt out. (A process just born in a
 		 * group, memcgctl run from a shell there, has been sampled
 		 * with next to nothing: within the slack it may declare.) */
@@ -538,7 +559,7 @@ int mirror_declare(struct mirror *m, pid_t tgid, int pidfd)
 		}
 		p->sim = true;
 	}
-	atomic_store(&p->declaring, false);
+	atomic_fetch_sub(&p->held, 1);
 	pthread_mutex_unlock(&p->lock);
 	free(s.files);
 	mirror_unpin(p);
@@ -561,13 +582,45 @@ void mirror_refresh(struct mirror *m, struct mcg_group *g)
 		mcg_put(pg);
 		if (mine) {
 			pthread_mutex_lock(&p->lock);
-			if (!p->gone && mirror_now(m) - p->last_ns > MIRROR_READ_AGE_NS)
+			/* (attached since its last sample: that one saw it
+			 * where it was, mirror_settle) */
+			if (!p->gone && (atomic_load(&p->force) ||
+					 mirror_now(m) - p->last_ns > MIRROR_READ_AGE_NS))
 				mirror_sample(m, p);
 			pthread_mutex_unlock(&p->lock);
 		}
 		mirror_unpin(p);
 	}
 	free(v);
+}
+
+void mirror_settle(struct mirror *m, pid_t tgid, struct mcg_group *dst)
+{
+	struct mirror_proc *p;
+	bool held;
+
+	if (!m || tgid == getpid())
+		return;
+	pthread_mutex_lock(&m->lock);
+	/* a process going to the root that was not mirrored has nothing to
+	 * settle: nothing of it will be charged. Held before the list's lock
+	 * goes, so that a sample between the two locks does not release a
+	 * new record with nothing in it yet */
+	p = mcg_is_root(dst) ? NULL : mirror_get_locked(m, tgid, -1);
+	if ((held = p != NULL))
+		atomic_fetch_add(&p->held, 1);
+	pthread_mutex_unlock(&m->lock);
+	if (!p && !(p = mirror_find(m, tgid)))
+		return;
+	pthread_mutex_lock(&p->lock);
+	if (!p->gone) {
+		atomic_store(&p->force, true);
+		mirror_sample(m, p);
+	}
+	if (held)
+		atomic_fetch_sub(&p->held, 1);
+	pthread_mutex_unlock(&p->lock);
+	mirror_unpin(p);
 }
 
 int mirror_move(struct mirror *m, pid_t tgid, struct mcg_group *dst, unsigned mask)
@@ -585,13 +638,27 @@ int mirror_move(struct mirror *m, pid_t tgid, struct mcg_group *dst, unsigned ma
 		cur = task_group(m->env->eng, tgid);
 		vm_object_set_group(p->obj, cur);
 		err = move_charges(p->obj, dst, mask, &st);
-		for (unsigned i = 0; !err && i < p->nera; i++) {
+		for (unsigned i = 0; !err && !mcg_is_root(cur) && i < p->nera; i++) {
 			struct mirror_era *e = &p->era[i];
 
-			if (e->g == cur && (e->kind == PK_ANON ? mask & MOVE_ANON : mask & MOVE_FILE)) {
+			/* (kernel memory never moves) */
+			if (e->g == cur && (e->kind == MK_ANON ? mask & MOVE_ANON :
+					    e->kind == MK_SHMEM && (mask & MOVE_FILE))) {
 				mcg_get(dst);
 				mcg_put(e->g);
 				e->g = dst;
+			}
+		}
+		/* the root's pages were never charged, so nothing above moved
+		 * them: what the process has there is charged to dst by the
+		 * next sample, as growth */
+		if (!err && mcg_is_root(cur)) {
+			if (mask & MOVE_ANON)
+				mirror_ledger_leave_root(p, MK_ANON);
+			if (mask & MOVE_FILE) {
+				mirror_ledger_leave_root(p, MK_SHMEM);
+				for (unsigned i = 0; i < p->nmap && !p->sim; i++)
+					p->map[i].base = 0;
 			}
 		}
 		mcg_put(cur);
@@ -619,6 +686,11 @@ static int mirror_src_move(void *self, pid_t tgid, struct mcg_group *dst, unsign
 	return mirror_move(self, tgid, dst, mask);
 }
 
+static void mirror_src_settle(void *self, pid_t tgid, struct mcg_group *dst)
+{
+	mirror_settle(self, tgid, dst);
+}
+
 static void mirror_src_attached(void *self, pid_t tgid)
 {
 	mirror_track(self, tgid);
@@ -636,6 +708,7 @@ static bool mirror_src_kill(void *self, pid_t pid)
 
 const struct source_ops mirror_source_ops = {
 	.name = "mirror",
+	.settle = mirror_src_settle,
 	.move = mirror_src_move,
 	.attached = mirror_src_attached,
 	.refresh = mirror_src_refresh,

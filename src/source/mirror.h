@@ -40,7 +40,14 @@ struct mirror *mirror_start(struct source_env *env, bool enforce);
  * stand-in. */
 void mirror_stop(struct mirror *m);
 
-/* tgid has a thread in a child group now: mirror it (soon). */
+/* A write into tasks or cgroup.procs is about to move tgid to dst: sample
+ * it now, so that what it has is charged where it was faulted (§11.9);
+ * one not mirrored yet (and going to a child) is mirrored from here, with
+ * what it has counted as the root's, never charged. */
+void mirror_settle(struct mirror *m, pid_t tgid, struct mcg_group *dst);
+/* tgid has a thread in a child group now: mirror it (soon). A process
+ * not settled first (a fork born in the group) has everything charged
+ * there. */
 void mirror_track(struct mirror *m, pid_t tgid);
 /* A usage or statistics file of g is being read: sample g's processes
  * whose last sample is older than MIRROR_READ_AGE_NS. */

@@ -36,9 +36,20 @@ struct mirror_file {
 	struct mirror_file *next;
 };
 
-/* Pages of one kind charged during one stay in a group, filled from 0. */
+/* What an era holds: stand-in pages of a kind, or kernel memory (page
+ * tables and stacks: a count charged with charge_kmem, no page of ours). */
+enum mirror_kind {
+	MK_ANON,
+	MK_SHMEM,
+	MK_KMEM,
+};
+
+/* What a process had of one kind during one stay in a group, filled from
+ * 0. Pages belong to the group they were faulted in (§11.9): an era of the
+ * root only counts them (the root is never charged, and what a process
+ * had before the mount saw it is not in the engine). */
 struct mirror_era {
-	enum page_kind kind;
+	enum mirror_kind kind;
 	struct mcg_group *g;          /* referenced */
 	long pages;
 	long cap;                     /* sum of the regions' sizes */
@@ -51,7 +62,9 @@ struct mirror_map {
 	struct mirror_file *f;
 	struct vm_region *map;        /* the process's mapping of f->r */
 	unsigned seen;                /* f's evictions already paged out here */
-	long base;                    /* resident before it became a simulated task */
+	long base;                    /* resident pages not to charge: faulted in
+				       * the root, or before it became a
+				       * simulated task */
 	bool alive;
 };
 
@@ -74,17 +87,20 @@ struct mirror_proc {
 	struct proc_activity act;     /* /proc/PID/stat at the last full sample */
 	struct proc_activity act_new; /* ... at the one under way */
 	bool act_valid;
+	/* start_code and start_stack of the image it ran at the last reading
+	 * that showed them (an execve changes them); 0: none seen */
+	unsigned long image_code, image_stack;
 	int stat_fd;                  /* its /proc/PID/stat, opened at the first look */
 	uint64_t idle_ns;             /* the period while nothing moves */
 	atomic_bool force;            /* a full sample next (it was attached) */
 	struct charge_mode mode;      /* its charges never wait (one thread
 				       * serves every process); .over names
 				       * the group of a failed one */
-	struct mcg_group *kmem_g;     /* where its kernel memory is charged */
-	long kmem;                    /* pages: page tables and kernel stacks */
 	atomic_bool gone;             /* set under lock; read without by the reaper */
 	bool sim;                     /* a simulated task: charged past its baseline */
-	atomic_bool declaring;        /* mirror_declare has it (not to be released) */
+	atomic_int held;              /* mirror_declare or mirror_settle have it,
+				       * from the list's lock on (not to be
+				       * released meanwhile) */
 	long base_anon, base_shmem;   /* its memory when it connected */
 	long base_kmem;               /* its page tables and stacks then */
 	long sim_left;                /* slack the last sample left for kmem */
@@ -136,13 +152,26 @@ struct mirror_map *mirror_map_for(struct mirror *m, struct mirror_proc *p,
 				  const struct mirror_vma *v);
 
 /* mirror_ledger.c */
-long mirror_ledger(const struct mirror_proc *p, enum page_kind kind);
-struct mirror_era *mirror_era_for(struct mirror_proc *p, enum page_kind kind,
-				  struct mcg_group *g);
-int mirror_grow(struct mirror_proc *p, struct mirror_era *e, long n, unsigned cpu);
-void mirror_shrink(struct mirror_proc *p, enum page_kind kind, struct mcg_group *cur, long n);
+long mirror_ledger(const struct mirror_proc *p, enum mirror_kind kind);
+/* Pages of every kind charged outside the root. */
+long mirror_charged(const struct mirror_proc *p);
+/* Bring the ledger of kind to want pages; g is the group p is in now:
+ * growth is g's (an era of the root only counts it), shrinkage comes from
+ * g's eras first, then the others, the most recent first. 0 or the
+ * charge's error (kernel memory that cannot be charged is tried again at
+ * the next sample: 0). */
+int mirror_ledger_set(struct mirror_proc *p, enum mirror_kind kind, struct mcg_group *g,
+		      long want, unsigned cpu);
+/* Every era goes, uncharged (the process's old image is gone: execve). */
+void mirror_ledger_clear(struct mirror_proc *p);
+/* The eras of kind in the root stop counting: what they held is to be
+ * charged where the process goes (a move out of the root), as growth. */
+void mirror_ledger_leave_root(struct mirror_proc *p, enum mirror_kind kind);
 long mirror_kmem_pages(const struct proc_task *t);
-void mirror_kmem(struct mirror_proc *p, struct mcg_group *g, long want, unsigned cpu);
+/* A file mapping's resident pages outside the mount's children are not
+ * charged: the root's (in_child false) become its base, and v->rss is
+ * left with what is beyond it. */
+void mirror_file_base(struct mirror_map *mm, struct mirror_vma *v, bool in_child);
 long mirror_sim_take(long *budget, long n);
 void mirror_sim_budget(struct mirror_proc *p, struct mirror_sample *s);
 void mirror_sim_file(struct mirror_proc *p, const struct mirror_map *mm, struct mirror_vma *v);

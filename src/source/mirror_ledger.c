@@ -1,8 +1,10 @@
-/* mirror_ledger.c: a mirrored process's anon and shmem as a ledger of eras
- * (one per stay in a group): growth goes to the current group, shrinkage
- * comes from the current group's eras first, then the others, most recent
- * first; its kernel memory; and a simulated task's baseline and slack.
- * Never reads /proc, never signals. */
+/* mirror_ledger.c: a mirrored process's anon, shmem and kernel memory as
+ * a ledger of eras (one per stay in a group): growth goes to the current
+ * group, shrinkage comes from the current group's eras first, then the
+ * others, most recent first; eras of the root only count (§11.9: what a
+ * process faulted before it entered a child is not charged to it); file
+ * mappings' bases; and a simulated task's baseline and slack. Never reads
+ * /proc, never signals. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -24,12 +26,22 @@
 
 #define MIRROR_STACK_PAGES 4          /* THREAD_SIZE: 16 KiB a thread */
 
-long mirror_ledger(const struct mirror_proc *p, enum page_kind kind)
+long mirror_ledger(const struct mirror_proc *p, enum mirror_kind kind)
 {
 	long n = 0;
 
 	for (unsigned i = 0; i < p->nera; i++)
 		if (p->era[i].kind == kind)
+			n += p->era[i].pages;
+	return n;
+}
+
+long mirror_charged(const struct mirror_proc *p)
+{
+	long n = 0;
+
+	for (unsigned i = 0; i < p->nera; i++)
+		if (!mcg_is_root(p->era[i].g))
 			n += p->era[i].pages;
 	return n;
 }
@@ -48,7 +60,7 @@ static struct vm_region *mirror_era_slot(struct mirror_era *e, long idx, uint32_
 
 /* The era new pages of kind go to: the newest of that kind if it is g's,
  * else a new one. */
-struct mirror_era *mirror_era_for(struct mirror_proc *p, enum page_kind kind,
+static struct mirror_era *mirror_era_for(struct mirror_proc *p, enum mirror_kind kind,
 					 struct mcg_group *g)
 {
 	struct mirror_era *ne;
@@ -67,8 +79,18 @@ struct mirror_era *mirror_era_for(struct mirror_proc *p, enum page_kind kind,
 	return &ne[p->nera++];
 }
 
-int mirror_grow(struct mirror_proc *p, struct mirror_era *e, long n, unsigned cpu)
+static int mirror_grow(struct mirror_proc *p, struct mirror_era *e, long n, unsigned cpu)
 {
+	if (mcg_is_root(e->g)) {
+		e->pages += n;            /* the root's: counted, never charged */
+		return 0;
+	}
+	if (e->kind == MK_KMEM) {
+		/* refused (a limit): tried again at the next sample */
+		if (charge_kmem(e->g, cpu, n, &p->mode) == 0)
+			e->pages += n;
+		return 0;
+	}
 	for (; n > 0; n--) {
 		struct vm_region *r;
 		enum vm_fault f;
@@ -83,7 +105,8 @@ int mirror_grow(struct mirror_proc *p, struct mirror_era *e, long n, unsigned cp
 			if (!nr)
 				return -ENOMEM;
 			e->reg = nr;
-			if ((err = vm_region_new(p->obj, e->kind, (uint32_t)size, &e->reg[e->nreg])))
+			if ((err = vm_region_new(p->obj, e->kind == MK_SHMEM ? PK_SHMEM : PK_ANON,
+						 (uint32_t)size, &e->reg[e->nreg])))
 				return err;
 			e->nreg++;
 			e->cap += size;
@@ -99,6 +122,14 @@ int mirror_grow(struct mirror_proc *p, struct mirror_era *e, long n, unsigned cp
 
 static void mirror_era_trim(struct mirror_era *e, long n, struct charge_batch *b)
 {
+	if (n > e->pages)
+		n = e->pages;
+	if (mcg_is_root(e->g) || e->kind == MK_KMEM) {
+		if (!mcg_is_root(e->g))
+			charge_kmem_uncharge(e->g, n);
+		e->pages -= n;
+		return;
+	}
 	for (; n > 0 && e->pages > 0; n--) {
 		struct vm_region *r;
 		uint32_t off;
@@ -114,9 +145,25 @@ static void mirror_era_trim(struct mirror_era *e, long n, struct charge_batch *b
 	}
 }
 
+/* Forget empty eras, keeping the order of the others. */
+static void mirror_era_compact(struct mirror_proc *p)
+{
+	for (unsigned i = 0; i < p->nera;) {
+		if (p->era[i].pages == 0 && p->era[i].nreg == 0) {
+			mcg_put(p->era[i].g);
+			free(p->era[i].reg);
+			memmove(&p->era[i], &p->era[i + 1], (p->nera - i - 1) * sizeof(*p->era));
+			p->nera--;
+		} else {
+			i++;
+		}
+	}
+}
+
 /* Give back n pages of kind: the current group's eras first, then the
  * others, most recent first. */
-void mirror_shrink(struct mirror_proc *p, enum page_kind kind, struct mcg_group *cur, long n)
+static void mirror_shrink(struct mirror_proc *p, enum mirror_kind kind, struct mcg_group *cur,
+			  long n)
 {
 	struct charge_batch b;
 
@@ -133,17 +180,34 @@ void mirror_shrink(struct mirror_proc *p, enum page_kind kind, struct mcg_group 
 			n -= take;
 		}
 	charge_batch_end(&b);
-	/* forget empty eras, keeping the order of the others */
-	for (unsigned i = 0; i < p->nera;) {
-		if (p->era[i].pages == 0 && p->era[i].nreg == 0) {
-			mcg_put(p->era[i].g);
-			free(p->era[i].reg);
-			memmove(&p->era[i], &p->era[i + 1], (p->nera - i - 1) * sizeof(*p->era));
-			p->nera--;
-		} else {
-			i++;
-		}
-	}
+	mirror_era_compact(p);
+}
+
+int mirror_ledger_set(struct mirror_proc *p, enum mirror_kind kind, struct mcg_group *g,
+		      long want, unsigned cpu)
+{
+	long have = mirror_ledger(p, kind);
+	struct mirror_era *e;
+
+	if (want < have)
+		mirror_shrink(p, kind, g, have - want);
+	else if (want > have && (e = mirror_era_for(p, kind, g)))
+		return mirror_grow(p, e, want - have, cpu);
+	return 0;
+}
+
+void mirror_ledger_clear(struct mirror_proc *p)
+{
+	for (enum mirror_kind k = MK_ANON; k <= MK_KMEM; k++)
+		mirror_shrink(p, k, NULL, mirror_ledger(p, k));
+}
+
+void mirror_ledger_leave_root(struct mirror_proc *p, enum mirror_kind kind)
+{
+	for (unsigned i = 0; i < p->nera; i++)
+		if (p->era[i].kind == kind && mcg_is_root(p->era[i].g))
+			p->era[i].pages = 0;
+	mirror_era_compact(p);
 }
 
 /* Page tables (VmPTE) and a kernel stack per thread, in pages, of the
@@ -155,28 +219,17 @@ long mirror_kmem_pages(const struct proc_task *t)
 	return t->vm_pte_kb / (PC_PAGE_SIZE / 1024) + t->threads * MIRROR_STACK_PAGES;
 }
 
-/* Charge p's kernel memory to g (NULL: nowhere). It follows the process's
- * current group; a charge that fails is tried again next sample. */
-void mirror_kmem(struct mirror_proc *p, struct mcg_group *g, long want, unsigned cpu)
+void mirror_file_base(struct mirror_map *mm, struct mirror_vma *v, bool in_child)
 {
-	if (p->kmem_g && p->kmem_g != g) {
-		charge_kmem_uncharge(p->kmem_g, p->kmem);
-		mcg_put(p->kmem_g);
-		p->kmem_g = NULL;
-		p->kmem = 0;
+	if (!in_child) {
+		if (v->rss > mm->base)
+			mm->base = v->rss;
+	} else if (v->rss < mm->base) {
+		mm->base = v->rss;        /* they went first (paged out, dropped) */
 	}
-	if (!g)
-		return;
-	if (!p->kmem_g) {
-		mcg_get(g);
-		p->kmem_g = g;
-	}
-	if (want > p->kmem && charge_kmem(g, cpu, want - p->kmem, &p->mode) == 0)
-		p->kmem = want;
-	else if (want < p->kmem) {
-		charge_kmem_uncharge(g, p->kmem - want);
-		p->kmem = want;
-	}
+	v->rss -= mm->base;
+	if (v->dirty > v->rss)
+		v->dirty = v->rss;
 }
 
 /* Take n pages of growth out of the slack a simulated task may keep. */

@@ -165,9 +165,13 @@ int proc_read_activity(int statfd, struct proc_activity *a)
 		return -EIO;
 	/* after comm: state(3) ppid pgrp session tty_nr tpgid flags minflt(10)
 	 * cminflt majflt(12) cmajflt utime stime cutime cstime priority nice
-	 * num_threads(20) itrealvalue starttime vsize(23) rss(24) */
-	if (sscanf(p, " %*c %*d %*d %*d %*d %*d %*u %lu %*u %lu %*u %*u %*u %*d %*d %*d %*d %ld %*d %*u %lu %ld",
-		   &a->minflt, &a->majflt, &a->threads, &a->vsize, &a->rss) != 5)
+	 * num_threads(20) itrealvalue starttime vsize(23) rss(24) rsslim
+	 * startcode(26) endcode startstack(28) */
+	a->start_code = a->start_stack = 0;
+	if (sscanf(p, " %*c %*d %*d %*d %*d %*d %*u %lu %*u %lu %*u %*u %*u %*d %*d %*d %*d %ld %*d %*u %lu %ld"
+		   " %*u %lu %*u %lu",
+		   &a->minflt, &a->majflt, &a->threads, &a->vsize, &a->rss,
+		   &a->start_code, &a->start_stack) < 5)
 		return -EIO;
 	return 0;
 }

@@ -42,6 +42,9 @@ int proc_read_oom_info(pid_t pid, struct proc_oom_info *o);
 struct proc_activity {
 	unsigned long minflt, majflt, vsize;
 	long threads, rss;
+	/* where its program's code and stack start: an execve changes them
+	 * (another program, or the same one placed anew); 0 when not shown */
+	unsigned long start_code, start_stack;
 };
 /* An fd of /proc/PID/stat to read again and again (a read regenerates it),
  * or -errno; proc_read_activity reads it. */

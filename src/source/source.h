@@ -17,6 +17,11 @@ struct watchdog;
 
 struct source_ops {
 	const char *name;
+	/* A write into tasks or cgroup.procs is about to move process tgid to
+	 * dst (before any move of charges): what the source holds of it is
+	 * brought up to date where it is now, for pages belong to the group
+	 * they were faulted in (§11.9). */
+	void (*settle)(void *self, pid_t tgid, struct mcg_group *dst);
 	/* move_charge_at_immigrate: the charges of process tgid selected by
 	 * mask move to dst. 0 (also when tgid is not this source's), or
 	 * -ENOMEM / -ENODEV with nothing moved. */

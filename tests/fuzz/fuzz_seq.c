@@ -456,6 +456,28 @@ static void fs_op(struct fs_state *s, unsigned op)
 /* Byte 0: bits 0-1 profile, 2 swap, 3 no stock, 4 two nodes, 5 two CPUs,
  * 6 watermarks (background reclaim by OP_BGR), 7 a small machine. Then
  * operations, each an opcode byte and its argument bytes. */
+/* What is left on counter pc once nothing else is charged: the structures
+ * of the live groups whose mkdir charged a counter that leads to it
+ * (§11.5: each child's cost is its parent's kernel memory; the root's
+ * children cost nothing). */
+static long fs_structures(struct fs_state *s, const struct pc_counter *pc)
+{
+	long n = 0;
+
+	for (int i = 0; i < s->ng; i++) {
+		const struct mcg_group *d = s->g[i];
+		static const enum mcg_counter charged[] = { MCG_MEM, MCG_MEMSW, MCG_KMEM };
+
+		if (!d->parent || !d->mkdir_kmem)
+			continue;
+		for (unsigned c = 0; c < sizeof(charged) / sizeof(charged[0]); c++)
+			for (const struct pc_counter *up = &d->parent->cnt[charged[c]]; up; up = up->parent)
+				if (up == pc)
+					n += d->mkdir_kmem;
+	}
+	return n;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	struct fs_state *s;
@@ -521,9 +543,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		struct mcg_group *g = s->g[i];
 
 		for (int c = 0; c < MCG__NCOUNTERS; c++)
-			if (pc_usage(&g->cnt[c]))
-				FS_FAIL("group %u counter %d: %ld pages after teardown", g->id, c,
-					pc_usage(&g->cnt[c]));
+			if (pc_usage(&g->cnt[c]) != fs_structures(s, &g->cnt[c]))
+				FS_FAIL("group %u counter %d: %ld pages after teardown, want %ld", g->id,
+					c, pc_usage(&g->cnt[c]), fs_structures(s, &g->cnt[c]));
 		if (g->removed && !g->reaped)
 			FS_FAIL("removed group %u not reaped after teardown", g->id);
 	}

@@ -154,12 +154,15 @@ class Probe:
     def diff(a, b):
         return ",".join(k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k))
 
-    def cell(self, f, op, action, undo=None):
+    def cell(self, f, op, action, undo=None, effect=None):
         """Run one operation: state before, the operation, the undo of an
-        allowed one, state after."""
+        allowed one, state after. effect: what an allowed operation is
+        meant to change, applied to the state before."""
         before = self.before(f)
         res = attempt(action)
         detail = ""
+        if res == "OK" and effect:
+            before = effect(dict(before))
         if res == "OK" and undo:
             u = attempt(undo)
             if u != "OK":
@@ -211,7 +214,17 @@ class Probe:
             undo = lambda: self.write(p, orig)
         elif restore not in ("-", "="):
             undo = lambda: self.write(p, restore.encode())
-        return self.cell(f, "w", lambda: self.write(p, data), undo)
+        effect = None
+        if f.endswith(".max_usage_in_bytes"):
+            # any write resets a watermark to the usage of the moment,
+            # which a child's mkdir and rmdir move (§11.5: its structures
+            # are the parent's kernel memory, charged through the stock)
+            usage = f.replace(".max_usage_in_bytes", ".usage_in_bytes")
+
+            def effect(st):
+                st["value"] = self.value(usage)
+                return st
+        return self.cell(f, "w", lambda: self.write(p, data), undo, effect)
 
     def file_ops(self, f):
         p = self.path(f)

@@ -57,12 +57,15 @@ u=$(usage a/b)
 # (plus the page cache the shell touched before it became memhog)
 between "usage covers the anon RSS once (4 threads)" "$u" "$anon" $((rss + 4 * MiB))
 expect "rss stat is the anon RSS" "$(stat_key a/b rss)" "$anon"
-expect "parent carries it" "$(usage a)" "$u"
+# (and what b's structures cost it, §11.5: 20,480 bytes, charged through a
+# per-CPU stock that may still hold the rest of its 64-page batch)
+between "parent carries it" "$(usage a)" $((u + 20480)) $((u + 262144))
 between "parent total_rss" "$(stat_key a total_rss)" "$anon" "$anon"
 # kernel memory: its page tables and a 16 KiB stack per thread
 kmem=$(( ($(kb "$HOG_PID" VmPTE) + 16 * $(kb "$HOG_PID" Threads)) * 1024 ))
 expect "kmem: page tables and stacks" "$(cat "$MNT/a/b/memory.kmem.usage_in_bytes")" "$kmem"
-expect "kmem is in the parent's too" "$(cat "$MNT/a/memory.kmem.usage_in_bytes")" "$kmem"
+expect "kmem is in the parent's too, with b's structures" \
+	"$(cat "$MNT/a/memory.kmem.usage_in_bytes")" $((kmem + 20480))
 between "mapped_file counted" "$(stat_key a/b mapped_file)" 4096 $((rss - anon + 4 * MiB))
 # a second process of the group: the next read samples it (the periodic
 # sample, with no read at all, is what the kill below relies on)
@@ -209,6 +212,91 @@ echo "$HOG_PID" > "$MNT/m1/tasks"
 between "value 0: the charge stays behind" "$(stat_key m2 rss)" $((anon - MiB)) $((anon + MiB))
 expect "nothing arrived" "$(stat_key m1 rss)" 0
 stop_hog "$HOG_PID"
+umount_fs
+
+# --- charges stay with the group that faulted them (§11.9), as LTP's
+# memcg_lib.sh expects: warm up in the root, attach, then only what is
+# allocated afterwards is charged; move_charge_at_immigrate (6.12) moves ---
+mount_fs || exit 1
+mkdir "$MNT/g" "$MNT/h" "$MNT/m"
+for d in g h m; do expect "$d starts empty" "$(usage $d)" 0; done
+# in the root, outside every child: 64 MiB faulted there
+"$HOG" -a 64 -m 16 > "$DATA/im.out" 2>&1 < /dev/null &
+IM=$!
+HOGS+=("$IM")
+ready im
+echo "$IM" > "$MNT/g/tasks"
+# (what the write found stays the root's; only the sample's page tables
+# and the like could differ, and memhog is waiting in sigwait)
+between "attached with 64 MiB from the root: g's usage" "$(usage g)" 0 $((1 * MiB))
+expect "attached: g's rss" "$(stat_key g rss)" 0
+expect "attached: g's kmem" "$(cat "$MNT/g/memory.kmem.usage_in_bytes")" 0
+# 16 MiB more, touched page by page after the attach: 4,096 pages of anon
+# (RssAnon counts every page touched); usage adds the page tables of one
+# 16 MiB mapping (8 or 9 pages of 4 KiB, each maps 2 MiB) and what is left
+# of the per-CPU stock's 64-page batch (at most 63 pages)
+kill -USR1 "$IM"
+wait_until 10 grep -q '^more 1' "$DATA/im.out" || bad "memhog did not grow"
+wait_until 5 sh -c "[ \$(awk '\$1==\"rss\"{print \$2}' $MNT/g/memory.stat) -ge $((16 * MiB)) ]" ||
+	bad "the growth was not charged"
+g_rss=$(stat_key g rss)
+between "growth after the attach: g's rss" "$g_rss" $((16 * MiB)) $((16 * MiB + 128 * 1024))
+between "growth after the attach: g's usage" "$(usage g)" $((16 * MiB)) $((16 * MiB + (9 + 63) * 4096))
+# between two children without move_charge: the old group keeps its pages
+echo "$IM" > "$MNT/h/tasks"
+expect "moved without move_charge: g keeps them" "$(stat_key g rss)" "$g_rss"
+between "moved without move_charge: h has nothing" "$(usage h)" 0 $((1 * MiB))
+kill -USR1 "$IM"
+wait_until 10 grep -q '^more 2' "$DATA/im.out" || bad "memhog did not grow again"
+wait_until 5 sh -c "[ \$(awk '\$1==\"rss\"{print \$2}' $MNT/h/memory.stat) -ge $((16 * MiB)) ]" ||
+	bad "h's growth was not charged"
+between "growth in h is h's" "$(stat_key h rss)" $((16 * MiB)) $((16 * MiB + 128 * 1024))
+expect "g unchanged by h's growth" "$(stat_key g rss)" "$g_rss"
+# freeing: the current group's charges go first (here the newest mapping
+# is h's), then the others', the most recent first
+kill -USR2 "$IM"
+wait_until 10 grep -q '^less 1' "$DATA/im.out" || bad "memhog did not free"
+wait_until 5 sh -c "[ \$(awk '\$1==\"rss\"{print \$2}' $MNT/h/memory.stat) -eq 0 ]" ||
+	bad "h's pages were not uncharged"
+expect "freed h's mapping: g keeps its own" "$(stat_key g rss)" "$g_rss"
+kill -USR2 "$IM"
+wait_until 10 grep -q '^less 0' "$DATA/im.out" || bad "memhog did not free again"
+wait_until 5 sh -c "[ \$(awk '\$1==\"rss\"{print \$2}' $MNT/g/memory.stat) -eq 0 ]" ||
+	bad "g's pages were not uncharged from h"
+expect "freed g's mapping from h: h's rss" "$(stat_key h rss)" 0
+# back to the root, then into m with move_charge_at_immigrate 3: what it
+# has in the root (its 64 MiB) moves to m
+echo "$IM" > "$MNT/tasks"
+echo 3 > "$MNT/m/memory.move_charge_at_immigrate"
+echo "$IM" > "$MNT/m/tasks"
+anon=$(( $(kb "$IM" RssAnon) * 1024 ))
+between "move_charge 3 from the root: the 64 MiB moved" "$(stat_key m rss)" $((anon - MiB)) $((anon + MiB))
+# a process never seen before, written into m with move_charge 3
+"$HOG" -a 32 > "$DATA/im2.out" 2>&1 < /dev/null &
+IM2=$!
+HOGS+=("$IM2")
+ready im2
+m_rss=$(stat_key m rss)
+echo "$IM2" > "$MNT/m/tasks"
+anon2=$(( $(kb "$IM2" RssAnon) * 1024 ))
+between "move_charge 3, first seen: its 32 MiB moved" "$(( $(stat_key m rss) - m_rss ))" \
+	$((anon2 - MiB)) $((anon2 + MiB))
+# exits: every anon and kernel charge goes; g and h charged no page cache
+# (what memhog mapped was resident before it came), m keeps the page cache
+# it was moved (bit 1)
+stop_hog "$IM"
+stop_hog "$IM2"
+for d in g h m; do
+	wait_until 5 sh -c "[ \$(awk '\$1==\"rss\"{print \$2}' $MNT/$d/memory.stat) -eq 0 ]" ||
+		bad "$d: rss did not drop after the exits"
+	expect "$d: kmem after the exits" "$(cat "$MNT/$d/memory.kmem.usage_in_bytes")" 0
+done
+expect "g: usage back to what it was" "$(usage g)" 0
+expect "h: usage back to what it was" "$(usage h)" 0
+# (and what the per-CPU stocks its two processes charged through kept:
+# at most 63 pages each)
+cache=$(stat_key m cache)
+between "m: only its page cache is left (and the stocks' rest)" "$(usage m)" "$cache" $((cache + 2 * 63 * 4096))
 umount_fs
 
 # --- an idle process is looked at less often, yet held to its limit when it

@@ -13,6 +13,34 @@ expect "6.18 stat has refault keys" "$(grep -c '^workingset_refault_' "$MNT/a/me
 expect "6.18 use_hierarchy 0" "$("$WR" "$MNT/a/memory.use_hierarchy" 0)" "EINVAL"
 umount_fs
 
+# §11.5 (6.18, measured): a child's structures are kernel memory of its
+# parent, 20,480 bytes, charged through the per-CPU stock (a 64-page batch
+# shows in the parent's usage); never the root's
+mount_fs kernel=6.18,nowatermarks
+mkdir "$MNT/p"
+expect "mkdir under the root: nothing charged" "$(cat "$MNT/p/memory.usage_in_bytes")" 0
+mkdir "$MNT/p/c"
+expect "parent kmem after a child's mkdir" "$(cat "$MNT/p/memory.kmem.usage_in_bytes")" 20480
+expect "parent usage: the stock's batch" "$(cat "$MNT/p/memory.usage_in_bytes")" 262144
+expect "parent memsw usage" "$(cat "$MNT/p/memory.memsw.usage_in_bytes")" 262144
+expect "parent max usage" "$(cat "$MNT/p/memory.max_usage_in_bytes")" 262144
+expect "the child itself: nothing" "$(cat "$MNT/p/c/memory.usage_in_bytes")" 0
+expect "parent rss/cache untouched" "$(awk '$1 == "rss" || $1 == "cache" { s += $2 } END { print s }' "$MNT/p/memory.stat")" 0
+expect_wr "limit below what the child costs" EBUSY "$MNT/p/memory.limit_in_bytes" 16384
+expect "the stock went, the child's cost stays" "$(cat "$MNT/p/memory.usage_in_bytes")" 20480
+expect_wr "limit at what the child costs" OK "$MNT/p/memory.limit_in_bytes" 20480
+expect "mkdir with no room: ENOMEM" "$(mkdir "$MNT/p/d" 2>&1 | grep -o 'Cannot allocate memory')" "Cannot allocate memory"
+expect "no such child" "$([ -e "$MNT/p/d" ] && echo yes || echo no)" no
+expect "failcnt rose" "$(( $(cat "$MNT/p/memory.failcnt") > 0 ))" 1
+mkdir "$MNT/z"
+echo 0 > "$MNT/z/memory.limit_in_bytes"
+expect "mkdir under limit 0: ENOMEM" "$(mkdir "$MNT/z/x" 2>&1 | grep -o 'Cannot allocate memory')" "Cannot allocate memory"
+expect "limit 0: failcnt rose" "$(( $(cat "$MNT/z/memory.failcnt") > 0 ))" 1
+rmdir "$MNT/p/c"
+expect "rmdir gives the kmem back" "$(cat "$MNT/p/memory.kmem.usage_in_bytes")" 0
+expect "rmdir gives the usage back" "$(cat "$MNT/p/memory.usage_in_bytes")" 0
+umount_fs
+
 # 6.12 (default): charge moving with the 2-bit mask
 mount_fs kernel=6.12
 mkdir "$MNT/a"
@@ -56,5 +84,8 @@ umount_fs
 mount_fs kernel=5.4
 mkdir "$MNT/a"
 expect "5.4 swappiness 101" "$("$WR" "$MNT/a/memory.swappiness" 101)" "EINVAL"
+# before 5.9 a child's structures were not accounted (§11.5)
+mkdir "$MNT/a/b"
+expect "5.4 mkdir charges nothing" "$(cat "$MNT/a/memory.kmem.usage_in_bytes") $(cat "$MNT/a/memory.usage_in_bytes")" "0 0"
 umount_fs
 summary

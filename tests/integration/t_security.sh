@@ -24,6 +24,9 @@ as_user "$U" sh -c "echo 3 > $MNT/D/c/memory.move_charge_at_immigrate"
 spawn_as_user "$U" "$HOG" -a 16 > /dev/null
 P=$SPAWNED
 wait_until 5 sh -c "grep -q '^RssAnon:.*[0-9]\{5\} kB' /proc/$P/status"
+# what it faulted in the root comes along into D only with move charge
+# (§11.9), so that D has a charge to move to its unlinked child
+echo 3 > "$MNT/D/memory.move_charge_at_immigrate"
 as_user "$U" sh -c "echo $P > $MNT/D/cgroup.procs"
 # mirrored and charged in D before it moves (a read of the usage samples it)
 wait_until 5 sh -c "[ \$(cat $MNT/D/memory.usage_in_bytes) -ge $((16 * MiB)) ]" && ok ||

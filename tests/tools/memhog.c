@@ -3,14 +3,18 @@
  * threads, prints its progress ("anon N" per MiB, then "ready") to stdout,
  * and then waits until a signal ends it.
  *
- *   memhog [-a MIB] [-r MIB_PER_S] [-t THREADS] [-f FILE] [-F]
+ *   memhog [-a MIB] [-r MIB_PER_S] [-t THREADS] [-f FILE] [-F] [-m MIB]
  *     -a  anon MiB to allocate and touch
  *     -r  pace the allocation (default: as fast as it can)
  *     -t  threads in all (the extra ones just wait)
  *     -f  map FILE shared and read every page of it
  *     -F  with -f: read the file again and again (a hot working set)
+ *     -m  on each SIGUSR1, allocate and touch MIB more in a mapping of
+ *         its own, then print "more N" (N mappings so made); on SIGUSR2
+ *         unmap the newest of them, then print "less N"
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -29,6 +33,19 @@ static void *memhog_idle(void *arg)
 	return NULL;
 }
 
+/* A mapping of mib MiB, every page touched; NULL when it cannot be had. */
+static char *memhog_anon(long mib)
+{
+	char *a = mmap(NULL, (size_t)mib << 20, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (a == MAP_FAILED)
+		return NULL;
+	for (size_t off = 0; off < ((size_t)mib << 20); off += 4096)
+		a[off] = 1;
+	return a;
+}
+
 static double memhog_now(void)
 {
 	struct timespec ts;
@@ -39,7 +56,10 @@ static double memhog_now(void)
 
 int main(int argc, char **argv)
 {
-	long anon_mib = 0, threads = 1;
+	long anon_mib = 0, threads = 1, more_mib = 0;
+	char *more[64];
+	int nmore = 0, sig;
+	sigset_t usr;
 	double rate = 0;
 	const char *file = NULL;
 	bool again = false;
@@ -48,25 +68,34 @@ int main(int argc, char **argv)
 	size_t flen = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "a:r:t:f:F")) != -1) {
+	while ((c = getopt(argc, argv, "a:r:t:f:Fm:")) != -1) {
 		switch (c) {
 		case 'a': anon_mib = atol(optarg); break;
 		case 'r': rate = atof(optarg); break;
 		case 't': threads = atol(optarg); break;
 		case 'f': file = optarg; break;
 		case 'F': again = true; break;
+		case 'm': more_mib = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: memhog [-a MIB] [-r MIB_PER_S] [-t N] [-f FILE] [-F]\n");
+			fprintf(stderr, "usage: memhog [-a MIB] [-r MIB_PER_S] [-t N] [-f FILE] [-F] [-m MIB]\n");
 			return 2;
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* SIGUSR1 and SIGUSR2 are taken by sigwait below, in order, none
+	 * lost while it allocates (blocked in every thread) */
+	sigemptyset(&usr);
+	sigaddset(&usr, SIGUSR1);
+	sigaddset(&usr, SIGUSR2);
+	if (more_mib > 0)
+		pthread_sigmask(SIG_BLOCK, &usr, NULL);
 	for (long i = 1; i < threads; i++) {
 		pthread_t th;
 
 		if (pthread_create(&th, NULL, memhog_idle, NULL))
 			return 1;
 	}
+
 	if (file) {
 		int fd = open(file, O_RDONLY);
 		struct stat st;
@@ -116,6 +145,19 @@ int main(int argc, char **argv)
 			usleep(20000);
 	} while (again);
 	(void)sum;
+	while (more_mib > 0 && sigwait(&usr, &sig) == 0) {
+		if (sig == SIGUSR1) {
+			if (nmore == 64 || !(more[nmore] = memhog_anon(more_mib))) {
+				perror("more");
+				return 1;
+			}
+			printf("more %d\n", ++nmore);
+		} else {
+			if (nmore > 0)
+				munmap(more[--nmore], (size_t)more_mib << 20);
+			printf("less %d\n", nmore);
+		}
+	}
 	for (;;)
 		pause();
 }

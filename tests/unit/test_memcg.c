@@ -199,7 +199,9 @@ START_TEST(test_use_hierarchy_510)
 	ck_assert_int_eq(mcg_set_use_hierarchy(h, 0), -EINVAL);       /* parent has it */
 	hc = fixture_group(e, h, "c");
 	pc_charge(&hc->cnt[MCG_MEM], 3);
-	ck_assert_int_eq(pc_usage(&flat->cnt[MCG_MEM]), 3);
+	/* and the structures of h and c (§11.5), with the stocks they left */
+	ck_assert_int_eq(pc_usage(&flat->cnt[MCG_MEM]),
+			 3 + 2 * MCG_MKDIR_KMEM_PAGES + charge_stocked(e, flat));
 	ck_assert_int_eq(pc_usage(&e->root->cnt[MCG_MEM]), 0);
 	pc_uncharge(&hc->cnt[MCG_MEM], 3);
 	ck_assert_int_eq(mcg_set_limit(flat, MCG_MEM, 100, NULL, NULL), 0);
@@ -232,8 +234,10 @@ START_TEST(test_dying_group_keeps_charges)
 	ck_assert_int_eq(mcg_remove(e, b), 0);
 	ck_assert_ptr_null(mcg_lookup(e, a, "b"));
 	ck_assert_uint_eq(mcg_nr_children(e, a), 0);
-	/* hidden, but still counting in its ancestors and their totals */
-	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 5);
+	/* hidden, but still counting in its ancestors and their totals, its
+	 * structures too (§11.5: they go when it is reaped) */
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 5 + MCG_MKDIR_KMEM_PAGES + charge_stocked(e, a));
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), MCG_MKDIR_KMEM_PAGES);
 	ck_assert_int_eq(stat_total(a, STAT_CACHE), 5);
 	ck_assert_int_eq(mcg_remove(e, a), 0);
 	ck_assert_uint_eq(e->nr_groups, 3);                 /* both still hold an ID */
@@ -241,6 +245,85 @@ START_TEST(test_dying_group_keeps_charges)
 	mcg_put(a);
 	mcg_put(b);
 	mcg_engine_free(e);
+}
+END_TEST
+
+/* §11.5: a child's structures are kernel memory of its parent, charged
+ * through the stock (the parent shows the batch), never to the root; they
+ * fail mkdir under a parent that cannot take them, pin a parent's limit,
+ * and go when the child is reaped. */
+START_TEST(test_mkdir_charges_parent)
+{
+	struct mcg_engine *e = fixture_engine(PROF_KV(6, 18)), *old = fixture_engine(PROF_KV(5, 8));
+	struct mcg_group *a = fixture_group(e, e->root, "a"), *b, *c, *d, *o;
+	unsigned long f0;
+	uint32_t idx;
+
+	ck_assert_int_eq(pc_usage(&e->root->cnt[MCG_KMEM]), 0);     /* the root pays nothing */
+	ck_assert_int_eq(atomic_load(&e->root->kmem_local), 0);
+	b = fixture_group(e, a, "b");
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]) * PC_PAGE_SIZE, 20480);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]) * PC_PAGE_SIZE, 262144);   /* a 64-page batch */
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEMSW]), 64);
+	ck_assert_int_eq(charge_stocked(e, a), 64 - MCG_MKDIR_KMEM_PAGES);
+	ck_assert_int_eq(pc_usage(&b->cnt[MCG_MEM]), 0);
+	CHECK_OK(e);
+	/* a limit below what the children cost: EBUSY (only the stock goes) */
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, MCG_MKDIR_KMEM_PAGES - 1, NULL, NULL), -EBUSY);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), MCG_MKDIR_KMEM_PAGES);
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, MCG_MKDIR_KMEM_PAGES, NULL, NULL), 0);
+	/* no room for another child: ENOMEM, failcnt rises, nothing made */
+	f0 = mcg_failcnt(a, MCG_MEM);
+	ck_assert_int_eq(mcg_create(e, a, "b2", NULL, NULL, NULL), -ENOMEM);
+	ck_assert_uint_gt(mcg_failcnt(a, MCG_MEM), f0);
+	ck_assert_ptr_null(mcg_lookup(e, a, "b2"));
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), MCG_MKDIR_KMEM_PAGES);
+	CHECK_OK(e);
+	/* limit 0 */
+	c = fixture_group(e, e->root, "c");
+	ck_assert_int_eq(mcg_set_limit(c, MCG_MEM, 0, NULL, NULL), 0);
+	f0 = mcg_failcnt(c, MCG_MEM);
+	ck_assert_int_eq(mcg_create(e, c, "x", NULL, NULL, NULL), -ENOMEM);
+	ck_assert_uint_gt(mcg_failcnt(c, MCG_MEM), f0);
+	ck_assert_uint_eq(mcg_nr_children(e, c), 0);
+	ck_assert_int_eq(pc_usage(&c->cnt[MCG_MEM]), 0);
+	/* under oom_kill_disable the charge fails at once, it never waits */
+	ck_assert_int_eq(mcg_set_oom_control(c, 1), 0);
+	ck_assert_int_eq(mcg_create(e, c, "y", NULL, NULL, NULL), -ENOMEM);
+	ck_assert_uint_eq(mcg_nr_children(e, c), 0);
+	/* an existing name is EEXIST before any charge */
+	f0 = mcg_failcnt(a, MCG_MEM);
+	ck_assert_int_eq(mcg_create(e, a, "b", NULL, NULL, NULL), -EEXIST);
+	ck_assert_uint_eq(mcg_failcnt(a, MCG_MEM), f0);
+	/* given back when the child is reaped */
+	ck_assert_int_eq(mcg_remove(e, b), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);
+	CHECK_OK(e);
+	/* a dying child keeps its structures until its last page goes */
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 100, NULL, NULL), 0);
+	d = fixture_group(e, a, "d");
+	idx = (uint32_t)charge_new_page(d, 0, 0, PK_FILE, 1, 0, NULL);
+	ck_assert_int_eq(mcg_remove(e, d), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), MCG_MKDIR_KMEM_PAGES);
+	charge_drain(e, NULL);
+	charge_free_page(e, idx, NULL);
+	ck_assert(!d->linked);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);
+	CHECK_OK(e);
+	/* before 5.9 the structures were not accounted */
+	o = fixture_group(old, old->root, "o");
+	mcg_put(fixture_group(old, o, "p"));
+	ck_assert_int_eq(pc_usage(&o->cnt[MCG_KMEM]), 0);
+	ck_assert_int_eq(pc_usage(&o->cnt[MCG_MEM]), 0);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_put(c);
+	mcg_put(d);
+	mcg_put(o);
+	mcg_engine_free(e);
+	mcg_engine_free(old);
 }
 END_TEST
 
@@ -397,6 +480,7 @@ Suite *memcg_suite(void)
 	tcase_add_test(tc, test_use_hierarchy_510);
 	tcase_add_test(tc, test_use_hierarchy_fixed);
 	tcase_add_test(tc, test_dying_group_keeps_charges);
+	tcase_add_test(tc, test_mkdir_charges_parent);
 	tcase_add_test(tc, test_release_rule);
 	tcase_add_test(tc, test_id_exhaustion);
 	tcase_add_test(tc, test_ids_recycle_with_generation);

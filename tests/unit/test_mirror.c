@@ -1,10 +1,15 @@
 /* test_mirror.c: reading /proc/PID/smaps into what the mirror charges:
- * anon, shmem and file mappings keyed by device, inode and offset. */
+ * anon, shmem and file mappings keyed by device, inode and offset; and the
+ * ledger of eras that says which group holds which charge (§11.9). */
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 
+#include "engine/task.h"
+#include "engine_fixture.h"
 #include "source/mirror.h"
+#include "source/mirror_int.h"
 #include "suites.h"
 
 static const char smaps_text[] =
@@ -92,6 +97,100 @@ START_TEST(test_smaps_empty)
 }
 END_TEST
 
+/* The ledger of one process, driven as samples drive it, on an engine
+ * without stock (counts are exact). */
+START_TEST(test_ledger_follows_the_faulting_group)
+{
+	struct mcg_machine cfg = { .mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60,
+				   .no_stock = true };
+	struct mcg_engine *e;
+	struct source_env env = { 0 };
+	struct mirror m = { .env = &env };
+	struct mirror_proc p = { .m = &m };
+	struct mcg_group *g, *h, *root;
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	e = env.eng = mcg_engine_new(&cfg, NULL, NULL);
+	root = e->root;
+	g = fixture_group(e, root, "g");
+	h = fixture_group(e, root, "h");
+	p.obj = vm_object_new(e, root, true, 1);
+	p.obj->real = true;
+	p.mode.nowait = true;
+	vm_object_set_mode(p.obj, &p.mode);
+	/* seen first in the root: what it has only counts there */
+	ck_assert_int_eq(mirror_ledger_set(&p, MK_ANON, root, 100, 0), 0);
+	ck_assert_int_eq(mirror_ledger_set(&p, MK_KMEM, root, 3, 0), 0);
+	ck_assert_int_eq(mirror_ledger(&p, MK_ANON), 100);
+	ck_assert_int_eq(mirror_charged(&p), 0);
+	ck_assert_int_eq(stat_total(root, STAT_RSS), 0);
+	/* in g: only the growth is g's, kernel memory too */
+	vm_object_set_group(p.obj, g);
+	ck_assert_int_eq(mirror_ledger_set(&p, MK_ANON, g, 116, 0), 0);
+	ck_assert_int_eq(mirror_ledger_set(&p, MK_KMEM, g, 5, 0), 0);
+	ck_assert_int_eq(stat_local(g, STAT_RSS), 16);
+	ck_assert_int_eq(pc_usage(&g->cnt[MCG_KMEM]), 2);
+	ck_assert_int_eq(pc_usage(&g->cnt[MCG_MEM]), 18);
+	CHECK_OK(e);
+	/* in h: g keeps what it has */
+	vm_object_set_group(p.obj, h);
+	ck_assert_int_eq(mirror_ledger_set(&p, MK_ANON, h, 132, 0), 0);
+	ck_assert_int_eq(mirror_ledger_set(&p, MK_KMEM, h, 6, 0), 0);
+	ck_assert_int_eq(pc_usage(&g->cnt[MCG_MEM]), 18);
+	ck_assert_int_eq(pc_usage(&h->cnt[MCG_MEM]), 17);
+	CHECK_OK(e);
+	/* freeing: the current group's first, then the others, newest first */
+	ck_assert_int_eq(mirror_ledger_set(&p, MK_ANON, h, 110, 0), 0);
+	ck_assert_int_eq(stat_local(h, STAT_RSS), 0);
+	ck_assert_int_eq(stat_local(g, STAT_RSS), 10);
+	ck_assert_int_eq(mirror_ledger_set(&p, MK_ANON, h, 50, 0), 0);
+	ck_assert_int_eq(stat_local(g, STAT_RSS), 0);
+	ck_assert_int_eq(mirror_ledger(&p, MK_ANON), 50);       /* the root's rest */
+	ck_assert_int_eq(mirror_ledger_set(&p, MK_KMEM, h, 4, 0), 0);
+	ck_assert_int_eq(pc_usage(&h->cnt[MCG_KMEM]), 0);
+	ck_assert_int_eq(pc_usage(&g->cnt[MCG_KMEM]), 1);
+	CHECK_OK(e);
+	/* moved out of the root (move charge): its eras there stop counting,
+	 * so the next growth charges them where it is */
+	mirror_ledger_leave_root(&p, MK_ANON);
+	ck_assert_int_eq(mirror_ledger(&p, MK_ANON), 0);
+	ck_assert_int_eq(mirror_ledger_set(&p, MK_ANON, h, 50, 0), 0);
+	ck_assert_int_eq(stat_local(h, STAT_RSS), 50);
+	/* an execve: everything goes */
+	mirror_ledger_clear(&p);
+	ck_assert_int_eq(mirror_ledger(&p, MK_ANON) + mirror_ledger(&p, MK_KMEM), 0);
+	ck_assert_uint_eq(p.nera, 0);
+	ck_assert_int_eq(pc_usage(&g->cnt[MCG_MEM]) + pc_usage(&h->cnt[MCG_MEM]), 0);
+	CHECK_OK(e);
+	free(p.era);
+	vm_object_free(p.obj);
+	mcg_put(g);
+	mcg_put(h);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* A file mapping's pages resident in the root are its base; in a child
+ * only what is beyond it is charged, and what it loses goes from the base
+ * first. */
+START_TEST(test_file_base)
+{
+	struct mirror_map mm = { 0 };
+	struct mirror_vma v = { .rss = 40, .dirty = 10 };
+
+	mirror_file_base(&mm, &v, false);
+	ck_assert_int_eq(mm.base, 40);
+	v = (struct mirror_vma){ .rss = 48, .dirty = 30 };
+	mirror_file_base(&mm, &v, true);
+	ck_assert_int_eq(v.rss, 8);
+	ck_assert_int_eq(v.dirty, 8);
+	v = (struct mirror_vma){ .rss = 30 };
+	mirror_file_base(&mm, &v, true);          /* paged out */
+	ck_assert_int_eq(mm.base, 30);
+	ck_assert_int_eq(v.rss, 0);
+}
+END_TEST
+
 Suite *mirror_suite(void)
 {
 	Suite *s = suite_create("mirror");
@@ -99,6 +198,10 @@ Suite *mirror_suite(void)
 
 	tcase_add_test(tc, test_smaps_parse);
 	tcase_add_test(tc, test_smaps_empty);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ledger");
+	tcase_add_test(tc, test_ledger_follows_the_faulting_group);
+	tcase_add_test(tc, test_file_base);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -30,6 +30,46 @@ START_TEST(test_proc_reads_self)
 }
 END_TEST
 
+/* An execve shows in /proc/PID/stat as another start of code and stack
+ * (the mirror's sign that a process's old image and its charges are
+ * gone), read through the fd opened before it. */
+START_TEST(test_proc_activity_sees_execve)
+{
+	struct proc_activity a, b;
+	int go[2], up[2], fd;
+	char c;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(go), 0);
+	ck_assert_int_eq(pipe(up), 0);
+	pid = fork();
+	if (pid == 0) {
+		/* the new image says it runs, then waits on fd 3 for ever */
+		if (dup2(go[0], 3) < 0 || dup2(up[1], 4) < 0 || read(3, &c, 1) != 1)
+			_exit(1);
+		execl("/bin/sh", "sh", "-c", "echo >&4; read x <&3", (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_int_gt(pid, 0);
+	close(go[0]);
+	close(up[1]);
+	fd = proc_open_stat(pid);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(proc_read_activity(fd, &a), 0);
+	ck_assert(a.start_code != 0 && a.start_stack != 0);
+	ck_assert_int_eq(write(go[1], "x", 1), 1);
+	ck_assert_int_eq(read(up[0], &c, 1), 1);        /* sh runs */
+	ck_assert_int_eq(proc_read_activity(fd, &b), 0);
+	ck_assert(b.start_code != 0 && b.start_stack != 0);
+	ck_assert(b.start_code != a.start_code || b.start_stack != a.start_stack);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(fd);
+	close(go[1]);
+	close(up[0]);
+}
+END_TEST
+
 /* Entries of /proc/self/task, counted without the code under test. */
 static long proc_self_tasks(void)
 {
@@ -114,6 +154,7 @@ Suite *proc_suite(void)
 	TCase *tc = tcase_create("proc");
 
 	tcase_add_test(tc, test_proc_reads_self);
+	tcase_add_test(tc, test_proc_activity_sees_execve);
 	tcase_add_test(tc, test_proc_lists_and_views);
 	tcase_add_test(tc, test_proc_signal_through_pidfd);
 	suite_add_tcase(s, tc);

@@ -136,7 +136,9 @@ START_TEST(test_ties_follow_the_walk)
 	mcg_set_soft_limit(k1, 5);
 	mcg_set_soft_limit(k2, 5);
 	expect_pick(e, k2, 5);                   /* k2 made after k1 */
-	mcg_set_soft_limit(p, 15);               /* p: 20 - 15, ahead of its children */
+	/* p: 20 and what k1 and k2 cost it (§11.5) - its soft limit, ahead
+	 * of its children */
+	mcg_set_soft_limit(p, 15 + 2 * MCG_MKDIR_KMEM_PAGES);
 	expect_pick(e, p, 5);
 	charge(q, 5);
 	mcg_set_soft_limit(q, 0);                /* q: made after p, walked first */

@@ -283,7 +283,7 @@ START_TEST(test_oom_kills_largest)
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
 	e = mcg_engine_new(&cfg, NULL, &note_owner);
-	p = mk(e, "p", 30);
+	p = mk(e, "p", 30 + 2 * MCG_MKDIR_KMEM_PAGES);      /* (a and b cost p that) */
 	ck_assert_int_eq(mcg_create(e, p, "a", NULL, NULL, &a), 0);
 	ck_assert_int_eq(mcg_create(e, p, "b", NULL, NULL, &b), 0);
 	big = vm_object_new(e, a, true, 7);
@@ -436,7 +436,7 @@ START_TEST(test_throttle_hook_refusal_stays_in_group)
 	ck_assert_int_eq(vm_touch(r, 8, 0, true, &f), -EBUSY);
 	ck_assert_int_eq(asked, 1);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 8);
-	ck_assert_int_eq(pc_usage(&p->cnt[MCG_MEM]), 8);
+	ck_assert_int_eq(pc_usage(&p->cnt[MCG_MEM]), 8 + MCG_MKDIR_KMEM_PAGES);   /* and a's structures */
 	ck_assert_int_eq(atomic_load(&a->allocstall), 0);
 	CHECK_OK(e);
 	vm_object_free(t);
@@ -568,7 +568,8 @@ START_TEST(test_kmem_charges)
 	/* kernel memory counts in kmem and, as in cgroup v1, in memory */
 	ck_assert_int_eq(charge_kmem(a, 0, 12, NULL), 0);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), 12);
-	ck_assert_int_eq(pc_usage(&p->cnt[MCG_KMEM]), 12);
+	/* p's own: a's structures (§11.5) */
+	ck_assert_int_eq(pc_usage(&p->cnt[MCG_KMEM]), 12 + MCG_MKDIR_KMEM_PAGES);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 12);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEMSW]), 12);
 	CHECK_OK(e);
@@ -578,7 +579,7 @@ START_TEST(test_kmem_charges)
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 12);
 	charge_kmem_uncharge(a, 12);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), 0);
-	ck_assert_int_eq(pc_usage(&p->cnt[MCG_MEM]), 0);
+	ck_assert_int_eq(pc_usage(&p->cnt[MCG_MEM]), MCG_MKDIR_KMEM_PAGES);   /* a's structures */
 	CHECK_OK(e);
 	mcg_put(p);
 	mcg_put(a);
@@ -749,8 +750,16 @@ START_TEST(test_random_shape_and_faults)
 	charge_drain(rt.e, NULL);
 	CHECK_OK(rt.e);
 	for (int i = 0; i < rt.ngroups; i++) {
-		ck_assert_int_eq(pc_usage(&rt.groups[i]->cnt[MCG_MEM]), 0);
-		ck_assert_int_eq(pc_usage(&rt.groups[i]->cnt[MCG_MEMSW]), 0);
+		/* what is left is the structures of the groups below it
+		 * (§11.5), each charged to its parent, the root excepted */
+		long cost = 0;
+
+		for (int j = 0; j < rt.ngroups; j++)
+			if (j != i && !mcg_is_root(rt.groups[j]) && !mcg_is_root(rt.groups[j]->parent) &&
+			    mcg_in_subtree(rt.groups[j], rt.groups[i]))
+				cost += MCG_MKDIR_KMEM_PAGES;
+		ck_assert_int_eq(pc_usage(&rt.groups[i]->cnt[MCG_MEM]), cost);
+		ck_assert_int_eq(pc_usage(&rt.groups[i]->cnt[MCG_MEMSW]), cost);
 		ck_assert_int_eq(stat_total(rt.groups[i], STAT_RSS) + stat_total(rt.groups[i], STAT_CACHE), 0);
 		mcg_put(rt.groups[i]);
 	}
