@@ -10,7 +10,7 @@ SOCK="$(cd "$(dirname "$0")" && pwd)/sec_sock.py"
 PY=/usr/bin/python3
 MiB=$((1 << 20))
 usage() { cat "$MNT/$1/memory.usage_in_bytes"; }
-daemon_alive() { kill -0 "$(daemon_pid "$MNT")" 2>/dev/null; }
+daemon_alive() { kill -0 "$(worker_pid "$MNT")" 2>/dev/null && [ "$(daemon_status "$MNT" worker_restarts)" = 0 ]; }
 proc_state() { awk '/^State:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
 # delegate DIR USER: what an administrator does to hand a group over
 delegate() { chown "$2" "$MNT/$1" "$MNT/$1/tasks" "$MNT/$1/cgroup.procs"; }
@@ -117,7 +117,7 @@ umount -l "$MNT" 2>/dev/null; rmdir "$MNT"; MNT=
 
 # --- 6, 7, 8: what one user can make the daemon hold ---
 mount_fs kernel=6.12
-pid=$(daemon_pid "$MNT")
+pid=$(worker_pid "$MNT")
 fds() { ls "/proc/$pid/fd" | wc -l; }
 mkdir "$MNT/E"
 before=$(fds)
