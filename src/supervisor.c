@@ -51,7 +51,8 @@ struct sup {
 	unsigned restarts;
 	long delay;                   /* the next restart's back-off (ms) */
 	long next_start;              /* when the next worker starts (ms) */
-	bool stopping;                /* a stop signal came */
+	bool stopping;                /* a stop signal came, or the end */
+	bool failed;                  /* the end is a failure (exit 1) */
 	long stop_deadline;
 	pid_t agent;
 	int agent_fd;
@@ -319,6 +320,15 @@ static void sup_reap(struct sup *s)
 			s->stopping = true;           /* the connection ended, or we asked */
 			continue;
 		}
+		if (!s->initialized) {
+			/* it failed before the mount ever answered: so would the
+			 * next (bad options the checks let through, a state file
+			 * it cannot load) */
+			fprintf(stderr, "memcgfs: the worker failed before the mount was ready; "
+				"unmounting\n");
+			s->stopping = s->failed = true;
+			continue;
+		}
 		lived = sup_now_ms() - s->started;
 		if (lived >= SUP_STABLE_MS)
 			s->delay = 0;
@@ -423,7 +433,7 @@ int sup_run(const struct sup_params *p)
 	s.init = buf;
 	s.init_len = (size_t)r;
 	sup_loop(&s);
-	ret = 0;
+	ret = s.failed ? 1 : 0;
 out_unmount:
 	fuse_session_unmount(se);
 out_session:

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 # crash_client.py MODE MNT STOPFILE: one sequential client of t_crash.sh,
-# looping until STOPFILE exists. MODE: read (open+read+close the root's
+# looping until STOPFILE exists; it makes STOPFILE.up.PID after its first
+# successful call, and STOPFILE.after.PID after its first one once
+# STOPFILE.restarted exists. MODE: read (open+read+close the root's
 # memory.stat), stat (the root's usage file), write (the root's
 # memory.swappiness), mkdir (mkdir then rmdir of a fresh child). Prints one
 # line: MODE OKS LAST_OK ERRORS, ERRORS as op:ERRNO=count,... or "-".
@@ -13,6 +15,7 @@ errs = {}
 oks = 0
 last_ok = False
 n = 0
+marked = set()
 
 
 def call(op, fn):
@@ -26,7 +29,17 @@ def call(op, fn):
         return False
     oks += 1
     last_ok = True
+    mark("up")
+    if os.path.exists(stop + ".restarted"):
+        mark("after")
     return True
+
+
+def mark(what):
+    path = "%s.%s.%d" % (stop, what, os.getpid())
+    if path not in marked:
+        open(path, "w").close()
+        marked.add(path)
 
 
 def read_stat():

@@ -134,6 +134,20 @@ kill_child() {
 	return 0
 }
 
+# stop_at_limit GROUP: a real process (memhog, its pid in $P) stopped by the
+# daemon at GROUP's 32M limit under oom_kill_disable.
+proc_stopped() { [ "$(awk '/^State:/ { print $2 }' "/proc/$1/status" 2>/dev/null)" = T ]; }
+proc_running() { ! proc_stopped "$1"; }
+stop_at_limit() {
+	mkdir "$MNT/$1"
+	echo 32M > "$MNT/$1/memory.limit_in_bytes"
+	echo 1 > "$MNT/$1/memory.oom_control"
+	"$MEMCGFS_BUILD/tools/memhog" -a 64 > /dev/null &
+	P=$!
+	echo "$P" > "$MNT/$1/tasks"
+	wait_until 10 proc_stopped "$P" && ok || bad "the process was not stopped at its limit"
+}
+
 daemon_gone() { [ ! -e "/proc/$1" ] || grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
 
 umount_fs() {

@@ -101,17 +101,9 @@ rmdir "$MNT"; MNT=
 
 # --- 5: a process stopped under oom_kill_disable outlives a SIGKILLed daemon ---
 mount_fs kernel=6.12
-mkdir "$MNT/S"
-echo 32M > "$MNT/S/memory.limit_in_bytes"
-echo 1 > "$MNT/S/memory.oom_control"
-"$HOG" -a 64 > /dev/null &
-P=$!
-echo "$P" > "$MNT/S/tasks"
-wait_until 10 sh -c "[ \"\$(awk '/^State:/ { print \$2 }' /proc/$P/status)\" = T ]" && ok ||
-	bad "the process was not stopped at its limit"
+stop_at_limit S
 kill -9 "$(daemon_pid "$MNT")"
-wait_until 5 sh -c "[ \"\$(awk '/^State:/ { print \$2 }' /proc/$P/status)\" != T ]" && ok ||
-	bad "still stopped after the daemon's SIGKILL"
+wait_until 5 proc_running "$P" && ok || bad "still stopped after the daemon's SIGKILL"
 kill "$P"; wait "$P" 2>/dev/null
 umount -l "$MNT" 2>/dev/null; rmdir "$MNT"; MNT=
 
