@@ -16,7 +16,7 @@ unmounted() { ! in_mountinfo "$1"; }
 # start: a foreground daemon on a new mountpoint, SUP and W its processes
 start() { mount_fs_fg "$LOG"; SUP=$FG_PID; W=$(worker_pid "$MNT"); }
 # end_sup SIG: signal the supervisor and wait for it, its status in RC
-end_sup() { kill "-$1" "$SUP"; wait "$SUP"; RC=$?; FG_PID=; }
+end_sup() { kill "-$1" "$SUP"; wait "$SUP" 2>/dev/null; RC=$?; FG_PID=; }
 answers() { cat "$MNT/memory.usage_in_bytes" > /dev/null 2>&1; }
 all_stopped() {
 	local t
