@@ -251,6 +251,8 @@ static int memcgfs_serve(struct cgfs *fs, struct mcg_machine *cfg, struct fuse_a
 		goto out_engine;
 	if (sup_worker_attach(se))
 		goto out_session;
+	if (!cl->foreground)
+		sup_detach_stdio();     /* the mount answers: start-up is over */
 	if (fuse_set_signal_handlers(se))
 		goto out_session;
 	/* Threads start now (the supervisor daemonized); the watchdog before

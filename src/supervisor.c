@@ -56,6 +56,8 @@ struct sup {
 	long stop_deadline;
 	pid_t agent;
 	int agent_fd;
+	int ready_fd;                 /* background: tells the starting shell's
+				       * process the mount answers (then -1) */
 };
 
 static long sup_now_ms(void)
@@ -195,7 +197,12 @@ static void sup_agent_start(struct sup *s)
 	if (s->agent == 0) {
 		char *argv[] = { "memcgfs", "--unmount-agent", (char *)s->p->mountpoint, dev, NULL };
 
-		if (dup2(sv[1], SUP_AGENT_FD) < 0)
+		int null = open("/dev/null", O_RDWR);
+
+		/* nothing of the terminal either: a shell reading our output
+		 * waits for its last holder */
+		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0 ||
+		    dup2(sv[1], SUP_AGENT_FD) < 0)
 			_exit(1);
 		syscall(SYS_close_range, SUP_AGENT_FD + 1, ~0u, 0);
 		execv("/proc/self/exe", argv);
@@ -275,6 +282,58 @@ static int sup_worker_start(struct sup *s)
 	return 0;
 }
 
+void sup_detach_stdio(void)
+{
+	int null = open("/dev/null", O_RDWR);
+
+	if (null < 0)
+		return;
+	for (int fd = 0; fd < 3; fd++)
+		if (fd != null)
+			dup2(null, fd);
+	if (null > 2)
+		close(null);
+}
+
+/* Background: the mount answers. The process the shell started exits 0;
+ * our stdio (and every later worker's) is /dev/null from now on. */
+static void sup_ready(struct sup *s)
+{
+	(void)!write(s->ready_fd, "", 1);
+	close(s->ready_fd);
+	s->ready_fd = -1;
+	sup_detach_stdio();
+}
+
+/* Unless foreground, what fuse_daemonize does, except that the process the
+ * shell started waits until a worker has answered INIT (sup_ready): so
+ * that it exits 0 once the mount answers, and 1 when the first worker
+ * fails (its message still on the terminal). */
+static int sup_daemonize(struct sup *s)
+{
+	int w[2];
+	pid_t pid;
+	char c;
+
+	if (s->p->foreground)
+		return 0;
+	if (pipe2(w, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid > 0) {
+		close(w[1]);
+		_exit(read(w[0], &c, 1) == 1 ? 0 : 1);   /* EOF: it ended first */
+	}
+	close(w[0]);
+	s->ready_fd = w[1];
+	setsid();
+	if (chdir("/"))
+		return -1;
+	return 0;
+}
+
 /* The worker's INIT reply: the first goes to the kernel, on the fd the
  * request was read from; later ones answer an INIT the kernel never sent
  * again and go nowhere. */
@@ -291,6 +350,8 @@ static void sup_chan_ready(struct sup *s)
 		else
 			fprintf(stderr, "memcgfs: INIT reply: %s\n", strerror(errno));
 	}
+	if (s->initialized && s->ready_fd >= 0)
+		sup_ready(s);
 	close(s->chan);
 	s->chan = -1;
 }
@@ -396,7 +457,7 @@ static void sup_loop(struct sup *s)
 int sup_run(const struct sup_params *p)
 {
 	static const struct fuse_lowlevel_ops none;   /* this session serves nothing */
-	struct sup s = { .p = p, .chan = -1, .agent_fd = -1, .sfd = -1 };
+	struct sup s = { .p = p, .chan = -1, .agent_fd = -1, .sfd = -1, .ready_fd = -1 };
 	struct fuse_session *se = fuse_session_new(p->args, &none, sizeof(none), NULL);
 	sigset_t set;
 	char *buf = NULL;
@@ -409,7 +470,7 @@ int sup_run(const struct sup_params *p)
 		goto out_session;
 	s.master = fuse_session_fd(se);
 	fcntl(s.master, F_SETFD, FD_CLOEXEC);
-	if (fuse_daemonize(p->foreground))
+	if (sup_daemonize(&s))
 		goto out_unmount;
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
@@ -445,6 +506,8 @@ out_session:
 			;
 	if (s.sfd >= 0)
 		close(s.sfd);
+	if (s.ready_fd >= 0)
+		close(s.ready_fd);            /* never ready: the shell's process exits 1 */
 	free(buf);
 	return ret;
 }

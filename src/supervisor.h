@@ -25,7 +25,8 @@ struct sup_params {
 	int mnt_index;                /* ... without argv[mnt_index] (the mountpoint) */
 };
 
-/* Mount, daemonize unless foreground, and run workers until the mount ends
+/* Mount, daemonize unless foreground (the calling process then exits once
+ * the first worker answers, 1 if it fails), and run workers until the mount ends
  * (a worker's exit 0) or SIGTERM/SIGINT/SIGHUP (forwarded to the worker,
  * then unmounted). Restarts a worker that dies otherwise, with back-off.
  * Returns the exit status: 0 for a clean end. Single-threaded. */
@@ -36,6 +37,10 @@ int sup_run(const struct sup_params *p);
  * (sent by the supervisor on it), then make that fd number the clone at
  * SUP_CLONE_FD. 0, or -1 with a message. */
 int sup_worker_attach(struct fuse_session *se);
+
+/* Standard input, output and error to /dev/null (a background daemon's,
+ * once its start-up messages have been said). */
+void sup_detach_stdio(void);
 
 /* memcgfs --unmount-agent MNT DEV: wait for EOF on fd 3 (the supervisor's
  * end, gone however the supervisor ends), then lazily unmount MNT if the
