@@ -46,7 +46,6 @@ struct memcgfs_opts {
 	int nonopts;                  /* SOURCE MOUNTPOINT, as mount.fuse3 runs us */
 	unsigned max_threads;         /* -o max_threads=N, 0: not given */
 	char *mountpoint;             /* the last non-option argument */
-	int mnt_index;                /* ... its place in argv */
 	bool worker;                  /* memcgfs --worker: the mountpoint is given apart */
 };
 
@@ -212,7 +211,6 @@ static const struct mcg_owner_ops memcgfs_owner = {
 	.free = node_free_group,
 };
 
-
 /* The worker: build the engine and the sources, attach to the supervisor's
  * connection and serve until the connection ends (0) or a signal stops the
  * loop (0 too). fs->mountpoint is set; the options are checked. */
@@ -252,7 +250,7 @@ static int memcgfs_serve(struct cgfs *fs, struct mcg_machine *cfg, struct fuse_a
 	if (sup_worker_attach(se))
 		goto out_session;
 	if (!cl->foreground)
-		sup_detach_stdio();     /* the mount answers: start-up is over */
+		sup_detach_stdio();     /* attached: start-up has said its errors */
 	if (fuse_set_signal_handlers(se))
 		goto out_session;
 	/* Threads start now (the supervisor daemonized); the watchdog before
