@@ -65,7 +65,7 @@ $(BUILD)/%.o: %.c $(wildcard src/*/*.h src/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/src/memcgfs.o $(BUILD)/src/fs/ops.o: $(BUILD)/%.o: %.c $(wildcard src/*/*.h src/*.h)
+$(BUILD)/src/memcgfs.o $(BUILD)/src/supervisor.o $(BUILD)/src/fs/ops.o: $(BUILD)/%.o: %.c $(wildcard src/*/*.h src/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(FUSE_CFLAGS) -c -o $@ $<
 
@@ -73,7 +73,7 @@ $(BUILD)/libmemcg.a: $(ENGINE_OBJ) $(FSLIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/memcgfs: $(BUILD)/src/memcgfs.o $(BUILD)/src/fs/ops.o $(BUILD)/libmemcg.a
+$(BUILD)/memcgfs: $(BUILD)/src/memcgfs.o $(BUILD)/src/supervisor.o $(BUILD)/src/fs/ops.o $(BUILD)/libmemcg.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(FUSE_LIBS) -lpthread
 
 $(BUILD)/memcgctl: $(BUILD)/src/memcgctl.o $(BUILD)/libmemcg.a

@@ -18,7 +18,8 @@ hog=$build/tools/memhog
 mnt=$(mktemp -d "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench.XXXXXX")
 file=$(mktemp /var/tmp/memcgfs-bench-file.XXXXXX)
 "$build/memcgfs" -o memory=8G "$mnt"
-pid=$(pgrep -f -x "$build/memcgfs -o memory=8G $mnt")
+# the worker: it holds the engine (the pid started is its supervisor's)
+pid=$("$build/memcgctl" status -m "$mnt" | awk '$1 == "worker_pid" { print $2 }')
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done

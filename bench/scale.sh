@@ -18,7 +18,8 @@ build=${1:-build}
 groups=${2:-65534}
 mnt=$(mktemp -d "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench.XXXXXX")
 "$build/memcgfs" -o kernel=6.12,memory=8G "$mnt"
-pid=$(pgrep -f -x "$build/memcgfs -o kernel=6.12,memory=8G $mnt")
+# the worker: it holds the engine (the pid started is its supervisor's)
+pid=$("$build/memcgctl" status -m "$mnt" | awk '$1 == "worker_pid" { print $2 }')
 cleanup() {
 	fusermount3 -u "$mnt" 2>/dev/null || true
 	rmdir "$mnt" 2>/dev/null || true

@@ -4,6 +4,8 @@
  *                                be a simulated task: join GROUP through
  *                                the mount, then declare memory to the
  *                                daemon in the workload language
+ *   memcgctl status -m MOUNT     who serves the mount (supervisor, worker,
+ *                                restarts, state file, profile)
  * Owns argument handling and the client side of the sim protocol. */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,9 +15,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fs/cgfs.h"
 #include "source/replay.h"
 #include "source/workload.h"
 #include "source/sim.h"
@@ -218,10 +222,25 @@ static int ctl_join(const char *mount, const char *group)
 	return 0;
 }
 
+/* The worker answers the root's status attribute: print it as it is. */
+static int ctl_status(const char *mount)
+{
+	char buf[1024];
+	ssize_t n = getxattr(mount, CGFS_STATUS_XATTR, buf, sizeof(buf));
+
+	if (n < 0) {
+		fprintf(stderr, "memcgctl: %s: no memcgfs status: %s\n", mount, strerror(errno));
+		return 1;
+	}
+	fwrite(buf, 1, (size_t)n, stdout);
+	return 0;
+}
+
 static int ctl_usage(FILE *out, int status)
 {
 	fprintf(out, "usage: memcgctl replay FILE            (FILE may be -)\n"
 		     "       memcgctl sim -m MOUNT [-g GROUP] (-f FILE | -e LINE...)\n"
+		     "       memcgctl status -m MOUNT\n"
 		     "       memcgctl --version\n");
 	return status;
 }
@@ -246,6 +265,8 @@ int main(int argc, char **argv)
 		free(text);
 		return err ? 1 : 0;
 	}
+	if (argc == 4 && !strcmp(argv[1], "status") && !strcmp(argv[2], "-m"))
+		return ctl_status(argv[3]);
 	if (argc >= 2 && !strcmp(argv[1], "sim")) {
 		const char *mount = NULL, *group = NULL;
 		char *lines[CTL_MAX_LINES], *text = NULL;

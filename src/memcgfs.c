@@ -1,6 +1,9 @@
-/* memcgfs.c: the daemon. Parses options, builds the engine for the chosen
- * kernel profile and simulated machine, mounts, and runs the multithreaded
- * FUSE loop. Owns start-up and shutdown only; never serves a request. */
+/* memcgfs.c: the daemon's main. Parses and checks the options, then either
+ * hands the mount to the supervisor (supervisor.c: it mounts and runs the
+ * workers) or, as a worker (memcgfs --worker), builds the engine for the
+ * chosen kernel profile and simulated machine and runs the multithreaded
+ * FUSE loop on the supervisor's connection. Owns start-up and shutdown
+ * only; never serves a request. */
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
@@ -31,6 +34,7 @@
 #include "source/pidwatch.h"
 #include "source/sim.h"
 #include "source/watchdog.h"
+#include "supervisor.h"
 
 struct memcgfs_opts {
 	char *kernel;
@@ -47,6 +51,7 @@ struct memcgfs_opts {
 	int nonopts;                  /* SOURCE MOUNTPOINT, as mount.fuse3 runs us */
 	unsigned max_threads;         /* -o max_threads=N, 0: not given */
 	char *mountpoint;             /* the last non-option argument */
+	bool worker;                  /* memcgfs --worker: the mountpoint is given apart */
 };
 
 /* FUSE worker threads at most, unless -o max_threads=N says otherwise */
@@ -151,43 +156,14 @@ static int memcgfs_opt_proc(void *data, const char *arg, int key, struct fuse_ar
 		o->max_threads = (unsigned)strtoul(arg + 12, NULL, 10);
 		return 1;
 	}
-	if (key != FUSE_OPT_KEY_NONOPT || ++o->nonopts > 2)
+	if (key != FUSE_OPT_KEY_NONOPT)
+		return 1;
+	if (o->worker)
+		return 0;             /* (the supervisor gave the mountpoint apart) */
+	if (++o->nonopts > 2)
 		return 1;
 	free(o->mountpoint);
 	return (o->mountpoint = strdup(arg)) ? 0 : -1;
-}
-
-/* Is path (a realpath) the top mount of a memcgfs instance? */
-static bool memcgfs_mounted_at(const char *path)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-	char line[8192], mp[4096], type[256];
-	bool ours = false;
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		char *dash = strstr(line, " - ");
-		size_t j = 0;
-
-		if (!dash || sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1 ||
-		    sscanf(dash + 3, "%255s", type) != 1)
-			continue;
-		/* mountinfo escapes space, tab, newline and backslash as \ooo */
-		for (size_t i = 0; mp[i]; i++, j++) {
-			if (mp[i] == '\\' && mp[i + 1] >= '0' && mp[i + 1] <= '3' && mp[i + 2] && mp[i + 3]) {
-				mp[j] = (char)((mp[i + 1] - '0') * 64 + (mp[i + 2] - '0') * 8 + (mp[i + 3] - '0'));
-				i += 3;
-			} else {
-				mp[j] = mp[i];
-			}
-		}
-		mp[j] = '\0';
-		if (!strcmp(mp, path))
-			ours = !strcmp(type, "fuse.memcgfs");   /* the last line is the top */
-	}
-	fclose(f);
-	return ours;
 }
 
 /* mount -o remount on a live mount: the mount's flags change (ro, nosuid,
@@ -246,6 +222,13 @@ static void memcgfs_log_syslog(int prio, const char *line)
 	syslog(prio, "%s", line);
 }
 
+/* stdio is /dev/null from now on (supervisor.c detached it) */
+static void memcgfs_log_detached(void)
+{
+	openlog("memcgfs", LOG_PID, LOG_DAEMON);
+	mcg_log_set_sink(memcgfs_log_syslog);
+}
+
 /* systemd's readiness protocol (sd_notify(3), Type=notify): one datagram
  * to $NOTIFY_SOCKET, a path or, with a leading '@', an abstract name.
  * Without the variable, nothing. */
@@ -280,6 +263,119 @@ static const struct mcg_owner_ops memcgfs_owner = {
 	.free = node_free_group,
 };
 
+/* The worker: build the engine and the sources, attach to the supervisor's
+ * connection and serve until the connection ends (0) or a signal stops the
+ * loop (0 too). fs->mountpoint is set; the options are checked. */
+static int memcgfs_serve(struct cgfs *fs, struct mcg_machine *cfg, struct fuse_args *args,
+			 const struct fuse_cmdline_opts *cl, const struct memcgfs_opts *o,
+			 bool enforce, unsigned restarts)
+{
+	struct source_env env = { 0 };
+	struct fuse_loop_config *loop;
+	struct fuse_session *se;
+	int ret = 1;
+
+	memcgfs_raise_nofile();
+	pthread_mutex_init(&fs->meta_lock, NULL);
+	pthread_mutex_init(&fs->agent_lock, NULL);
+	pthread_mutex_init(&fs->attach_lock, NULL);
+	pthread_mutex_init(&fs->fh_lock, NULL);
+	fs->watermarks = !o->nowatermarks;
+	fs->supervisor_pid = getppid();
+	fs->restarts = restarts;
+	fs->fh_tag = cgfs_fh_tag(restarts);
+	fs->eng = mcg_engine_new(cfg, &env_real, &(struct mcg_owner){ &memcgfs_owner, fs });
+	fs->events = event_new();
+	if (fs->eng)
+		fs->prof = &fs->eng->m.prof;
+	if (!fs->eng || !fs->events || node_init_root(fs, fs->eng->root, getuid(), getgid())) {
+		fprintf(stderr, "memcgfs: out of memory\n");
+		goto out_engine;
+	}
+	/* Load state here: the state file's groups and settings go into the
+	 * engine before the first request is served (fs->state_file names
+	 * the file for memcgctl status). A worker starts empty until then. */
+
+	se = fuse_session_new(args, &cgfs_ops, sizeof(cgfs_ops), fs);
+	if (!se)
+		goto out_engine;
+	if (sup_worker_attach(se))
+		goto out_session;
+	if (!cl->foreground) {
+		sup_detach_stdio();     /* attached: start-up has said its errors */
+		memcgfs_log_detached();
+	}
+	if (fuse_set_signal_handlers(se))
+		goto out_session;
+	/* Threads start now (the supervisor daemonized); the watchdog before
+	 * them. */
+	env.eng = fs->eng;
+	env.mountpoint = fs->mountpoint;
+	env.watchdog = watchdog_start("/proc/self/exe");
+	if (!env.watchdog)
+		mcg_log(MCG_LOG_WARNING, "no watchdog: oom_kill_disable will not stop real processes");
+	fs->watch = cgfs_tasks_watch(fs);
+	fs->rel = release_new(fs);
+	env.mirror = mirror_start(&env, enforce);   /* before the socket admits */
+	env.sim = sim_start(&env);
+	/* the socket's tasks first: a simulated task's kill is its own */
+	if (env.sim)
+		cgfs_source_add(fs, &sim_source_ops, env.sim);
+	if (env.mirror)
+		cgfs_source_add(fs, &mirror_source_ops, env.mirror);
+	if (!fs->watch || !fs->rel || !env.mirror)
+		goto out_signals;
+	if (!env.sim)
+		mcg_log(MCG_LOG_WARNING, "no simulated-task socket (%s)", strerror(errno));
+	if (!restarts)
+		mcg_log(MCG_LOG_NOTICE, "mounted %s (kernel=%u.%u%s)", fs->mountpoint,
+			fs->prof->version / 1000, fs->prof->version % 1000,
+			fs->watermarks ? "" : ",nowatermarks");
+	else
+		mcg_log(MCG_LOG_NOTICE, "worker %d serves %s again (restart %u): the hierarchy "
+			"starts empty", (int)getpid(), fs->mountpoint, restarts);
+	/* a loop ended by SIGTERM/SIGINT/SIGHUP returns the signal: a clean exit */
+	if (cl->singlethread) {
+		ret = fuse_session_loop(se) < 0 ? 1 : 0;
+	} else {
+		loop = fuse_loop_cfg_create();
+		fuse_loop_cfg_set_clone_fd(loop, (unsigned)cl->clone_fd);
+		/* (UINT_MAX: not given; libfuse would warn about it) */
+		if (cl->max_idle_threads != UINT_MAX)
+			fuse_loop_cfg_set_idle_threads(loop, cl->max_idle_threads);
+		fuse_loop_cfg_set_max_threads(loop, o->max_threads ? o->max_threads : MEMCGFS_MAX_THREADS);
+		ret = fuse_session_loop_mt(se, loop) < 0 ? 1 : 0;
+		fuse_loop_cfg_destroy(loop);
+	}
+	mcg_log(MCG_LOG_NOTICE, "unmounting %s", fs->mountpoint);
+out_signals:
+	atomic_store(&fs->nsources, 0);        /* no kill reaches a stopping source */
+	sim_stop(env.sim);                    /* no more admissions */
+	mirror_stop(env.mirror);              /* continues what it stopped */
+	watchdog_stop(env.watchdog);
+	sim_free(env.sim);
+	pidwatch_free(fs->watch);
+	release_free(fs->rel);
+	fuse_remove_signal_handlers(se);
+out_session:
+	fuse_session_destroy(se);
+	cgfs_ops_free_handles(fs);
+out_engine:
+	{
+		/* registrations hold groups: they go first, and the engine's
+		 * teardown must not call into them any more. Background reclaim
+		 * (whose hooks read them) stops before. */
+		struct event_registry *er = fs->events;
+
+		if (fs->eng)
+			bgr_destroy(fs->eng);
+		fs->events = NULL;
+		event_free(er);
+	}
+	mcg_engine_free(fs->eng);
+	return ret;
+}
+
 int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -287,20 +383,28 @@ int main(int argc, char *argv[])
 	struct fuse_cmdline_opts cl;
 	struct mcg_machine cfg = { 0 };
 	struct cgfs fs = { 0 };
-	struct source_env env = { 0 };
-	struct fuse_loop_config *loop;
-	struct fuse_session *se;
+	unsigned restarts = 0;
+	const char *worker_mnt = NULL;
 	bool enforce = true;
 	int ret = 1;
 
 	memset(&cl, 0, sizeof(cl));
+	mcg_log_set_sink(memcgfs_log_stderr);
 	if (argc == 2 && !strcmp(argv[1], "--watchdog"))
 		return watchdog_main(3);      /* the stop watchdog (watchdog.h) */
+	if (argc >= 2 && !strcmp(argv[1], "--unmount-agent"))
+		return sup_agent_main(argc, argv);   /* supervisor.h */
+	if (argc >= 4 && !strcmp(argv[1], "--worker")) {
+		/* memcgfs --worker RESTARTS MNT ARGS...: started by the
+		 * supervisor, which mounted MNT and holds its connection */
+		restarts = (unsigned)strtoul(argv[2], NULL, 10);
+		worker_mnt = argv[3];
+		o.worker = true;
+		argv[3] = argv[0];
+		args = (struct fuse_args)FUSE_ARGS_INIT(argc - 3, argv + 3);
+	}
 	signal(SIGPIPE, SIG_IGN);         /* a peer gone is an error, not a death */
-	mcg_log_set_sink(memcgfs_log_stderr);
 	if (fuse_opt_parse(&args, &o, memcgfs_optspec, memcgfs_opt_proc))
-		goto out_args;
-	if (o.mountpoint && fuse_opt_add_arg(&args, o.mountpoint))
 		goto out_args;
 	if (o.version) {
 		printf("memcgfs %s\nFUSE library version %s\n", MEMCGFS_VERSION, fuse_pkgversion());
@@ -314,9 +418,14 @@ int main(int argc, char *argv[])
 		ret = 0;
 		goto out_args;
 	}
+	/* before libfuse resolves the mountpoint, which fails on a stale one */
+	if (!o.worker && o.mountpoint && !o.remount && sup_recover_stale(o.mountpoint))
+		goto out_args;
+	if (o.mountpoint && fuse_opt_add_arg(&args, o.mountpoint))
+		goto out_args;
 	if (fuse_parse_cmdline(&args, &cl))
 		goto out_args;
-	if (!cl.mountpoint) {
+	if (!cl.mountpoint && !o.worker) {
 		memcgfs_usage(argv[0]);
 		goto out_args;
 	}
@@ -345,7 +454,21 @@ int main(int argc, char *argv[])
 	}
 	enforce = !o.enforce || !strcmp(o.enforce, "all");
 	cfg.watermarks = !o.nowatermarks;
+	if (o.acl_inherit && (ret = node_set_acl_inherit(&fs, o.acl_inherit))) {
+		fprintf(stderr, "memcgfs: acl_inherit=%s: %s\n", o.acl_inherit,
+			ret == -EINVAL ? "a pattern names no control file" : strerror(-ret));
+		ret = 1;
+		goto out_args;
+	}
 
+	/* Kernel-like permission checks and a mount everyone can use. */
+	fuse_opt_add_arg(&args, "-odefault_permissions,allow_other,fsname=memcgfs,subtype=memcgfs");
+	if (o.worker) {
+		/* never resolved here: a stat of our own mount would wait for us */
+		snprintf(fs.mountpoint, sizeof(fs.mountpoint), "%s", worker_mnt);
+		ret = memcgfs_serve(&fs, &cfg, &args, &cl, &o, enforce, restarts);
+		goto out_args;
+	}
 	if (!realpath(cl.mountpoint, fs.mountpoint)) {
 		fprintf(stderr, "memcgfs: %s: %s\n", cl.mountpoint, strerror(errno));
 		goto out_args;
@@ -359,126 +482,36 @@ int main(int argc, char *argv[])
 		}
 	}
 	if (o.remount) {
-		if (!memcgfs_mounted_at(fs.mountpoint)) {
+		if (!sup_mounted_at(fs.mountpoint, NULL, 0)) {
 			fprintf(stderr, "memcgfs: remount %s: not a memcgfs mount\n", cl.mountpoint);
 			goto out_args;
 		}
 		ret = memcgfs_remount(fs.mountpoint, &args);
 		goto out_args;
 	}
-	if (memcgfs_mounted_at(fs.mountpoint)) {
+	if (sup_mounted_at(fs.mountpoint, NULL, 0)) {
 		fprintf(stderr, "memcgfs: %s is a memcgfs mount already (unmount it first)\n",
 			cl.mountpoint);
 		goto out_args;
 	}
-	memcgfs_raise_nofile();
-	pthread_mutex_init(&fs.meta_lock, NULL);
-	pthread_mutex_init(&fs.agent_lock, NULL);
-	pthread_mutex_init(&fs.attach_lock, NULL);
-	pthread_mutex_init(&fs.fh_lock, NULL);
-	fs.watermarks = !o.nowatermarks;
-	fs.eng = mcg_engine_new(&cfg, &env_real, &(struct mcg_owner){ &memcgfs_owner, &fs });
-	fs.events = event_new();
-	if (fs.eng)
-		fs.prof = &fs.eng->m.prof;
-	if (!fs.eng || !fs.events || node_init_root(&fs, fs.eng->root, getuid(), getgid())) {
-		fprintf(stderr, "memcgfs: out of memory\n");
-		goto out_engine;
-	}
-	if (o.acl_inherit && (ret = node_set_acl_inherit(&fs, o.acl_inherit))) {
-		fprintf(stderr, "memcgfs: acl_inherit=%s: %s\n", o.acl_inherit,
-			ret == -EINVAL ? "a pattern names no control file" : strerror(-ret));
-		ret = 1;
-		goto out_engine;
-	}
-
-	/* Kernel-like permission checks and a mount everyone can use. */
-	fuse_opt_add_arg(&args, "-odefault_permissions,allow_other,fsname=memcgfs,subtype=memcgfs");
-	se = fuse_session_new(&args, &cgfs_ops, sizeof(cgfs_ops), &fs);
-	if (!se)
-		goto out_engine;
-	if (fuse_session_mount(se, cl.mountpoint))
-		goto out_session;
-	if (fuse_daemonize(cl.foreground))
-		goto out_unmount;
-	if (!cl.foreground) {
-		openlog("memcgfs", LOG_PID, LOG_DAEMON);
-		mcg_log_set_sink(memcgfs_log_syslog);
-	}
-	if (fuse_set_signal_handlers(se))
-		goto out_unmount;
-	/* Threads start after daemonizing (fork keeps only the caller); the
-	 * watchdog before them. */
-	env.eng = fs.eng;
-	env.mountpoint = fs.mountpoint;
-	env.watchdog = watchdog_start("/proc/self/exe");
-	if (!env.watchdog)
-		mcg_log(MCG_LOG_WARNING, "no watchdog: oom_kill_disable will not stop real processes");
-	fs.watch = cgfs_tasks_watch(&fs);
-	fs.rel = release_new(&fs);
-	env.mirror = mirror_start(&env, enforce);   /* before the socket admits */
-	env.sim = sim_start(&env);
-	/* the socket's tasks first: a simulated task's kill is its own */
-	if (env.sim)
-		cgfs_source_add(&fs, &sim_source_ops, env.sim);
-	if (env.mirror)
-		cgfs_source_add(&fs, &mirror_source_ops, env.mirror);
-	if (!fs.watch || !fs.rel || !env.mirror)
-		goto out_signals;
-	if (!env.sim)
-		mcg_log(MCG_LOG_WARNING, "no simulated-task socket (%s)", strerror(errno));
-	mcg_log(MCG_LOG_NOTICE, "mounted %s (kernel=%u.%u%s)", fs.mountpoint,
-		fs.prof->version / 1000, fs.prof->version % 1000, fs.watermarks ? "" : ",nowatermarks");
 	{
-		char ready[64];
+		struct sup_params sp = {
+			.args = &args, .mountpoint = fs.mountpoint, .foreground = cl.foreground,
+			.argc = argc, .argv = argv, .mnt_index = 0,
+			.notify = memcgfs_notify, .detached = memcgfs_log_detached,
+		};
 
-		snprintf(ready, sizeof(ready), "READY=1\nMAINPID=%d", (int)getpid());
-		memcgfs_notify(ready);
+		/* the worker is given the mountpoint apart: the last argument
+		 * that names it is left out of its arguments */
+		for (int i = argc - 1; i > 0 && o.mountpoint; i--)
+			if (!strcmp(argv[i], o.mountpoint)) {
+				sp.mnt_index = i;
+				break;
+			}
+		ret = sup_run(&sp);
 	}
-	/* a loop ended by SIGTERM/SIGINT/SIGHUP returns the signal: a clean exit */
-	if (cl.singlethread) {
-		ret = fuse_session_loop(se) < 0 ? 1 : 0;
-	} else {
-		loop = fuse_loop_cfg_create();
-		fuse_loop_cfg_set_clone_fd(loop, (unsigned)cl.clone_fd);
-		/* (UINT_MAX: not given; libfuse would warn about it) */
-		if (cl.max_idle_threads != UINT_MAX)
-			fuse_loop_cfg_set_idle_threads(loop, cl.max_idle_threads);
-		fuse_loop_cfg_set_max_threads(loop, o.max_threads ? o.max_threads : MEMCGFS_MAX_THREADS);
-		ret = fuse_session_loop_mt(se, loop) < 0 ? 1 : 0;
-		fuse_loop_cfg_destroy(loop);
-	}
-	memcgfs_notify("STOPPING=1");
-	mcg_log(MCG_LOG_NOTICE, "unmounting %s", fs.mountpoint);
-out_signals:
-	atomic_store(&fs.nsources, 0);        /* no kill reaches a stopping source */
-	sim_stop(env.sim);                    /* no more admissions */
-	mirror_stop(env.mirror);              /* continues what it stopped */
-	watchdog_stop(env.watchdog);
-	sim_free(env.sim);
-	pidwatch_free(fs.watch);
-	release_free(fs.rel);
-	fuse_remove_signal_handlers(se);
-out_unmount:
-	fuse_session_unmount(se);
-out_session:
-	fuse_session_destroy(se);
-	cgfs_ops_free_handles(&fs);
-out_engine:
-	{
-		/* registrations hold groups: they go first, and the engine's
-		 * teardown must not call into them any more. Background reclaim
-		 * (whose hooks read them) stops before. */
-		struct event_registry *er = fs.events;
-
-		if (fs.eng)
-			bgr_destroy(fs.eng);
-		fs.events = NULL;
-		event_free(er);
-	}
-	mcg_engine_free(fs.eng);
-	free(fs.acl_inherit);
 out_args:
+	free(fs.acl_inherit);
 	free(cl.mountpoint);
 	fuse_opt_free_args(&args);
 	free(o.kernel);

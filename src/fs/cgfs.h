@@ -45,7 +45,23 @@ struct cgfs {
 	char mountpoint[4096];         /* absolute, for event_control fds */
 	bool *acl_inherit;             /* per file row: takes a parent's default
 					* ACL at mkdir (-o acl_inherit); NULL: all */
+	pid_t supervisor_pid;          /* who holds the connection (memcgctl status) */
+	unsigned restarts;             /* workers before this one on the connection */
+	const char *state_file;        /* NULL: none (memcgctl status says so) */
+	uint64_t fh_tag;               /* this worker's tag in every fi->fh (ops.c) */
 };
+
+/* The root's extended attribute that says who serves the mount. */
+#define CGFS_STATUS_XATTR "user.memcgfs.status"
+
+/* A handle (fi->fh) is the address of its struct cgfs_fh with the tag of
+ * the worker that made it in the top 16 bits: a handle a dead worker made
+ * is never taken for a pointer by the next one (whose tag differs). */
+#define CGFS_FH_TAG_MASK (0xffffull << 48)
+static inline uint64_t cgfs_fh_tag(unsigned restarts)
+{
+	return ((uint64_t)(restarts % 0xffffu) + 1) << 48;
+}
 
 /* Per open file or directory (fi->fh). */
 struct cgfs_fh {

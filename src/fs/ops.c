@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "engine/task.h"
 #include "fs/cgfiles.h"
@@ -24,9 +25,13 @@ static struct cgfs *cgfs_of(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
-static struct cgfs_fh *cgfs_fh_of(struct fuse_file_info *fi)
+/* The handle behind fi, or NULL for one this worker did not make (a dead
+ * worker's, still open in a client across a restart: EBADF). */
+static struct cgfs_fh *cgfs_fh_of(fuse_req_t req, struct fuse_file_info *fi)
 {
-	return fi ? (struct cgfs_fh *)(uintptr_t)fi->fh : NULL;
+	if (!fi || (fi->fh & CGFS_FH_TAG_MASK) != cgfs_of(req)->fh_tag)
+		return NULL;
+	return (struct cgfs_fh *)(uintptr_t)(fi->fh & ~CGFS_FH_TAG_MASK);
 }
 
 static bool cgfs_interrupted(void *req)
@@ -330,7 +335,11 @@ static void cgfs_open_node(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 		mcg_put(g);
 		return cgfs_reply_err(req, -ENOMEM);
 	}
-	fi->fh = (uintptr_t)fh;
+	if ((uintptr_t)fh & CGFS_FH_TAG_MASK) {       /* no room for the tag */
+		cgfs_fh_free(cgfs_of(req), fh);
+		return cgfs_reply_err(req, -ENOMEM);
+	}
+	fi->fh = (uintptr_t)fh | cgfs_of(req)->fh_tag;
 	fi->direct_io = !want_dir;      /* st_size is 0: only direct I/O shows content */
 	if (fuse_reply_open(req, fi) == -ENOENT) {
 		/* the opener was interrupted: nobody will release this */
@@ -350,7 +359,10 @@ static void cgfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_inf
 
 static void cgfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	cgfs_fh_free(cgfs_of(req), cgfs_fh_of(fi));
+	struct cgfs_fh *fh = cgfs_fh_of(req, fi);
+
+	if (fh)                         /* a dead worker's: nothing to free */
+		cgfs_fh_free(cgfs_of(req), fh);
 	fuse_reply_err(req, 0);
 }
 
@@ -375,10 +387,12 @@ static int cgfs_snapshot(fuse_req_t req, struct cgfs_fh *fh)
 static void cgfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			 struct fuse_file_info *fi)
 {
-	struct cgfs_fh *fh = cgfs_fh_of(fi);
+	struct cgfs_fh *fh = cgfs_fh_of(req, fi);
 	char *out = NULL;
 	size_t len = 0;
 	int err = 0;
+	if (!fh)
+		return cgfs_reply_err(req, -EBADF);
 
 	pthread_mutex_lock(&fh->lock);
 	/* As seq_file does (§11.8): a read where the last one ended continues
@@ -418,9 +432,11 @@ static void cgfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 static void cgfs_op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 			 struct fuse_pollhandle *ph)
 {
-	struct cgfs_fh *fh = cgfs_fh_of(fi);
+	struct cgfs_fh *fh = cgfs_fh_of(req, fi);
 	unsigned mask = POLLIN | POLLOUT;
 	bool fresh;
+	if (!fh)
+		return cgfs_reply_err(req, -EBADF);
 
 	if (ph)
 		fuse_pollhandle_destroy(ph);
@@ -443,9 +459,11 @@ static void cgfs_op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 static void cgfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 			  off_t off, struct fuse_file_info *fi)
 {
-	struct cgfs_fh *fh = cgfs_fh_of(fi);
+	struct cgfs_fh *fh = cgfs_fh_of(req, fi);
 	struct cgfs_req r;
 	int err;
+	if (!fh)
+		return cgfs_reply_err(req, -EBADF);
 
 	cgfs_req_init(&r, req, fh->g, fh);
 	err = cgfs_file_write(&r, &cgfs_files[fh->row], buf, size);
@@ -492,9 +510,13 @@ static void cgfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t o
 			    struct fuse_file_info *fi)
 {
 	struct cgfs *fs = cgfs_of(req);
-	struct mcg_group *g = cgfs_fh_of(fi)->g;
+	struct cgfs_fh *fh = cgfs_fh_of(req, fi);
 	struct cgfs_dirbuf d = { .req = req, .size = size, .skip = off };
+	struct mcg_group *g;
 
+	if (!fh)
+		return cgfs_reply_err(req, -EBADF);
+	g = fh->g;
 	if (mcg_removed(g))
 		return cgfs_reply_err(req, -ENODEV);
 	if (!(d.buf = malloc(size)))
@@ -531,12 +553,36 @@ static void cgfs_reply_xattr(fuse_req_t req, int ret, char *buf, size_t size)
 		fuse_reply_buf(req, buf, (size_t)ret);
 }
 
+/* user.memcgfs.status of the root (an extension, docs/files.md): who
+ * serves this mount, one "key value" a line, for memcgctl status. */
+static int cgfs_status(struct cgfs *fs, char *buf, size_t size)
+{
+	char text[512];
+	int n = snprintf(text, sizeof(text),
+			 "supervisor_pid %d\nworker_pid %d\nworker_restarts %u\n"
+			 "state_file %s\nprofile %u.%u\n",
+			 (int)fs->supervisor_pid, (int)getpid(), fs->restarts,
+			 fs->state_file ? fs->state_file : "none",
+			 fs->prof->version / 1000, fs->prof->version % 1000);
+
+	if (size && (size_t)n > size)
+		return -ERANGE;
+	if (size)
+		memcpy(buf, text, (size_t)n);
+	return n;
+}
+
 static void cgfs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
 	char *buf = size ? malloc(size) : NULL;
 
 	if (size && !buf)
 		return cgfs_reply_err(req, -ENOMEM);
+	if (ino == FUSE_ROOT_ID && !strcmp(name, CGFS_STATUS_XATTR)) {
+		cgfs_reply_xattr(req, cgfs_status(cgfs_of(req), buf, size), buf, size);
+		free(buf);
+		return;
+	}
 	CGFS_ON_NODE(req, ino, node_getxattr(cgfs_of(req), g, row, name, buf, size),
 		     cgfs_reply_xattr(req, ret, buf, size));
 	free(buf);

@@ -111,6 +111,16 @@ daemon_pid() {
 	pgrep -f -x "$MEMCGFS( -f)?( -o [^ ]*)? $1" | head -n1
 }
 
+# daemon_status MNT KEY: one value of memcgctl status (the worker answers):
+# supervisor_pid, worker_pid, worker_restarts, state_file, profile.
+daemon_status() {
+	timeout 5 "$MEMCGFS_BUILD/memcgctl" status -m "$1" 2>/dev/null | awk -v k="$2" '$1 == k { print $2 }'
+}
+
+# The worker serving MNT: the process whose fds, threads and memory are the
+# daemon's (daemon_pid and FG_PID are its supervisor's).
+worker_pid() { daemon_status "$1" worker_pid; }
+
 # kill_child SIG PID...: signal those of PID... that are still children of
 # this shell. A child that has ended is reaped by bash at once and its
 # number is free for anyone, the daemon's threads included (kill(2) with a
@@ -124,12 +134,31 @@ kill_child() {
 	return 0
 }
 
+# stop_at_limit GROUP: a real process (memhog, its pid in $P) stopped by the
+# daemon at GROUP's 32M limit under oom_kill_disable.
+proc_stopped() { [ "$(awk '/^State:/ { print $2 }' "/proc/$1/status" 2>/dev/null)" = T ]; }
+proc_running() { ! proc_stopped "$1"; }
+stop_at_limit() {
+	mkdir "$MNT/$1"
+	echo 32M > "$MNT/$1/memory.limit_in_bytes"
+	echo 1 > "$MNT/$1/memory.oom_control"
+	"$MEMCGFS_BUILD/tools/memhog" -a 64 > /dev/null &
+	P=$!
+	echo "$P" > "$MNT/$1/tasks"
+	wait_until 10 proc_stopped "$P" && ok || bad "the process was not stopped at its limit"
+}
+
 daemon_gone() { [ ! -e "/proc/$1" ] || grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
 
 umount_fs() {
 	[ -n "$MNT" ] || return 0
-	local pid
+	local pid r
 	pid=$(daemon_pid "$MNT")
+	# a worker that crashed was restarted behind the test's back: say so
+	# (CRASH_TEST=1 when the test kills workers itself)
+	r=$(daemon_status "$MNT" worker_restarts)
+	[ -z "$r" ] || [ "$r" = 0 ] || [ -n "${CRASH_TEST:-}" ] || bad "the worker of $MNT restarted $r times (it crashed)"
+
 	fusermount3 -u "$MNT" 2>/dev/null || umount -l "$MNT"
 	if [ -n "${FG_PID:-}" ]; then
 		# a child of this shell stays a zombie (kill -0 answers) until waited for

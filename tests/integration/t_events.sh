@@ -113,7 +113,7 @@ expect "event_control: signs, double spaces, a spaced threshold; fd numbers wrap
 # A registration lives while any process holds its eventfd: a fork that
 # inherited it keeps it after the registering process exits (found by the
 # reaper's search of every process), and the fork's exit ends it.
-DP=$(daemon_pid "$MNT")
+DP=$(worker_pid "$MNT")
 dfds() { ls "/proc/$DP/fd" | wc -l; }
 # (the registrations of the tests above go first: their processes exited)
 settled() { local a; a=$(dfds); sleep 0.6; [ "$a" = "$(dfds)" ]; }

@@ -75,6 +75,27 @@ M=$MNT
 umount_fs                       # (waits for the daemon's end)
 expect "the daemon's stderr: mount and unmount only" "$(cat "$LOG")" "memcgfs: mounted $M (kernel=5.10)
 memcgfs: unmounting $M"
+# systemd's readiness protocol (Type=notify): the main process says
+# READY=1 once the mount answers, and STOPPING=1 when it is told to end
+NS=$(mktemp -u /tmp/memcgfs-notify.XXXXXX)
+/usr/bin/python3 - "$NS" > "$LOG.notify" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(30)
+for _ in range(2):
+    print(s.recv(256).decode().replace("\n", " "), flush=True)
+PY
+LISTENER=$!
+wait_until 10 test -S "$NS" || bad "no notify socket"
+NOTIFY_SOCKET=$NS mount_fs_fg "$LOG" && ok
+wait_until 10 grep -q READY "$LOG.notify" || bad "no READY=1"
+expect "READY=1 from the main process once mounted" "$(head -n1 "$LOG.notify")" "READY=1 MAINPID=$FG_PID"
+kill -TERM "$FG_PID"
+wait "$LISTENER"
+expect "STOPPING=1 when told to end" "$(sed -n 2p "$LOG.notify")" "STOPPING=1"
+umount_fs
+rm -f "$NS" "$LOG.notify"
 # an OOM kill is reported in the kernel's words
 mount_fs_fg "$LOG" "kernel=6.18" && ok
 mkdir "$MNT/k"

@@ -468,7 +468,7 @@ for PROF in $STRESS_PROFILES; do
 	PKV=$(kv "$PROF")
 	MOVE_CHARGE=$(( PKV <= 6012 ))
 	mount_fs_fg "$DATA/daemon.$PROF.log" "kernel=$PROF,memory=2G,swap=512M" || continue
-	DPID=$FG_PID
+	DPID=$(worker_pid "$MNT")     # (FG_PID is its supervisor)
 	ROOT_FILES=($(ls "$MNT"))
 	mkdir "$MNT/warm"
 	CHILD_FILES=($(ls "$MNT/warm" | grep -v '^warm$'))

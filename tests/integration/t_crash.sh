@@ -1,0 +1,159 @@
+# t_crash.sh: the mount outlives its worker (issue 16). kill -9 of the
+# worker under concurrent clients (the mount answers, only the calls in
+# flight fail, a queued call is served by the next worker, a handle of the
+# dead worker is EBADF, a stopped process is continued); kill -9 of the
+# supervisor (no stale mount, a new daemon mounts); a stale mount recovered
+# by a new daemon; SIGTERM and fusermount3 -u (status 0, mount gone).
+. "$(dirname "$0")/lib.sh"
+CRASH_TEST=1                      # the workers' restarts here are ours
+CLIENT="$(cd "$(dirname "$0")" && pwd)/crash_client.py"
+PY=/usr/bin/python3
+DATA=$(mktemp -d /tmp/memcgfs-crash.XXXXXX)
+LOG="$DATA/daemon.log"
+now_ms() { date +%s%3N; }
+in_mountinfo() { grep -q " $1 " /proc/self/mountinfo; }
+unmounted() { ! in_mountinfo "$1"; }
+# start: a foreground daemon on a new mountpoint, SUP and W its processes
+start() { mount_fs_fg "$LOG"; SUP=$FG_PID; W=$(worker_pid "$MNT"); }
+# end_sup SIG: signal the supervisor and wait for it, its status in RC
+end_sup() { kill "-$1" "$SUP"; wait "$SUP" 2>/dev/null; RC=$?; FG_PID=; }
+answers() { cat "$MNT/memory.usage_in_bytes" > /dev/null 2>&1; }
+all_stopped() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		grep -q '^State:[[:space:]]*T' "$t/status" 2>/dev/null || return 1
+	done
+}
+# a process blocked waiting for a FUSE answer (queued or in flight)
+fuse_waiting() { grep -qE '^(request_wait_answer|fuse_)' "/proc/$1/wchan" 2>/dev/null; }
+
+# --- 1: kill -9 of the worker under concurrent clients ---
+start
+W0=$W
+expect "status: supervisor_pid is the daemon's" "$(daemon_status "$MNT" supervisor_pid)" "$SUP"
+expect "status: no restart yet" "$(daemon_status "$MNT" worker_restarts)" 0
+expect "status: state_file" "$(daemon_status "$MNT" state_file)" none
+expect "status: profile" "$(daemon_status "$MNT" profile)" 6.12
+[ -n "$W0" ] && [ "$W0" != "$SUP" ] && ok || bad "no worker apart from the supervisor: [$W0]"
+# a process stopped at its limit by this worker is continued when it dies
+stop_at_limit S
+# a handle held across the crash
+exec 8< "$MNT/memory.stat"
+CLIENTS=()
+for m in read read stat write mkdir mkdir; do
+	"$PY" "$CLIENT" "$m" "$MNT" "$DATA/stop" > "$DATA/client.${#CLIENTS[@]}" &
+	CLIENTS+=($!)
+done
+marks() { [ "$(ls "$DATA" | grep -c "^stop\.$1\.")" -eq ${#CLIENTS[@]} ]; }
+# every client is under way before the kill
+wait_until 10 marks up || bad "not every client started: $(ls "$DATA")"
+t0=$(now_ms)
+kill -9 "$W0"
+deadline=$((SECONDS + 10))
+until answers || (( SECONDS > deadline )); do :; done
+t1=$(now_ms)
+echo "t_crash: restart time (kill -9 of the worker to the first successful read): $((t1 - t0)) ms"
+(( t1 - t0 < 5000 )) && ok || bad "the restart took $((t1 - t0)) ms"
+W1=$(worker_pid "$MNT")
+expect "status: one restart" "$(daemon_status "$MNT" worker_restarts)" 1
+[ -n "$W1" ] && [ "$W1" != "$W0" ] && ok || bad "no new worker: [$W0] -> [$W1]"
+expect "the supervisor is the same" "$(daemon_status "$MNT" supervisor_pid)" "$SUP"
+wait_until 5 proc_running "$P" && ok || bad "still stopped after its worker's SIGKILL"
+kill "$P"; wait "$P" 2>/dev/null
+# every client goes on on the new worker, then they stop
+touch "$DATA/stop.restarted"
+wait_until 10 marks after || bad "not every client went on: $(ls "$DATA")"
+touch "$DATA/stop"
+for c in "${CLIENTS[@]}"; do wait "$c"; done
+inflight=0
+for f in "$DATA"/client.*; do
+	read -r mode oks last errs < "$f"
+	expect "client $mode: its last call succeeded" "$last" yes
+	(( oks > 1 )) && ok || bad "client $mode: only $oks calls succeeded"
+	# sequential: at most one call of a client is in flight at the kill,
+	# or one file it opened on the dead worker (its read or write is then
+	# EBADF); a child made before the kill is gone with the hierarchy
+	n=0
+	for e in ${errs//,/ }; do
+		[ "$e" = - ] && continue
+		case $e in
+		*:ECONNABORTED=1) n=$((n + 1)); inflight=$((inflight + 1)) ;;
+		read:EBADF=1|write:EBADF=1) n=$((n + 1)) ;;
+		rmdir:ENOENT=1) ;;
+		*) bad "client $mode: unexpected errors $errs" ;;
+		esac
+	done
+	(( n <= 1 )) && ok || bad "client $mode: more than the call in flight failed: $errs"
+	echo "t_crash: client $mode: $oks calls, errors: $errs"
+done
+echo "t_crash: $inflight of ${#CLIENTS[@]} clients had a call in flight at the kill (errno ECONNABORTED)"
+expect "the root's files read fine" "$(cat "$MNT/memory.use_hierarchy")" 1
+expect "mkdir works" "$(perl -e "$DIROP" mkdir "$MNT/after")" OK
+echo 50M > "$MNT/after/memory.limit_in_bytes"
+expect "a new group's limit" "$(cat "$MNT/after/memory.limit_in_bytes")" 52428800
+expect "a handle of the dead worker: EBADF" "$(cat <&8 2>&1 > /dev/null | sed 's/^cat: -: //')" "Bad file descriptor"
+exec 8<&-
+expect "... and a new open reads" "$(grep -c '^cache ' "$MNT/memory.stat")" 1
+# a call queued while the worker cannot read (stopped) is not in flight: the
+# next worker answers it
+kill -STOP "$W1"
+wait_until 5 all_stopped "$W1" || bad "the worker did not stop"
+cat "$MNT/memory.use_hierarchy" > "$DATA/queued" 2>&1 &
+Q=$!
+wait_until 5 fuse_waiting "$Q" || bad "the queued call is not waiting: $(cat "/proc/$Q/wchan")"
+kill -9 "$W1"
+wait_until 10 daemon_gone "$Q" || bad "the queued call was never answered"
+wait "$Q"
+expect "a queued call is answered by the next worker" "$? $(cat "$DATA/queued")" "0 1"
+expect "status: two restarts" "$(daemon_status "$MNT" worker_restarts)" 2
+# the back-off: the first restart at once, the second (soon after) 100 ms later
+expect "back-off: first restart" "$(grep -c "worker $W0 killed by signal 9 after [0-9]* ms; restart 1 in 0 ms" "$LOG")" 1
+expect "back-off: second restart" "$(grep -c "worker $W1 killed by signal 9 after [0-9]* ms; restart 2 in 100 ms" "$LOG")" 1
+end_sup TERM
+expect "SIGTERM after restarts: exit status 0" "$RC" 0
+wait_until 5 unmounted "$MNT" && ok || bad "still mounted after SIGTERM"
+rmdir "$MNT"; MNT=
+
+# --- 2: kill -9 of the supervisor: the mount goes, the worker too ---
+start
+end_sup KILL
+wait_until 5 unmounted "$MNT" && ok || bad "a stale mount is left: $(grep " $MNT " /proc/self/mountinfo)"
+wait_until 5 daemon_gone "$W" && ok || bad "the worker outlived its supervisor"
+"$MEMCGFS" "$MNT" && ok || bad "no new mount on the same mountpoint"
+expect "the new mount answers" "$(cat "$MNT/memory.use_hierarchy")" 1
+expect "... with a worker of its own" "$(daemon_status "$MNT" worker_restarts)" 0
+umount_fs
+
+# --- 3: a stale mount (the unmount agent killed first) is recovered ---
+start
+A=$(pgrep -f -x "memcgfs --unmount-agent $MNT [0-9:]*")
+[ -n "$A" ] && ok || bad "no unmount agent"
+kill -9 $A
+wait_until 5 sh -c "grep -q 'the unmount agent died' $LOG" && ok || bad "the agent's death went unseen"
+end_sup KILL
+wait_until 5 daemon_gone "$W" || bad "the worker outlived its supervisor"
+expect "a stale mount" "$(stat "$MNT" 2>&1 | sed 's/.*: //')" "Transport endpoint is not connected"
+out=$("$MEMCGFS" "$MNT" 2>&1)
+expect "memcgfs on it mounts" "$?" 0
+expect "... and says what it did" "$out" \
+	"memcgfs: $MNT: a stale memcgfs mount (its daemon is gone): unmounting it and mounting again"
+expect "the recovered mount answers" "$(cat "$MNT/memory.use_hierarchy")" 1
+expect "one mount there" "$(grep -c " $MNT " /proc/self/mountinfo)" 1
+umount_fs
+
+# --- 4: SIGTERM and fusermount3 -u: status 0, the mount gone ---
+start
+end_sup TERM
+expect "SIGTERM: exit status 0" "$RC" 0
+unmounted "$MNT" && ok || bad "still mounted after SIGTERM"
+daemon_gone "$W" && ok || bad "the worker outlived SIGTERM"
+rmdir "$MNT"; MNT=
+start
+fusermount3 -u "$MNT"
+wait "$SUP"
+expect "fusermount3 -u: exit status 0" "$?" 0
+daemon_gone "$W" && ok || bad "the worker outlived the unmount"
+FG_PID=
+rmdir "$MNT"; MNT=
+rm -rf "$DATA"
+summary
