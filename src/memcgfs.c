@@ -22,6 +22,7 @@
 #include "fs/ops.h"
 #include "fs/release.h"
 #include "fs/sources.h"
+#include "fs/state.h"
 #include "fs/tasks.h"
 #include "source/mirror.h"
 #include "source/pidwatch.h"
@@ -41,6 +42,9 @@ struct memcgfs_opts {
 	int remount;
 	int nonopts;                  /* SOURCE MOUNTPOINT, as mount.fuse3 runs us */
 	unsigned max_threads;         /* -o max_threads=N, 0: not given */
+	char *state;                  /* -o state=PATH */
+	int nostate;
+	int fresh;
 	char *mountpoint;             /* the last non-option argument */
 };
 
@@ -56,6 +60,9 @@ static const struct fuse_opt memcgfs_optspec[] = {
 	MOPT("cpus=%u", cpus),
 	MOPT("nowatermarks", nowatermarks),
 	MOPT("enforce=%s", enforce),
+	MOPT("state=%s", state),
+	MOPT("nostate", nostate),
+	MOPT("fresh", fresh),
 	MOPT("-h", help),
 	MOPT("--help", help),
 	MOPT("remount", remount),
@@ -77,6 +84,11 @@ static void memcgfs_usage(const char *prog)
 	       "    nowatermarks      hide the memcgfs extension files\n"
 	       "    enforce=none      account real processes only: never signal them\n"
 	       "                      or page them out (default enforce=all)\n"
+	       "    state=PATH        the state file that keeps groups, settings, owners,\n"
+	       "                      modes, ACLs and members across restarts (default\n"
+	       "                      " STATE_DIR "/MOUNTPOINT.MNTNS.state)\n"
+	       "    nostate           keep no state file\n"
+	       "    fresh             start empty, replacing what the state file held\n"
 	       "default_permissions and allow_other are on by default.\n\n", prog, prog);
 }
 
@@ -224,6 +236,46 @@ static int memcgfs_remount(const char *path, const struct fuse_args *args)
 	return 0;
 }
 
+/* The state file (fs/state.h): locked and replayed before the mount
+ * serves anything; an error names the file and the place and ends the
+ * daemon, which never starts empty in its stead. */
+static int memcgfs_state_open(struct memcgfs_opts *o, struct cgfs *fs)
+{
+	char path[PATH_MAX], msg[1024] = "";
+	int err = 0;
+
+	if (o->state)
+		snprintf(path, sizeof(path), "%s", o->state);
+	else
+		err = state_default_path(fs->mountpoint, path, sizeof(path));
+	if (err) {
+		fprintf(stderr, "memcgfs: the default state file of %s: %s (give -o state=PATH "
+			"or -o nostate)\n", fs->mountpoint, strerror(-err));
+		return 1;
+	}
+	if ((err = state_open(fs, path, o->fresh, &fs->state, msg, sizeof(msg)))) {
+		fprintf(stderr, "memcgfs: %s\n", *msg ? msg : strerror(-err));
+		return 1;
+	}
+	return 0;
+}
+
+/* Recorded members back in their groups, then the first write. */
+static int memcgfs_state_attach(struct state *st)
+{
+	unsigned attached, skipped;
+	int err = state_attach(st, &attached, &skipped);
+
+	if (err) {
+		fprintf(stderr, "memcgfs: state file %s: %s\n", state_path(st), strerror(-err));
+		return 1;
+	}
+	if (attached || skipped)
+		fprintf(stderr, "memcgfs: state file %s: %u tasks back in their groups, %u gone\n",
+			state_path(st), attached, skipped);
+	return 0;
+}
+
 /* What the engine tells the file surface: events, release, the victim of an
  * OOM (whose own source signals it), a group's end. */
 static const struct mcg_owner_ops memcgfs_owner = {
@@ -341,6 +393,9 @@ int main(int argc, char *argv[])
 	}
 
 	/* Kernel-like permission checks and a mount everyone can use. */
+	if (!o.nostate && memcgfs_state_open(&o, &fs))
+		goto out_engine;
+
 	fuse_opt_add_arg(&args, "-odefault_permissions,allow_other,fsname=memcgfs,subtype=memcgfs");
 	se = fuse_session_new(&args, &cgfs_ops, sizeof(cgfs_ops), &fs);
 	if (!se)
@@ -371,6 +426,8 @@ int main(int argc, char *argv[])
 		goto out_signals;
 	if (!env.sim)
 		fprintf(stderr, "memcgfs: no simulated-task socket (%s)\n", strerror(errno));
+	if (fs.state && memcgfs_state_attach(fs.state))
+		goto out_signals;
 	/* a loop ended by SIGTERM/SIGINT/SIGHUP returns the signal: a clean exit */
 	if (cl.singlethread) {
 		ret = fuse_session_loop(se) < 0 ? 1 : 0;
@@ -405,6 +462,9 @@ out_engine:
 		 * (whose hooks read them) stops before. */
 		struct event_registry *er = fs.events;
 
+		/* the final state (only once it was live: never a half one) */
+		if (state_close(fs.state))
+			fprintf(stderr, "memcgfs: final write of the state file failed\n");
 		if (fs.eng)
 			bgr_destroy(fs.eng);
 		fs.events = NULL;
@@ -418,6 +478,7 @@ out_args:
 	free(o.memory);
 	free(o.swap);
 	free(o.enforce);
+	free(o.state);
 	free(o.mountpoint);
 	return ret;
 }

@@ -18,6 +18,7 @@ struct pidwatch;
 struct release_runner;
 struct event_registry;
 struct source_ops;
+struct state;
 
 /* Groups removed between two trims of the daemon's heap (ops.c). */
 #define CGFS_TRIM_RMDIRS 1024
@@ -42,6 +43,7 @@ struct cgfs {
 	} sources[CGFS_SOURCES];
 	atomic_int nsources;           /* 0 again at teardown */
 	char mountpoint[4096];         /* absolute, for event_control fds */
+	struct state *state;           /* the state file (fs/state.h), or NULL */
 };
 
 /* Per open file or directory (fi->fh). */

@@ -1,0 +1,1199 @@
+/* state.c: the state file of a mount. Owns its format (docs/reliability.md),
+ * its atomic writes, its lock and the replay of what it records: groups with
+ * their ids, the kept settings of cgfs_files[] (through the rows' own write
+ * handlers, so no rule is checked twice), every node's mode, owner and ACLs,
+ * and member tasks by PID and start time. Never holds an engine lock while
+ * writing, never re-attaches a reused PID, and never starts empty when the
+ * file it was given cannot be read. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "engine/task.h"
+#include "fs/acl.h"
+#include "fs/cgfiles.h"
+#include "fs/node.h"
+#include "fs/state.h"
+#include "fs/tasks.h"
+#include "source/proc.h"
+
+#define STATE_MAGIC "memcgfs-state"
+
+struct state_task {
+	struct mcg_group *g;          /* referenced */
+	pid_t tid;
+	unsigned long long start;
+};
+
+struct state {
+	struct cgfs *fs;
+	char *path, *tmp;
+	int lock_fd, dir_fd;
+	pthread_mutex_t lock;         /* one write at a time (design.md: above all) */
+	atomic_ulong seq;             /* changes asked to be saved */
+	unsigned long saved;          /* the seq the last write started at */
+	bool live;                    /* state_attach ran: commits write */
+	struct state_task *tasks;     /* recorded, until state_attach */
+	size_t ntasks;
+};
+
+/* ---- small pieces: checksum, escaping, errors --------------------------- */
+
+static uint32_t state_crc_table[256];
+
+static void state_crc_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		state_crc_table[i] = c;
+	}
+}
+
+/* CRC-32 (IEEE 802.3, as zlib's crc32), over what precedes the end record. */
+static uint32_t state_crc32(const char *p, size_t n)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	uint32_t c = 0xffffffffu;
+
+	pthread_once(&once, state_crc_init);
+	for (size_t i = 0; i < n; i++)
+		c = state_crc_table[(c ^ (unsigned char)p[i]) & 0xff] ^ (c >> 8);
+	return c ^ 0xffffffffu;
+}
+
+/* A field with space, control bytes, backslash and bytes above 0x7e as
+ * \ooo (as /proc/self/mountinfo escapes), so a record is one line. */
+static void state_put_escaped(struct cgfs_out *o, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p <= ' ' || *p == '\\' || *p >= 0x7f)
+			cgfs_printf(o, "\\%03o", *p);
+		else
+			cgfs_printf(o, "%c", *p);
+}
+
+/* Undo state_put_escaped in place; -EINVAL for a bad escape. */
+static int state_unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++) {
+		if (*s != '\\') {
+			*d++ = *s;
+			continue;
+		}
+		if (s[1] < '0' || s[1] > '3' || s[2] < '0' || s[2] > '7' || s[3] < '0' || s[3] > '7')
+			return -EINVAL;
+		*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+		s += 3;
+	}
+	*d = '\0';
+	return 0;
+}
+
+/* ---- ACLs as text: getfacl's short numeric form ------------------------- */
+
+static const struct { uint16_t tag; const char *name; } state_acl_tags[] = {
+	{ ACL_TAG_USER_OBJ, "user" }, { ACL_TAG_USER, "user" },
+	{ ACL_TAG_GROUP_OBJ, "group" }, { ACL_TAG_GROUP, "group" },
+	{ ACL_TAG_MASK, "mask" }, { ACL_TAG_OTHER, "other" },
+};
+
+static void state_put_acl(struct cgfs_out *o, const char *key, const struct acl *a)
+{
+	cgfs_printf(o, " %s=", key);
+	for (size_t i = 0; i < a->n; i++) {
+		const struct acl_entry *e = &a->e[i];
+		const char *name = "?";
+		bool named = e->tag == ACL_TAG_USER || e->tag == ACL_TAG_GROUP;
+
+		for (size_t t = 0; t < sizeof(state_acl_tags) / sizeof(state_acl_tags[0]); t++)
+			if (state_acl_tags[t].tag == e->tag)
+				name = state_acl_tags[t].name;
+		cgfs_printf(o, "%s%s:", i ? "," : "", name);
+		if (named)
+			cgfs_printf(o, "%u", e->id);
+		cgfs_printf(o, ":%c%c%c", e->perm & 4 ? 'r' : '-', e->perm & 2 ? 'w' : '-',
+			    e->perm & 1 ? 'x' : '-');
+	}
+}
+
+/* "user::rw-,user:1000:r--,..." into the xattr form (buf, *len), checked
+ * by acl_parse as a setxattr would be. -EINVAL. */
+static int state_parse_acl(char *text, char *buf, size_t size, size_t *len)
+{
+	struct acl a = { 0 }, check;
+	char *save = NULL;
+	int n;
+
+	for (char *ent = strtok_r(text, ",", &save); ent; ent = strtok_r(NULL, ",", &save)) {
+		char *id = strchr(ent, ':'), *perm = id ? strchr(id + 1, ':') : NULL;
+		struct acl_entry *e = &a.e[a.n];
+		bool named;
+
+		if (!perm || a.n == ACL_MAX_ENTRIES || strlen(perm + 1) != 3)
+			return -EINVAL;
+		*id++ = '\0';
+		*perm++ = '\0';
+		named = *id != '\0';
+		e->tag = 0;
+		for (size_t t = 0; t < sizeof(state_acl_tags) / sizeof(state_acl_tags[0]); t++) {
+			uint16_t tag = state_acl_tags[t].tag;
+
+			if (!strcmp(ent, state_acl_tags[t].name) &&
+			    named == (tag == ACL_TAG_USER || tag == ACL_TAG_GROUP))
+				e->tag = tag;
+		}
+		if (!e->tag || (named && strspn(id, "0123456789") != strlen(id)))
+			return -EINVAL;
+		e->id = named ? (uint32_t)strtoul(id, NULL, 10) : 0;
+		for (int b = 0; b < 3; b++) {
+			if (perm[b] == "rwx"[b])
+				e->perm |= (uint16_t)(4 >> b);
+			else if (perm[b] != '-')
+				return -EINVAL;
+		}
+		a.n++;
+	}
+	if ((n = acl_serialize(&a, buf, size)) < 0)
+		return -EINVAL;
+	*len = (size_t)n;
+	return acl_parse(buf, *len, &check);
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+struct state_walk {
+	struct mcg_group **g;         /* referenced */
+	char **path;
+	size_t n, cap;
+	char *cur;                    /* the path at the current depth */
+	size_t *len;                  /* its length at each depth */
+	unsigned depth_cap;
+	int err;
+};
+
+/* mcg_walk's callback, under tree_lock: names are stable here. */
+static void state_walk_one(struct mcg_group *g, unsigned depth, void *arg)
+{
+	struct state_walk *w = arg;
+	size_t base, nlen;
+
+	if (w->err)
+		return;
+	if (w->n == w->cap || depth + 1 >= w->depth_cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+		unsigned dcap = w->depth_cap ? w->depth_cap * 2 : 16;
+		void *a = realloc(w->g, cap * sizeof(*w->g)), *b;
+
+		if (a)
+			w->g = a;
+		b = realloc(w->path, cap * sizeof(*w->path));
+		if (b)
+			w->path = b;
+		if (!a || !b) {
+			w->err = -ENOMEM;
+			return;
+		}
+		w->cap = cap;
+		if (!(a = realloc(w->len, dcap * sizeof(*w->len)))) {
+			w->err = -ENOMEM;
+			return;
+		}
+		w->len = a;
+		w->depth_cap = dcap;
+	}
+	base = depth ? w->len[depth - 1] : 0;
+	nlen = depth ? strlen(mcg_name(g)) : 0;
+	{
+		char *c = realloc(w->cur, base + nlen + 2);
+
+		if (!c) {
+			w->err = -ENOMEM;
+			return;
+		}
+		w->cur = c;
+	}
+	if (depth) {
+		w->cur[base] = '/';
+		memcpy(w->cur + base + 1, mcg_name(g), nlen);
+		w->len[depth] = base + 1 + nlen;
+	} else {
+		w->len[0] = 0;
+	}
+	w->cur[depth ? w->len[depth] : 0] = '\0';
+	if (!(w->path[w->n] = strdup(depth ? w->cur : "/"))) {
+		w->err = -ENOMEM;
+		return;
+	}
+	mcg_get(g);
+	w->g[w->n++] = g;
+}
+
+static void state_walk_free(struct state_walk *w)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		mcg_put(w->g[i]);
+		free(w->path[i]);
+	}
+	free(w->g);
+	free(w->path);
+	free(w->cur);
+	free(w->len);
+}
+
+/* A kept value as its write handler takes it: the read, one newline off. */
+static int state_keep_value(struct cgfs_req *r, const struct cgfs_file *f, struct cgfs_out *o)
+{
+	int err = f->keep_read ? f->keep_read(r, f->priv, o) : cgfs_file_read(r, f, o);
+
+	if (!err && o->err)
+		err = o->err;
+	if (!err && o->len && o->buf[o->len - 1] == '\n')
+		o->buf[--o->len] = '\0';
+	if (!err && !o->buf)
+		cgfs_printf(o, "%s", "");
+	return err ? err : o->err;
+}
+
+static bool state_is_value(const struct cgfs_file *f)
+{
+	return f->keep >= CGK_BEFORE_CHILDREN && f->keep <= CGK_AFTER_LIMITS;
+}
+
+static const struct cgfs_fh state_fh = { .agent_cap = true };
+
+static void state_req(struct cgfs_req *r, struct cgfs *fs, struct mcg_group *g)
+{
+	*r = (struct cgfs_req){ .fs = fs, .g = g, .fh = &state_fh, .pid = getpid() };
+}
+
+/* An ACL xattr of a node, as struct acl; false when it has none. */
+static bool state_node_acl(struct cgfs *fs, struct mcg_group *g, int row, const char *name,
+			   struct acl *a)
+{
+	char buf[8 + ACL_MAX_ENTRIES * 8];
+	int n = node_getxattr(fs, g, row, name, buf, sizeof(buf));
+
+	return n > 0 && acl_parse(buf, (size_t)n, a) == 0;
+}
+
+static void state_put_node(struct cgfs *fs, struct cgfs_out *o, struct mcg_group *g, int row,
+			   const struct stat *dir)
+{
+	struct acl acc, def;
+	struct stat st;
+	bool has_acc, has_def = false;
+
+	node_getattr(fs, g, row, &st);
+	has_acc = state_node_acl(fs, g, row, ACL_XATTR_ACCESS, &acc);
+	if (row < 0)
+		has_def = state_node_acl(fs, g, row, ACL_XATTR_DEFAULT, &def);
+	/* a file as a new group's would be is not recorded */
+	if (row >= 0 && !has_acc && (st.st_mode & 07777) == cgfs_file_mode(fs, &cgfs_files[row]) &&
+	    st.st_uid == dir->st_uid && st.st_gid == dir->st_gid)
+		return;
+	cgfs_printf(o, "node %s %04o %u %u", row < 0 ? "-" : cgfs_files[row].name,
+		    (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid, (unsigned)st.st_gid);
+	if (has_acc)
+		state_put_acl(o, "access", &acc);
+	if (has_def)
+		state_put_acl(o, "default", &def);
+	cgfs_printf(o, "\n");
+}
+
+static void state_put_tasks(struct cgfs *fs, struct cgfs_out *o, struct mcg_group *g)
+{
+	pid_t *ids = NULL;
+	long n = task_list(fs->eng, g, false, &ids);
+
+	for (long i = 0; i < n; i++) {
+		unsigned long long start;
+
+		if (proc_start_time(ids[i], &start) == 0)
+			cgfs_printf(o, "task %d %llu\n", (int)ids[i], start);
+	}
+	if (n >= 0)
+		free(ids);
+}
+
+int state_render(struct cgfs *fs, struct cgfs_out *o)
+{
+	struct state_walk w = { 0 };
+	unsigned next_id, gen_floor;
+	size_t lines = 0;
+
+	cgfs_printf(o, STATE_MAGIC " %d\n# memcgfs %s; one record a line, docs/reliability.md\n",
+		    STATE_FORMAT, MEMCGFS_VERSION);
+	cgfs_printf(o, "profile %u.%u watermarks %d\n", fs->prof->version / 1000,
+		    fs->prof->version % 1000, fs->watermarks ? 1 : 0);
+	mcg_ids_get(fs->eng, &next_id, &gen_floor);
+	cgfs_printf(o, "ids %u %u\n", next_id, gen_floor);
+	mcg_walk(fs->eng, state_walk_one, &w);
+	for (size_t i = 0; i < w.n && !w.err; i++) {
+		struct mcg_group *g = w.g[i];
+		bool root = mcg_is_root(g);
+		struct cgfs_req r;
+		struct stat dir;
+
+		state_req(&r, fs, g);
+		cgfs_printf(o, "group ");
+		state_put_escaped(o, w.path[i]);
+		cgfs_printf(o, " %u %u\n", mcg_id(g), mcg_gen(g));
+		for (size_t k = 0; k < cgfs_nfiles; k++) {
+			const struct cgfs_file *f = &cgfs_files[k];
+			struct cgfs_out v = { 0 };
+
+			if (!state_is_value(f) || !cgfs_file_present(fs, f, root))
+				continue;
+			if ((w.err = state_keep_value(&r, f, &v)) == 0) {
+				cgfs_printf(o, "set %s ", f->name);
+				state_put_escaped(o, v.buf);
+				cgfs_printf(o, "\n");
+			}
+			cgfs_out_free(&v);
+			if (w.err)
+				break;
+		}
+		node_getattr(fs, g, -1, &dir);
+		state_put_node(fs, o, g, -1, &dir);
+		for (size_t k = 0; k < cgfs_nfiles; k++)
+			if (cgfs_file_present(fs, &cgfs_files[k], root))
+				state_put_node(fs, o, g, (int)k, &dir);
+		if (!root)
+			state_put_tasks(fs, o, g);
+	}
+	state_walk_free(&w);
+	if (w.err)
+		return w.err;
+	if (o->err)
+		return o->err;
+	for (size_t i = 0; i < o->len; i++)
+		lines += o->buf[i] == '\n';
+	cgfs_printf(o, "end %zu %08x\n", lines, state_crc32(o->buf, o->len));
+	return o->err;
+}
+
+static int state_write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* The whole state, atomically: a temporary file in the same directory,
+ * fsync, rename over the old one, fsync of the directory. */
+static int state_write(struct state *st)
+{
+	struct cgfs_out o = { 0 };
+	int fd, err = state_render(st->fs, &o);
+
+	if (err) {
+		cgfs_out_free(&o);
+		return err;
+	}
+	fd = open(st->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = -errno;
+	} else {
+		err = state_write_all(fd, o.buf, o.len);
+		if (!err && fsync(fd))
+			err = -errno;
+		if (close(fd) && !err)
+			err = -errno;
+	}
+	if (!err && rename(st->tmp, st->path))
+		err = -errno;
+	if (!err && fsync(st->dir_fd))
+		err = -errno;
+	if (err)
+		unlink(st->tmp);
+	cgfs_out_free(&o);
+	return err;
+}
+
+int state_commit(struct state *st)
+{
+	unsigned long want, cur;
+	int err = 0;
+
+	if (!st || !st->live)
+		return 0;
+	/* group commit: a write that started after this change was made
+	 * carries it; otherwise this call writes (and carries the others) */
+	want = atomic_fetch_add(&st->seq, 1) + 1;
+	pthread_mutex_lock(&st->lock);
+	if (st->saved < want) {
+		cur = atomic_load(&st->seq);
+		if (!(err = state_write(st)))
+			st->saved = cur;
+	}
+	pthread_mutex_unlock(&st->lock);
+	return err;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+enum state_kind { SR_PROFILE, SR_IDS, SR_GROUP, SR_SET, SR_NODE, SR_TASK };
+
+struct state_rec {
+	enum state_kind kind;
+	size_t line, off;             /* where it starts, for messages */
+	size_t group;                 /* SET, NODE, TASK: its group's record */
+	char *a;                      /* GROUP: path; SET, NODE: file ("-": dir) */
+	char *b;                      /* SET: value */
+	unsigned long long n[4];      /* GROUP: id, gen; NODE: mode, uid, gid;
+				       * TASK: tid, start; IDS; PROFILE */
+	char *acc, *def;              /* NODE: xattr forms, or NULL */
+	size_t acc_len, def_len;
+	struct mcg_group *g;          /* GROUP: once created, referenced */
+};
+
+struct state_doc {
+	char *text;                   /* a copy, NUL-terminated, cut into fields */
+	struct state_rec *r;
+	size_t n;
+	const char *name;
+	char *msg;
+	size_t msglen;
+};
+
+static int state_fail(struct state_doc *d, size_t line, size_t off, int err, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int state_fail(struct state_doc *d, size_t line, size_t off, int err, const char *fmt, ...)
+{
+	va_list ap;
+	int k = snprintf(d->msg, d->msglen, "%s: line %zu, byte %zu: ", d->name, line, off);
+
+	va_start(ap, fmt);
+	if (k >= 0 && (size_t)k < d->msglen)
+		vsnprintf(d->msg + k, d->msglen - (size_t)k, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+static void state_doc_free(struct state_doc *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->r[i].g)
+			mcg_put(d->r[i].g);
+		free(d->r[i].acc);
+		free(d->r[i].def);
+	}
+	free(d->r);
+	free(d->text);
+}
+
+/* A decimal field into *v, no larger than max. */
+static bool state_num(const char *s, unsigned long long max, int base, unsigned long long *v)
+{
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, base);
+	return !*end && !errno && *v <= max;
+}
+
+/* The fields of one line, split at single spaces (at most max). */
+static size_t state_fields(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max) {
+		f[n++] = line;
+		if (!(line = strchr(line, ' ')))
+			break;
+		*line++ = '\0';
+	}
+	return n;
+}
+
+static int state_parse_line(struct state_doc *d, char *line, size_t ln, size_t off,
+			    size_t *group)
+{
+	struct state_rec *r = &d->r[d->n];
+	char *f[8];
+	size_t nf;
+	const char *kind;
+
+	memset(r, 0, sizeof(*r));
+	r->line = ln;
+	r->off = off;
+	r->group = *group;
+	if (!strncmp(line, "set ", 4)) {
+		/* set NAME VALUE: the value is the rest (escaped; may be empty) */
+		char *sp = strchr(line + 4, ' ');
+
+		if (!sp)
+			return state_fail(d, ln, off, -EINVAL, "set record without a value");
+		*sp = '\0';
+		r->kind = SR_SET;
+		r->a = line + 4;
+		r->b = sp + 1;
+		if (*group == SIZE_MAX)
+			return state_fail(d, ln, off, -EINVAL, "set record before any group");
+		if (state_unescape(r->b))
+			return state_fail(d, ln, off + (size_t)(r->b - line), -EINVAL, "bad escape");
+		d->n++;
+		return 0;
+	}
+	nf = state_fields(line, f, 8);
+	kind = f[0];
+	if (!strcmp(kind, "profile") && nf == 4 && !strcmp(f[2], "watermarks")) {
+		unsigned maj, min;
+		char c;
+
+		if (sscanf(f[1], "%u.%u%c", &maj, &min, &c) != 2 || (strcmp(f[3], "0") && strcmp(f[3], "1")))
+			return state_fail(d, ln, off, -EINVAL, "bad profile record");
+		r->kind = SR_PROFILE;
+		r->n[0] = PROF_KV(maj, min);
+		r->n[1] = f[3][0] == '1';
+	} else if (!strcmp(kind, "ids") && nf == 3) {
+		r->kind = SR_IDS;
+		if (!state_num(f[1], MCG_ID_MAX, 10, &r->n[0]) || !r->n[0] ||
+		    !state_num(f[2], UINT32_MAX, 10, &r->n[1]))
+			return state_fail(d, ln, off, -EINVAL, "bad ids record");
+	} else if (!strcmp(kind, "group") && nf == 4) {
+		r->kind = SR_GROUP;
+		r->a = f[1];
+		if (state_unescape(r->a) || r->a[0] != '/')
+			return state_fail(d, ln, off + 6, -EINVAL, "bad group path");
+		if (!state_num(f[2], MCG_ID_MAX, 10, &r->n[0]) || !r->n[0] ||
+		    !state_num(f[3], UINT32_MAX - 1, 10, &r->n[1]))
+			return state_fail(d, ln, off + (size_t)(f[2] - line), -EINVAL, "bad group id");
+		*group = d->n;
+	} else if (!strcmp(kind, "node") && nf >= 5 && nf <= 7) {
+		r->kind = SR_NODE;
+		r->a = f[1];
+		if (!state_num(f[2], 07777, 8, &r->n[0]) || !state_num(f[3], UINT32_MAX - 1, 10, &r->n[1]) ||
+		    !state_num(f[4], UINT32_MAX - 1, 10, &r->n[2]))
+			return state_fail(d, ln, off + (size_t)(f[2] - line), -EINVAL,
+					  "bad mode, uid or gid");
+		for (size_t i = 5; i < nf; i++) {
+			bool acc = !strncmp(f[i], "access=", 7);
+			char **slot = acc ? &r->acc : &r->def;
+			size_t *len = acc ? &r->acc_len : &r->def_len;
+
+			if ((!acc && strncmp(f[i], "default=", 8)) || *slot ||
+			    !(*slot = malloc(8 + ACL_MAX_ENTRIES * 8)) ||
+			    state_parse_acl(f[i] + (acc ? 7 : 8), *slot, 8 + ACL_MAX_ENTRIES * 8, len))
+				return state_fail(d, ln, off + (size_t)(f[i] - line), -EINVAL, "bad ACL");
+		}
+	} else if (!strcmp(kind, "task") && nf == 3) {
+		r->kind = SR_TASK;
+		if (!state_num(f[1], INT32_MAX, 10, &r->n[0]) || !r->n[0] ||
+		    !state_num(f[2], UINT64_MAX, 10, &r->n[1]))
+			return state_fail(d, ln, off + 5, -EINVAL, "bad task record");
+	} else {
+		return state_fail(d, ln, off, -EINVAL, "unknown record \"%.32s\"", kind);
+	}
+	if (r->kind >= SR_SET && *group == SIZE_MAX)
+		return state_fail(d, ln, off, -EINVAL, "%s record before any group", kind);
+	d->n++;
+	return 0;
+}
+
+/* Split and check the whole text: the version line first, the end record
+ * last with the line count and checksum of everything before it. */
+static int state_parse(struct state_doc *d, const char *text, size_t len)
+{
+	size_t off = 0, ln = 0, lines = 0, group = SIZE_MAX;
+	char *p;
+
+	if (memchr(text, '\0', len))
+		return state_fail(d, 1, (size_t)((const char *)memchr(text, '\0', len) - text), -EINVAL,
+				  "a NUL byte");
+	if (!(d->text = malloc(len + 1)))
+		return -ENOMEM;
+	memcpy(d->text, text, len);
+	d->text[len] = '\0';
+	for (size_t i = 0; i < len; i++)
+		lines += text[i] == '\n';
+	if (!(d->r = calloc(lines + 1, sizeof(*d->r))))
+		return -ENOMEM;
+	p = d->text;
+	while (off < len) {
+		char *nl = memchr(p, '\n', len - off);
+		size_t at = off;
+
+		ln++;
+		if (!nl)
+			return state_fail(d, ln, len, -EINVAL, "truncated: the file ends inside a record");
+		*nl = '\0';
+		off += (size_t)(nl - p) + 1;
+		if (ln == 1) {
+			unsigned long long v;
+
+			if (strncmp(p, STATE_MAGIC " ", sizeof(STATE_MAGIC)) ||
+			    !state_num(p + sizeof(STATE_MAGIC), UINT32_MAX, 10, &v))
+				return state_fail(d, 1, 0, -EINVAL, "not a memcgfs state file");
+			if (v > STATE_FORMAT)
+				return state_fail(d, 1, sizeof(STATE_MAGIC), -EPROTONOSUPPORT,
+						  "format %llu is newer than this memcgfs reads (%d)",
+						  v, STATE_FORMAT);
+		} else if (!strncmp(p, "end ", 4)) {
+			unsigned long long count, crc;
+			char *f[3];
+
+			if (state_fields(p, f, 3) != 3 || !state_num(f[1], SIZE_MAX, 10, &count) ||
+			    !state_num(f[2], UINT32_MAX, 16, &crc))
+				return state_fail(d, ln, at, -EINVAL, "bad end record");
+			if (count != ln - 1 || crc != state_crc32(text, at))
+				return state_fail(d, ln, at, -EBADMSG,
+						  "checksum mismatch: the %zu bytes before the end record "
+						  "were changed or damaged", at);
+			if (off != len)
+				return state_fail(d, ln + 1, off, -EINVAL, "data after the end record");
+			return 0;
+		} else if (*p != '#' && *p) {
+			int err = state_parse_line(d, p, ln, at, &group);
+
+			if (err)
+				return err;
+		}
+		p = nl + 1;
+	}
+	return state_fail(d, ln + 1, len, -EINVAL, "truncated: no end record");
+}
+
+/* ---- replaying ---------------------------------------------------------- */
+
+static int state_mkdir_init(struct mcg_group *g, void *arg)
+{
+	return node_init_child(arg, g, 0, 0, 0755, 0);
+}
+
+static int state_make_group(struct state_doc *d, struct cgfs *fs, struct state_rec *r)
+{
+	struct mcg_group *parent;
+	char *slash = strrchr(r->a, '/');
+	int row, err;
+
+	if (!strcmp(r->a, "/")) {
+		if (r->n[0] != mcg_id(fs->eng->root) || r->n[1] != mcg_gen(fs->eng->root))
+			return state_fail(d, r->line, r->off, -EINVAL, "the root's id is %u",
+					  mcg_id(fs->eng->root));
+		mcg_get(fs->eng->root);
+		r->g = fs->eng->root;
+		return 0;
+	}
+	*slash = '\0';
+	err = node_resolve(fs, slash == r->a ? "/" : r->a, &parent, &row);
+	*slash = '/';
+	if (!err && row >= 0) {
+		mcg_put(parent);
+		err = -ENOTDIR;
+	}
+	if (err)
+		return state_fail(d, r->line, r->off, err, "the parent of %s: %s", r->a, strerror(-err));
+	err = mcg_create_as(fs->eng, parent, slash + 1, (unsigned)r->n[0], (unsigned)r->n[1],
+			    state_mkdir_init, fs, &r->g);
+	mcg_put(parent);
+	if (err)
+		return state_fail(d, r->line, r->off, err, "mkdir %s (id %llu): %s", r->a, r->n[0],
+				  strerror(-err));
+	return 0;
+}
+
+/* One kept value through its row's write handler, unless it reads so already. */
+static int state_apply_set(struct state_doc *d, struct cgfs *fs, struct state_rec *r)
+{
+	struct mcg_group *g = d->r[r->group].g;
+	int row = cgfs_file_lookup(fs, r->a, mcg_is_root(g));
+	struct cgfs_out cur = { 0 };
+	struct cgfs_req req;
+	int err;
+
+	if (row < 0 || !state_is_value(&cgfs_files[row]))
+		return state_fail(d, r->line, r->off, -EINVAL, "%s is no kept file here", r->a);
+	state_req(&req, fs, g);
+	err = state_keep_value(&req, &cgfs_files[row], &cur);
+	if (!err && strcmp(cur.buf, r->b))
+		err = cgfs_file_write(&req, &cgfs_files[row], r->b, strlen(r->b));
+	cgfs_out_free(&cur);
+	if (err)
+		return state_fail(d, r->line, r->off, err, "%s %s: %s", r->a, r->b, strerror(-err));
+	return 0;
+}
+
+/* A node's mode, owner and ACLs as recorded (or as a new group's file,
+ * owned as its directory, when not recorded), through node.c's calls. */
+static int state_apply_node(struct cgfs *fs, struct mcg_group *g, int row, const struct state_rec *r,
+			    const struct stat *dir)
+{
+	mode_t mode = r ? (mode_t)r->n[0] : cgfs_file_mode(fs, &cgfs_files[row]);
+	uid_t uid = r ? (uid_t)r->n[1] : dir->st_uid;
+	gid_t gid = r ? (gid_t)r->n[2] : dir->st_gid;
+	int err = 0;
+
+	if (r && r->acc)
+		err = node_setxattr(fs, g, row, ACL_XATTR_ACCESS, r->acc, r->acc_len, 0);
+	else
+		node_removexattr(fs, g, row, ACL_XATTR_ACCESS);
+	if (row < 0 && !err && r && r->def)
+		err = node_setxattr(fs, g, row, ACL_XATTR_DEFAULT, r->def, r->def_len, 0);
+	else if (row < 0 && !err)
+		node_removexattr(fs, g, row, ACL_XATTR_DEFAULT);
+	if (!err)
+		err = node_chmod(fs, g, row, mode);
+	if (!err)
+		err = node_chown(fs, g, row, uid, gid);
+	return err;
+}
+
+static int state_apply_nodes(struct state_doc *d, struct cgfs *fs, size_t gi)
+{
+	struct mcg_group *g = d->r[gi].g;
+	const struct state_rec *dir_rec = NULL, **files;
+	struct stat dir;
+	int err = 0;
+
+	if (!(files = calloc(cgfs_nfiles, sizeof(*files))))
+		return -ENOMEM;
+	for (size_t i = gi + 1; i < d->n && d->r[i].kind != SR_GROUP; i++) {
+		struct state_rec *r = &d->r[i];
+		int row = -1;
+
+		if (r->kind != SR_NODE)
+			continue;
+		if (!strcmp(r->a, "-")) {
+			dir_rec = r;
+		} else if ((row = cgfs_file_lookup(fs, r->a, mcg_is_root(g))) >= 0) {
+			files[row] = r;
+		} else {
+			free(files);
+			return state_fail(d, r->line, r->off, -EINVAL, "no file %s here", r->a);
+		}
+		if (r->def && row >= 0) {
+			free(files);
+			return state_fail(d, r->line, r->off, -EINVAL, "a default ACL on a file");
+		}
+	}
+	if (!dir_rec) {
+		free(files);
+		return state_fail(d, d->r[gi].line, d->r[gi].off, -EINVAL, "group %s has no node record",
+				  d->r[gi].a);
+	}
+	if ((err = state_apply_node(fs, g, -1, dir_rec, NULL))) {
+		free(files);
+		return state_fail(d, dir_rec->line, dir_rec->off, err, "%s", strerror(-err));
+	}
+	node_getattr(fs, g, -1, &dir);
+	for (size_t k = 0; k < cgfs_nfiles && !err; k++)
+		if (cgfs_file_present(fs, &cgfs_files[k], mcg_is_root(g)) &&
+		    (err = state_apply_node(fs, g, (int)k, files[k], &dir)))
+			err = state_fail(d, files[k] ? files[k]->line : d->r[gi].line,
+					 files[k] ? files[k]->off : d->r[gi].off, err, "%s: %s",
+					 cgfs_files[k].name, strerror(-err));
+	free(files);
+	return err;
+}
+
+/* Groups in file order (parents first), use_hierarchy of each before its
+ * children exist; then the other kept values, phase by phase (the limits
+ * before the watermarks they bound); then every node's metadata. */
+static int state_apply(struct state_doc *d, struct cgfs *fs)
+{
+	bool profile = false, ids = false;
+	int err = 0;
+
+	for (size_t i = 0; i < d->n && !err; i++) {
+		struct state_rec *r = &d->r[i];
+
+		if (r->kind == SR_PROFILE) {
+			if (r->n[0] != fs->prof->version || r->n[1] != fs->watermarks)
+				return state_fail(d, r->line, r->off, -EINVAL,
+						  "written under kernel=%llu.%llu%s; this daemon runs "
+						  "kernel=%u.%u%s (give the same options, or -o fresh)",
+						  r->n[0] / 1000, r->n[0] % 1000,
+						  r->n[1] ? "" : ",nowatermarks", fs->prof->version / 1000,
+						  fs->prof->version % 1000, fs->watermarks ? "" : ",nowatermarks");
+			profile = true;
+		} else if (r->kind == SR_IDS) {
+			if (!profile || ids)
+				return state_fail(d, r->line, r->off, -EINVAL, "ids record out of place");
+			mcg_ids_restore(fs->eng, (unsigned)r->n[0], (unsigned)r->n[1]);
+			ids = true;
+		} else if (r->kind == SR_GROUP) {
+			if (!ids)
+				return state_fail(d, r->line, r->off, -EINVAL, "group before profile and ids");
+			bool after_ids = i > 0 && d->r[i - 1].kind == SR_IDS;
+
+			/* the root right after the ids, and only there */
+			if (after_ids != !strcmp(r->a, "/"))
+				return state_fail(d, r->line, r->off, -EINVAL, "the root group must come first");
+			err = state_make_group(d, fs, r);
+		} else if (r->kind == SR_SET) {
+			int row = cgfs_file_lookup(fs, r->a, mcg_is_root(d->r[r->group].g));
+
+			if (row >= 0 && cgfs_files[row].keep == CGK_BEFORE_CHILDREN)
+				err = state_apply_set(d, fs, r);
+		}
+	}
+	for (int phase = CGK_SETTING; phase <= CGK_AFTER_LIMITS && !err; phase++)
+		for (size_t i = 0; i < d->n && !err; i++) {
+			struct state_rec *r = &d->r[i];
+			int row;
+
+			if (r->kind != SR_SET)
+				continue;
+			row = cgfs_file_lookup(fs, r->a, mcg_is_root(d->r[r->group].g));
+			if (row < 0 || cgfs_files[row].keep == (enum cgfs_keep)phase)
+				err = state_apply_set(d, fs, r);
+		}
+	for (size_t i = 0; i < d->n && !err; i++)
+		if (d->r[i].kind == SR_GROUP)
+			err = state_apply_nodes(d, fs, i);
+	return err;
+}
+
+static int state_load_doc(struct cgfs *fs, struct state_doc *d, const char *text, size_t len)
+{
+	int err = state_parse(d, text, len);
+
+	return err ? err : state_apply(d, fs);
+}
+
+int state_load_text(struct cgfs *fs, const char *name, const char *text, size_t len,
+		    unsigned *tasks, char *msg, size_t msglen)
+{
+	struct state_doc d = { .name = name, .msg = msg, .msglen = msglen };
+	int err = state_load_doc(fs, &d, text, len);
+
+	if (tasks) {
+		*tasks = 0;
+		for (size_t i = 0; i < d.n; i++)
+			*tasks += d.r[i].kind == SR_TASK;
+	}
+	state_doc_free(&d);
+	return err;
+}
+
+/* ---- the file ----------------------------------------------------------- */
+
+/* systemd-escape --path: '/' between components as '-', bytes other than
+ * [A-Za-z0-9:_.] (and a leading '.') as \xHH; the root is "-". */
+static void state_escape_path(const char *mnt, struct cgfs_out *o)
+{
+	const char *p = mnt, *end;
+
+	while (*p == '/')
+		p++;
+	end = p + strlen(p);
+	while (end > p && end[-1] == '/')
+		end--;
+	if (p == end)
+		cgfs_printf(o, "-");
+	for (const char *c = p; c < end; c++) {
+		unsigned char ch = (unsigned char)*c;
+
+		if (ch == '/')
+			cgfs_printf(o, "-");
+		else if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+			 ch == ':' || ch == '_' || (ch == '.' && c != p))
+			cgfs_printf(o, "%c", ch);
+		else
+			cgfs_printf(o, "\\x%02x", ch);
+	}
+}
+
+int state_default_path(const char *mountpoint, char *buf, size_t size)
+{
+	const char *dir = getenv("STATE_DIRECTORY");
+	struct cgfs_out o = { 0 };
+	struct stat ns;
+	int n;
+
+	/* systemd may pass several directories, ':'-separated: the first */
+	if (!dir || !*dir)
+		dir = STATE_DIR;
+	if (stat("/proc/self/ns/mnt", &ns))
+		return -errno;
+	state_escape_path(mountpoint, &o);
+	if (o.err)
+		return o.err;
+	n = snprintf(buf, size, "%.*s/%s.%lu.state", (int)strcspn(dir, ":"), dir, o.buf,
+		     (unsigned long)ns.st_ino);
+	cgfs_out_free(&o);
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	{
+		char *slash = strrchr(buf, '/');
+
+		*slash = '\0';
+		n = mkdir(buf, 0700) && errno != EEXIST ? -errno : 0;
+		*slash = '/';
+	}
+	return n;
+}
+
+/* The whole of path, malloc'ed; -ENOENT when there is none. */
+static int state_read_file(const char *path, char **out, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 65536, n = 0;
+	char *buf;
+
+	if (fd < 0)
+		return -errno;
+	if (!(buf = malloc(cap))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t k;
+
+		if (n == cap) {
+			char *nb = realloc(buf, cap *= 2);
+
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		k = read(fd, buf + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int err = -errno;
+
+			free(buf);
+			close(fd);
+			return err;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	close(fd);
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static void state_free(struct state *st)
+{
+	for (size_t i = 0; i < st->ntasks; i++)
+		mcg_put(st->tasks[i].g);
+	free(st->tasks);
+	if (st->lock_fd >= 0)
+		close(st->lock_fd);       /* (releases the flock) */
+	if (st->dir_fd >= 0)
+		close(st->dir_fd);
+	pthread_mutex_destroy(&st->lock);
+	free(st->path);
+	free(st->tmp);
+	free(st);
+}
+
+/* The lock holder's pid in the lock file, for the next one's message
+ * (best effort: nothing depends on it). */
+static void state_note_pid(struct state *st)
+{
+	char pid[32];
+	int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+
+	if (ftruncate(st->lock_fd, 0) == 0 && pwrite(st->lock_fd, pid, (size_t)n, 0) != n)
+		n = 0;
+}
+
+/* PATH.lock, held with flock for the daemon's life: an flock belongs to
+ * the open file, so it survives fuse_daemonize's fork. */
+static int state_take_lock(struct state *st, char *msg, size_t msglen)
+{
+	char *lk;
+	int err = 0;
+
+	if (asprintf(&lk, "%s.lock", st->path) < 0)
+		return -ENOMEM;
+	st->lock_fd = open(lk, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (st->lock_fd < 0) {
+		err = -errno;
+		snprintf(msg, msglen, "%s: %s", lk, strerror(errno));
+	} else if (flock(st->lock_fd, LOCK_EX | LOCK_NB)) {
+		char other[32] = "";
+		ssize_t n = pread(st->lock_fd, other, sizeof(other) - 1, 0);
+
+		err = errno == EWOULDBLOCK ? -EWOULDBLOCK : -errno;
+		other[n > 0 ? n : 0] = '\0';
+		other[strcspn(other, "\n")] = '\0';
+		if (err == -EWOULDBLOCK)
+			snprintf(msg, msglen, "state file %s is in use by another memcgfs%s%s%s "
+				 "(locked through %s)", st->path, *other ? " (pid " : "", other,
+				 *other ? ")" : "", lk);
+		else
+			snprintf(msg, msglen, "%s: flock: %s", lk, strerror(-err));
+	} else {
+		state_note_pid(st);
+	}
+	free(lk);
+	return err;
+}
+
+int state_open(struct cgfs *fs, const char *path, bool fresh, struct state **out,
+	       char *msg, size_t msglen)
+{
+	struct state *st = calloc(1, sizeof(*st));
+	struct state_doc d = { .msg = msg, .msglen = msglen };
+	char *text = NULL, *slash;
+	size_t len = 0;
+	int err;
+
+	if (!st)
+		return -ENOMEM;
+	st->fs = fs;
+	st->lock_fd = st->dir_fd = -1;
+	pthread_mutex_init(&st->lock, NULL);
+	/* absolute: the daemon changes to / when it daemonizes */
+	if (path[0] == '/') {
+		st->path = strdup(path);
+	} else {
+		char *cwd = getcwd(NULL, 0);
+
+		if (cwd && asprintf(&st->path, "%s/%s", cwd, path) < 0)
+			st->path = NULL;
+		free(cwd);
+	}
+	if (!st->path || asprintf(&st->tmp, "%s.tmp", st->path) < 0) {
+		st->tmp = NULL;
+		state_free(st);
+		return -ENOMEM;
+	}
+	slash = strrchr(st->path, '/');
+	*slash = '\0';
+	st->dir_fd = open(slash == st->path ? "/" : st->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	*slash = '/';
+	if (st->dir_fd < 0) {
+		err = -errno;
+		snprintf(msg, msglen, "state file %s: its directory: %s", st->path, strerror(errno));
+		state_free(st);
+		return err;
+	}
+	if ((err = state_take_lock(st, msg, msglen))) {
+		state_free(st);
+		return err;
+	}
+	if (!fresh && (err = state_read_file(st->path, &text, &len)) && err != -ENOENT) {
+		snprintf(msg, msglen, "state file %s: %s", st->path, strerror(-err));
+		state_free(st);
+		return err;
+	}
+	if (!fresh && !err) {
+		d.name = st->path;
+		err = state_load_doc(fs, &d, text, len);
+		free(text);
+		for (size_t i = 0; i < d.n && !err; i++) {
+			struct state_rec *r = &d.r[i];
+			struct state_task *t;
+
+			if (r->kind != SR_TASK)
+				continue;
+			if (!(t = realloc(st->tasks, (st->ntasks + 1) * sizeof(*t)))) {
+				err = -ENOMEM;
+				break;
+			}
+			st->tasks = t;
+			t += st->ntasks++;
+			t->g = d.r[r->group].g;
+			mcg_get(t->g);
+			t->tid = (pid_t)r->n[0];
+			t->start = r->n[1];
+		}
+		state_doc_free(&d);
+		if (err) {
+			state_free(st);
+			return err;
+		}
+	}
+	*out = st;
+	return 0;
+}
+
+/* One recorded task back into its group if its PID still names it: the
+ * pidfd pins the PID while the start time is compared, so the task that
+ * is attached is the one compared. */
+static bool state_reattach(struct state *st, const struct state_task *t)
+{
+	struct cgfs_req r;
+	struct gram_value v = { .pid = t->tid };
+	unsigned long long start;
+	int fd = (int)syscall(SYS_pidfd_open, t->tid, PIDFD_THREAD);
+	bool ok;
+
+	if (fd < 0 && errno == EINVAL)
+		fd = (int)syscall(SYS_pidfd_open, t->tid, 0);   /* a leader, before 6.9 */
+	if (fd < 0 && errno == ESRCH)
+		return false;
+	ok = proc_start_time(t->tid, &start) == 0 && start == t->start && !mcg_removed(t->g);
+	state_req(&r, st->fs, t->g);
+	/* the writer is the daemon itself (our PID namespace, root) */
+	ok = ok && cgfs_tasks_write(&r, TASKS_THREADS, &v) == 0;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+int state_attach(struct state *st, unsigned *attached, unsigned *skipped)
+{
+	int err;
+
+	*attached = *skipped = 0;
+	for (size_t i = 0; i < st->ntasks; i++) {
+		if (state_reattach(st, &st->tasks[i]))
+			++*attached;
+		else
+			++*skipped;
+		mcg_put(st->tasks[i].g);
+	}
+	free(st->tasks);
+	st->tasks = NULL;
+	st->ntasks = 0;
+	state_note_pid(st);           /* (the daemon's, after daemonizing) */
+	pthread_mutex_lock(&st->lock);
+	err = state_write(st);
+	st->live = !err;
+	pthread_mutex_unlock(&st->lock);
+	return err;
+}
+
+int state_close(struct state *st)
+{
+	int err = 0;
+
+	if (!st)
+		return 0;
+	pthread_mutex_lock(&st->lock);
+	if (st->live)
+		err = state_write(st);
+	pthread_mutex_unlock(&st->lock);
+	state_free(st);
+	return err;
+}
+
+const char *state_path(const struct state *st)
+{
+	return st->path;
+}
