@@ -59,8 +59,7 @@ static void state_crc_init(void)
 	}
 }
 
-/* CRC-32 (IEEE 802.3, as zlib's crc32), over what precedes the end record. */
-static uint32_t state_crc32(const char *p, size_t n)
+uint32_t state_crc32(const char *p, size_t n)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	uint32_t c = 0xffffffffu;
@@ -75,11 +74,18 @@ static uint32_t state_crc32(const char *p, size_t n)
  * \ooo (as /proc/self/mountinfo escapes), so a record is one line. */
 static void state_put_escaped(struct cgfs_out *o, const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if (*p <= ' ' || *p == '\\' || *p >= 0x7f)
-			cgfs_printf(o, "\\%03o", *p);
-		else
-			cgfs_printf(o, "%c", *p);
+	while (*s) {
+		size_t run = 0;
+
+		while (s[run] && (unsigned char)s[run] > ' ' && s[run] != '\\' &&
+		       (unsigned char)s[run] < 0x7f)
+			run++;
+		if (run)
+			cgfs_printf(o, "%.*s", (int)run, s);
+		s += run;
+		if (*s)
+			cgfs_printf(o, "\\%03o", (unsigned char)*s++);
+	}
 }
 
 /* Undo state_put_escaped in place; -EINVAL for a bad escape. */
@@ -810,15 +816,67 @@ static int state_apply_nodes(struct state_doc *d, struct cgfs *fs, size_t gi)
 	return err;
 }
 
-/* Groups in file order (parents first), use_hierarchy of each before its
- * children exist; then the other kept values, phase by phase (the limits
- * before the watermarks they bound); then every node's metadata. */
+static size_t state_depth(const char *path)
+{
+	size_t n = 0;
+
+	for (; *path; path++)
+		n += *path == '/';
+	return path[-1] == '/' ? 0 : n;    /* "/" is the root's */
+}
+
+/* Shallower groups first; among one depth, the later in the file first:
+ * a new group goes to the head of its parent's list, so its siblings end
+ * up in the order the walk recorded them (readdir's order comes back). */
+static int state_group_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct state_doc *d = arg;
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	size_t da = state_depth(d->r[a].a), db = state_depth(d->r[b].a);
+
+	if (da != db)
+		return da < db ? -1 : 1;
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/* Each group, with the use_hierarchy it had, before any of its children
+ * exists. */
+static int state_make_groups(struct state_doc *d, struct cgfs *fs)
+{
+	size_t *order, n = 0;
+	int err = 0;
+
+	if (!(order = malloc((d->n + 1) * sizeof(*order))))
+		return -ENOMEM;
+	for (size_t i = 0; i < d->n; i++)
+		if (d->r[i].kind == SR_GROUP)
+			order[n++] = i;
+	qsort_r(order, n, sizeof(*order), state_group_cmp, d);
+	for (size_t k = 0; k < n && !err; k++) {
+		size_t gi = order[k];
+
+		err = state_make_group(d, fs, &d->r[gi]);
+		for (size_t i = gi + 1; i < d->n && d->r[i].kind != SR_GROUP && !err; i++) {
+			struct state_rec *r = &d->r[i];
+			int row = r->kind == SR_SET ? cgfs_file_lookup(fs, r->a, mcg_is_root(d->r[gi].g)) : -1;
+
+			if (row >= 0 && cgfs_files[row].keep == CGK_BEFORE_CHILDREN)
+				err = state_apply_set(d, fs, r);
+		}
+	}
+	free(order);
+	return err;
+}
+
+/* The groups (with use_hierarchy before their children), then the other
+ * kept values, phase by phase (the limits before the watermarks they
+ * bound), then every node's metadata. */
 static int state_apply(struct state_doc *d, struct cgfs *fs)
 {
 	bool profile = false, ids = false;
 	int err = 0;
 
-	for (size_t i = 0; i < d->n && !err; i++) {
+	for (size_t i = 0; i < d->n; i++) {
 		struct state_rec *r = &d->r[i];
 
 		if (r->kind == SR_PROFILE) {
@@ -836,21 +894,18 @@ static int state_apply(struct state_doc *d, struct cgfs *fs)
 			mcg_ids_restore(fs->eng, (unsigned)r->n[0], (unsigned)r->n[1]);
 			ids = true;
 		} else if (r->kind == SR_GROUP) {
-			if (!ids)
-				return state_fail(d, r->line, r->off, -EINVAL, "group before profile and ids");
 			bool after_ids = i > 0 && d->r[i - 1].kind == SR_IDS;
 
+			if (!ids)
+				return state_fail(d, r->line, r->off, -EINVAL, "group before profile and ids");
 			/* the root right after the ids, and only there */
 			if (after_ids != !strcmp(r->a, "/"))
 				return state_fail(d, r->line, r->off, -EINVAL, "the root group must come first");
-			err = state_make_group(d, fs, r);
-		} else if (r->kind == SR_SET) {
-			int row = cgfs_file_lookup(fs, r->a, mcg_is_root(d->r[r->group].g));
-
-			if (row >= 0 && cgfs_files[row].keep == CGK_BEFORE_CHILDREN)
-				err = state_apply_set(d, fs, r);
 		}
 	}
+	if (!ids)
+		return state_fail(d, 1, 0, -EINVAL, "no profile and ids records");
+	err = state_make_groups(d, fs);
 	for (int phase = CGK_SETTING; phase <= CGK_AFTER_LIMITS && !err; phase++)
 		for (size_t i = 0; i < d->n && !err; i++) {
 			struct state_rec *r = &d->r[i];

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "fs/cgfs.h"
@@ -50,5 +51,8 @@ int state_render(struct cgfs *fs, struct cgfs_out *o);
  * NULL) gets their number. 0 or -errno with msg set. */
 int state_load_text(struct cgfs *fs, const char *name, const char *text, size_t len,
 		    unsigned *tasks, char *msg, size_t msglen);
+/* The end record's checksum: CRC-32 (IEEE 802.3, zlib's crc32) of every
+ * byte before it. */
+uint32_t state_crc32(const char *p, size_t n);
 
 #endif
