@@ -36,7 +36,8 @@ struct state {
 	struct cgfs *fs;
 	char *path, *tmp;
 	int lock_fd, dir_fd;
-	pthread_mutex_t lock;         /* one write at a time (design.md: above all) */
+	pthread_mutex_t lock;         /* one write at a time (design.md: state.lock,
+				       * taken with no lock held) */
 	atomic_ulong seq;             /* changes asked to be saved */
 	unsigned long saved;          /* the seq the last write started at */
 	bool live;                    /* state_attach ran: commits write */
@@ -294,23 +295,22 @@ static bool state_node_acl(struct cgfs *fs, struct mcg_group *g, int row, const 
 	return n > 0 && acl_parse(buf, (size_t)n, a) == 0;
 }
 
+/* One node's record; a file with its row's mode, no ACL and the group's
+ * usual owner (the files record) is not recorded. */
 static void state_put_node(struct cgfs *fs, struct cgfs_out *o, struct mcg_group *g, int row,
-			   const struct stat *dir)
+			   const struct stat *st, uid_t uid, gid_t gid)
 {
 	struct acl acc, def;
-	struct stat st;
 	bool has_acc, has_def = false;
 
-	node_getattr(fs, g, row, &st);
 	has_acc = state_node_acl(fs, g, row, ACL_XATTR_ACCESS, &acc);
 	if (row < 0)
 		has_def = state_node_acl(fs, g, row, ACL_XATTR_DEFAULT, &def);
-	/* a file as a new group's would be is not recorded */
-	if (row >= 0 && !has_acc && (st.st_mode & 07777) == cgfs_file_mode(fs, &cgfs_files[row]) &&
-	    st.st_uid == dir->st_uid && st.st_gid == dir->st_gid)
+	if (row >= 0 && !has_acc && (st->st_mode & 07777) == cgfs_file_mode(fs, &cgfs_files[row]) &&
+	    st->st_uid == uid && st->st_gid == gid)
 		return;
 	cgfs_printf(o, "node %s %04o %u %u", row < 0 ? "-" : cgfs_files[row].name,
-		    (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid, (unsigned)st.st_gid);
+		    (unsigned)(st->st_mode & 07777), (unsigned)st->st_uid, (unsigned)st->st_gid);
 	if (has_acc)
 		state_put_acl(o, "access", &acc);
 	if (has_def)
@@ -333,8 +333,39 @@ static void state_put_tasks(struct cgfs *fs, struct cgfs_out *o, struct mcg_grou
 		free(ids);
 }
 
+/* The files record (the owner most of the group's files have) and the
+ * records of the files that differ from it or from their row. */
+static void state_put_files(struct cgfs *fs, struct cgfs_out *o, struct mcg_group *g,
+			    struct stat *st)
+{
+	bool root = mcg_is_root(g);
+	size_t best = SIZE_MAX, best_n = 0;
+
+	/* (a node not shown here has st_nlink 0) */
+	for (size_t k = 0; k < cgfs_nfiles; k++) {
+		st[k].st_nlink = 0;
+		if (cgfs_file_present(fs, &cgfs_files[k], root))
+			node_getattr(fs, g, (int)k, &st[k]);
+	}
+	for (size_t k = 0; k < cgfs_nfiles; k++) {
+		size_t n = 0;
+
+		for (size_t j = k; j < cgfs_nfiles && st[k].st_nlink; j++)
+			n += st[j].st_nlink && st[j].st_uid == st[k].st_uid && st[j].st_gid == st[k].st_gid;
+		if (n > best_n) {
+			best_n = n;
+			best = k;
+		}
+	}
+	cgfs_printf(o, "files %u %u\n", (unsigned)st[best].st_uid, (unsigned)st[best].st_gid);
+	for (size_t k = 0; k < cgfs_nfiles; k++)
+		if (st[k].st_nlink)
+			state_put_node(fs, o, g, (int)k, &st[k], st[best].st_uid, st[best].st_gid);
+}
+
 int state_render(struct cgfs *fs, struct cgfs_out *o)
 {
+	struct stat *files = calloc(cgfs_nfiles, sizeof(*files));
 	struct state_walk w = { 0 };
 	unsigned next_id, gen_floor;
 	size_t lines = 0;
@@ -345,6 +376,8 @@ int state_render(struct cgfs *fs, struct cgfs_out *o)
 		    fs->prof->version % 1000, fs->watermarks ? 1 : 0);
 	mcg_ids_get(fs->eng, &next_id, &gen_floor);
 	cgfs_printf(o, "ids %u %u\n", next_id, gen_floor);
+	if (!files)
+		return -ENOMEM;
 	mcg_walk(fs->eng, state_walk_one, &w);
 	for (size_t i = 0; i < w.n && !w.err; i++) {
 		struct mcg_group *g = w.g[i];
@@ -372,20 +405,20 @@ int state_render(struct cgfs *fs, struct cgfs_out *o)
 				break;
 		}
 		node_getattr(fs, g, -1, &dir);
-		state_put_node(fs, o, g, -1, &dir);
-		for (size_t k = 0; k < cgfs_nfiles; k++)
-			if (cgfs_file_present(fs, &cgfs_files[k], root))
-				state_put_node(fs, o, g, (int)k, &dir);
+		state_put_node(fs, o, g, -1, &dir, 0, 0);
+		state_put_files(fs, o, g, files);
 		if (!root)
 			state_put_tasks(fs, o, g);
 	}
 	state_walk_free(&w);
+	free(files);
 	if (w.err)
 		return w.err;
 	if (o->err)
 		return o->err;
-	for (size_t i = 0; i < o->len; i++)
-		lines += o->buf[i] == '\n';
+	for (const char *p = o->buf, *end = o->buf + o->len; (p = memchr(p, '\n', (size_t)(end - p)));
+	     p++)
+		lines++;
 	cgfs_printf(o, "end %zu %08x\n", lines, state_crc32(o->buf, o->len));
 	return o->err;
 }
@@ -458,7 +491,7 @@ int state_commit(struct state *st)
 
 /* ---- reading ------------------------------------------------------------ */
 
-enum state_kind { SR_PROFILE, SR_IDS, SR_GROUP, SR_SET, SR_NODE, SR_TASK };
+enum state_kind { SR_PROFILE, SR_IDS, SR_GROUP, SR_SET, SR_NODE, SR_FILES, SR_TASK };
 
 struct state_rec {
 	enum state_kind kind;
@@ -606,6 +639,11 @@ static int state_parse_line(struct state_doc *d, char *line, size_t ln, size_t o
 			    state_parse_acl(f[i] + (acc ? 7 : 8), *slot, 8 + ACL_MAX_ENTRIES * 8, len))
 				return state_fail(d, ln, off + (size_t)(f[i] - line), -EINVAL, "bad ACL");
 		}
+	} else if (!strcmp(kind, "files") && nf == 3) {
+		r->kind = SR_FILES;
+		if (!state_num(f[1], UINT32_MAX - 1, 10, &r->n[1]) ||
+		    !state_num(f[2], UINT32_MAX - 1, 10, &r->n[2]))
+			return state_fail(d, ln, off + 6, -EINVAL, "bad uid or gid");
 	} else if (!strcmp(kind, "task") && nf == 3) {
 		r->kind = SR_TASK;
 		if (!state_num(f[1], INT32_MAX, 10, &r->n[0]) || !r->n[0] ||
@@ -743,14 +781,15 @@ static int state_apply_set(struct state_doc *d, struct cgfs *fs, struct state_re
 	return 0;
 }
 
-/* A node's mode, owner and ACLs as recorded (or as a new group's file,
- * owned as its directory, when not recorded), through node.c's calls. */
+/* A node's mode, owner and ACLs as recorded (or, for a file not recorded,
+ * its row's mode and the owner of the files record), through node.c's
+ * calls. */
 static int state_apply_node(struct cgfs *fs, struct mcg_group *g, int row, const struct state_rec *r,
-			    const struct stat *dir)
+			    const struct state_rec *owner)
 {
 	mode_t mode = r ? (mode_t)r->n[0] : cgfs_file_mode(fs, &cgfs_files[row]);
-	uid_t uid = r ? (uid_t)r->n[1] : dir->st_uid;
-	gid_t gid = r ? (gid_t)r->n[2] : dir->st_gid;
+	uid_t uid = (uid_t)(r ? r : owner)->n[1];
+	gid_t gid = (gid_t)(r ? r : owner)->n[2];
 	int err = 0;
 
 	if (r && r->acc)
@@ -771,8 +810,7 @@ static int state_apply_node(struct cgfs *fs, struct mcg_group *g, int row, const
 static int state_apply_nodes(struct state_doc *d, struct cgfs *fs, size_t gi)
 {
 	struct mcg_group *g = d->r[gi].g;
-	const struct state_rec *dir_rec = NULL, **files;
-	struct stat dir;
+	const struct state_rec *dir_rec = NULL, *owner = NULL, **files;
 	int err = 0;
 
 	if (!(files = calloc(cgfs_nfiles, sizeof(*files))))
@@ -781,6 +819,8 @@ static int state_apply_nodes(struct state_doc *d, struct cgfs *fs, size_t gi)
 		struct state_rec *r = &d->r[i];
 		int row = -1;
 
+		if (r->kind == SR_FILES)
+			owner = r;
 		if (r->kind != SR_NODE)
 			continue;
 		if (!strcmp(r->a, "-")) {
@@ -796,19 +836,18 @@ static int state_apply_nodes(struct state_doc *d, struct cgfs *fs, size_t gi)
 			return state_fail(d, r->line, r->off, -EINVAL, "a default ACL on a file");
 		}
 	}
-	if (!dir_rec) {
+	if (!dir_rec || !owner) {
 		free(files);
-		return state_fail(d, d->r[gi].line, d->r[gi].off, -EINVAL, "group %s has no node record",
-				  d->r[gi].a);
+		return state_fail(d, d->r[gi].line, d->r[gi].off, -EINVAL,
+				  "group %s has no %s record", d->r[gi].a, dir_rec ? "files" : "node");
 	}
 	if ((err = state_apply_node(fs, g, -1, dir_rec, NULL))) {
 		free(files);
 		return state_fail(d, dir_rec->line, dir_rec->off, err, "%s", strerror(-err));
 	}
-	node_getattr(fs, g, -1, &dir);
 	for (size_t k = 0; k < cgfs_nfiles && !err; k++)
 		if (cgfs_file_present(fs, &cgfs_files[k], mcg_is_root(g)) &&
-		    (err = state_apply_node(fs, g, (int)k, files[k], &dir)))
+		    (err = state_apply_node(fs, g, (int)k, files[k], owner)))
 			err = state_fail(d, files[k] ? files[k]->line : d->r[gi].line,
 					 files[k] ? files[k]->off : d->r[gi].off, err, "%s: %s",
 					 cgfs_files[k].name, strerror(-err));
@@ -1075,6 +1114,19 @@ static void state_note_pid(struct state *st)
 		n = 0;
 }
 
+/* The lock, waiting up to 2 s: a daemon that was just unmounted is still
+ * writing its final state. */
+static int state_flock(int fd)
+{
+	for (int i = 0;; i++) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK || i == 40)
+			return -1;
+		usleep(50000);
+	}
+}
+
 /* PATH.lock, held with flock for the daemon's life: an flock belongs to
  * the open file, so it survives fuse_daemonize's fork. */
 static int state_take_lock(struct state *st, char *msg, size_t msglen)
@@ -1088,7 +1140,7 @@ static int state_take_lock(struct state *st, char *msg, size_t msglen)
 	if (st->lock_fd < 0) {
 		err = -errno;
 		snprintf(msg, msglen, "%s: %s", lk, strerror(errno));
-	} else if (flock(st->lock_fd, LOCK_EX | LOCK_NB)) {
+	} else if (state_flock(st->lock_fd)) {
 		char other[32] = "";
 		ssize_t n = pread(st->lock_fd, other, sizeof(other) - 1, 0);
 
