@@ -532,7 +532,9 @@ static int state_fail(struct state_doc *d, size_t line, size_t off, int err, con
 
 static void state_doc_free(struct state_doc *d)
 {
-	for (size_t i = 0; i < d->n; i++) {
+	/* (r has a slot more than there are lines: the one a refused record
+	 * was parsed into is freed too) */
+	for (size_t i = 0; d->r && i <= d->n; i++) {
 		if (d->r[i].g)
 			mcg_put(d->r[i].g);
 		free(d->r[i].acc);
