@@ -14,6 +14,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine/task.h"
@@ -25,6 +26,7 @@
 #include "source/proc.h"
 
 #define STATE_MAGIC "memcgfs-state"
+#define STATE_NOTE_DELAY_MS 100       /* a fork is on disk this long after */
 
 struct state_task {
 	struct mcg_group *g;          /* referenced */
@@ -41,6 +43,13 @@ struct state {
 	atomic_ulong seq;             /* changes asked to be saved */
 	unsigned long saved;          /* the seq the last write started at */
 	bool live;                    /* state_attach ran: commits write */
+	/* membership that changes with no reply to wait for (a fork joins its
+	 * parent's group): the saver writes it a moment later */
+	pthread_mutex_t note_lock;    /* (a leaf) noted, stop */
+	pthread_cond_t note_cond;
+	bool noted, stop;
+	atomic_bool saver_started;    /* (read by state_note on the pidwatch thread) */
+	pthread_t saver;
 	struct state_task *tasks;     /* recorded, until state_attach */
 	size_t ntasks;
 };
@@ -1100,6 +1109,8 @@ static void state_free(struct state *st)
 	if (st->dir_fd >= 0)
 		close(st->dir_fd);
 	pthread_mutex_destroy(&st->lock);
+	pthread_mutex_destroy(&st->note_lock);
+	pthread_cond_destroy(&st->note_cond);
 	free(st->path);
 	free(st->tmp);
 	free(st);
@@ -1176,6 +1187,8 @@ int state_open(struct cgfs *fs, const char *path, bool fresh, struct state **out
 	st->fs = fs;
 	st->lock_fd = st->dir_fd = -1;
 	pthread_mutex_init(&st->lock, NULL);
+	pthread_mutex_init(&st->note_lock, NULL);
+	pthread_cond_init(&st->note_cond, NULL);
 	/* absolute: the daemon changes to / when it daemonizes */
 	if (path[0] == '/') {
 		st->path = strdup(path);
@@ -1265,6 +1278,53 @@ static bool state_reattach(struct state *st, const struct state_task *t)
 	return ok;
 }
 
+void state_note(struct state *st)
+{
+	if (!st || !atomic_load(&st->saver_started))
+		return;
+	pthread_mutex_lock(&st->note_lock);
+	st->noted = true;
+	pthread_cond_signal(&st->note_cond);
+	pthread_mutex_unlock(&st->note_lock);
+}
+
+/* Wait until stop, or until the deadline when deadline is given. */
+static void state_note_wait(struct state *st, const struct timespec *deadline)
+{
+	while (!st->stop && (deadline || !st->noted))
+		if (deadline ? pthread_cond_timedwait(&st->note_cond, &st->note_lock, deadline) == ETIMEDOUT
+			     : pthread_cond_wait(&st->note_cond, &st->note_lock) != 0)
+			break;
+}
+
+/* The saver: a noted change is written STATE_NOTE_DELAY_MS later, with
+ * whatever else was noted meanwhile (a burst of forks, one write). */
+static void *state_saver(void *arg)
+{
+	struct state *st = arg;
+
+	pthread_mutex_lock(&st->note_lock);
+	for (;;) {
+		struct timespec at;
+
+		state_note_wait(st, NULL);
+		if (st->stop)
+			break;
+		clock_gettime(CLOCK_REALTIME, &at);
+		at.tv_nsec += STATE_NOTE_DELAY_MS * 1000000L;
+		at.tv_sec += at.tv_nsec / 1000000000L;
+		at.tv_nsec %= 1000000000L;
+		state_note_wait(st, &at);
+		st->noted = false;
+		pthread_mutex_unlock(&st->note_lock);
+		if (state_commit(st))
+			fprintf(stderr, "memcgfs: state file %s: a write after a fork failed\n", st->path);
+		pthread_mutex_lock(&st->note_lock);
+	}
+	pthread_mutex_unlock(&st->note_lock);
+	return NULL;
+}
+
 int state_attach(struct state *st, unsigned *attached, unsigned *skipped)
 {
 	int err;
@@ -1285,6 +1345,9 @@ int state_attach(struct state *st, unsigned *attached, unsigned *skipped)
 	err = state_write(st);
 	st->live = !err;
 	pthread_mutex_unlock(&st->lock);
+	/* without the saver a fork is written with the next change */
+	if (!err && pthread_create(&st->saver, NULL, state_saver, st) == 0)
+		atomic_store(&st->saver_started, true);
 	return err;
 }
 
@@ -1294,6 +1357,13 @@ int state_close(struct state *st)
 
 	if (!st)
 		return 0;
+	if (atomic_load(&st->saver_started)) {
+		pthread_mutex_lock(&st->note_lock);
+		st->stop = true;
+		pthread_cond_signal(&st->note_cond);
+		pthread_mutex_unlock(&st->note_lock);
+		pthread_join(st->saver, NULL);
+	}
 	pthread_mutex_lock(&st->lock);
 	if (st->live)
 		err = state_write(st);

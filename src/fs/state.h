@@ -40,6 +40,10 @@ int state_attach(struct state *st, unsigned *attached, unsigned *skipped);
  * disk holds the change when this returns 0. Concurrent commits share one
  * write. 0 (also for a NULL st) or -errno. */
 int state_commit(struct state *st);
+/* A change the file records that no reply waits for (a fork joined its
+ * parent's group): written about 100 ms later by the state's saver
+ * thread. Only takes a leaf lock; NULL st: nothing. */
+void state_note(struct state *st);
 /* The final write, the lock released, st freed. 0 or -errno. */
 int state_close(struct state *st);
 const char *state_path(const struct state *st);

@@ -17,7 +17,10 @@ U2=$(id -u "$TEST_USER2")
 SLEEPS=()
 PROFILE=kernel=5.10
 
+FORKER=
 cleanup() {
+	# the forker ends its child itself (its TERM trap)
+	[ -n "$FORKER" ] && kill_child TERM "$FORKER" && wait "$FORKER" 2>/dev/null
 	kill_child KILL "${SLEEPS[@]}"
 	lib_exit
 	rm -rf "$DATA"
@@ -163,6 +166,14 @@ expect "the daemon says so" "$(grep -c "state file $ST: 2 tasks back in their gr
 echo $(( 77 * M )) > "$MP/g7/c3/memory.limit_in_bytes"
 chmod 0600 "$MP/g7/c3/memory.swappiness"
 mkdir "$MP/g7/new"
+# a fork in a group: no reply waits for it, the state's saver writes it
+bash -c 'trap "kill \$c; exit" TERM; echo $$ > "$1/tasks"; sleep 1000 & c=$!; echo $c > "$2"; wait' \
+	_ "$MP/g7/new" "$DATA/forked" &
+FORKER=$!
+wait_until 10 test -s "$DATA/forked"
+CHILD=$(cat "$DATA/forked")
+wait_until 10 grep -qx "$CHILD" "$MP/g7/new/tasks" && ok || bad "the forked child joined its parent's group"
+wait_until 10 grep -q "^task $CHILD " "$ST" && ok || bad "the saver did not write the fork"
 dump > "$DATA/before"
 kill -KILL "$FG_PID"
 wait "$FG_PID" 2>/dev/null
@@ -171,6 +182,8 @@ start
 dump > "$DATA/after"
 expect "after kill -9: every setting, including the last changes" \
 	"$(diff "$DATA/before" "$DATA/after" | head -n 20)" ""
+expect "the forked child is back in its group, with its parent" \
+	"$(sort -n "$MP/g7/new/tasks" | tr '\n' ' ')" "$(printf '%s\n' "$FORKER" "$CHILD" | sort -n | tr '\n' ' ')"
 
 # ---- a second daemon on the same state file refuses, naming it
 refused "$ST" && ok || bad "a second daemon on $ST started"
@@ -186,7 +199,7 @@ start
 expect "a reused PID is not re-attached" "$(cat "$MP/g3/c2/tasks")" ""
 expect "it is in the root" "$(grep -cx "$REUSED" "$MP/tasks")" 1
 expect "the other one is back" "$(cat "$MP/g0/c1/tasks")" "$LIVE"
-expect "the daemon counts it gone" "$(grep -c '1 tasks back in their groups, 1 gone' "$LOG")" 1
+expect "the daemon counts it gone" "$(grep -c '3 tasks back in their groups, 1 gone' "$LOG")" 1
 umount_fs
 expect "the next state no longer records it" "$(grep -c "^task $REUSED " "$ST")" 0
 
