@@ -282,6 +282,31 @@ static int state_keep_value(struct cgfs_req *r, const struct cgfs_file *f, struc
 	return err ? err : o->err;
 }
 
+/* A kept value rendered in place at the end of o, escaped where it must
+ * be (a release_agent with a space, say: values rarely need it). */
+static int state_put_value(struct cgfs_req *r, const struct cgfs_file *f, struct cgfs_out *o)
+{
+	size_t at = o->len;
+	int err = state_keep_value(r, f, o);
+	char *raw;
+
+	if (err)
+		return err;
+	for (size_t i = at; i < o->len; i++) {
+		unsigned char c = (unsigned char)o->buf[i];
+
+		if (c > ' ' && c != '\\' && c < 0x7f)
+			continue;
+		if (!(raw = strndup(o->buf + at, o->len - at)))
+			return -ENOMEM;
+		o->len = at;
+		state_put_escaped(o, raw);
+		free(raw);
+		break;
+	}
+	return o->err;
+}
+
 static bool state_is_value(const struct cgfs_file *f)
 {
 	return f->keep >= CGK_BEFORE_CHILDREN && f->keep <= CGK_AFTER_LIMITS;
@@ -398,20 +423,14 @@ int state_render(struct cgfs *fs, struct cgfs_out *o)
 		cgfs_printf(o, "group ");
 		state_put_escaped(o, w.path[i]);
 		cgfs_printf(o, " %u %u\n", mcg_id(g), mcg_gen(g));
-		for (size_t k = 0; k < cgfs_nfiles; k++) {
+		for (size_t k = 0; k < cgfs_nfiles && !w.err; k++) {
 			const struct cgfs_file *f = &cgfs_files[k];
-			struct cgfs_out v = { 0 };
 
 			if (!state_is_value(f) || !cgfs_file_present(fs, f, root))
 				continue;
-			if ((w.err = state_keep_value(&r, f, &v)) == 0) {
-				cgfs_printf(o, "set %s ", f->name);
-				state_put_escaped(o, v.buf);
-				cgfs_printf(o, "\n");
-			}
-			cgfs_out_free(&v);
-			if (w.err)
-				break;
+			cgfs_printf(o, "set %s ", f->name);
+			w.err = state_put_value(&r, f, o);
+			cgfs_printf(o, "\n");
 		}
 		node_getattr(fs, g, -1, &dir);
 		state_put_node(fs, o, g, -1, &dir, 0, 0);
