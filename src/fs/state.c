@@ -477,7 +477,7 @@ static int state_write(struct state *st)
 		cgfs_out_free(&o);
 		return err;
 	}
-	fd = open(st->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = open(st->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
 		err = -errno;
 	} else {
@@ -1075,12 +1075,19 @@ int state_default_path(const char *mountpoint, char *buf, size_t size)
 /* The whole of path, malloc'ed; -ENOENT when there is none. */
 static int state_read_file(const char *path, char **out, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	size_t cap = 65536, n = 0;
+	struct stat sb;
 	char *buf;
 
 	if (fd < 0)
 		return -errno;
+	/* what it holds runs as root (release_agent) and says who may do
+	 * what: only a file of the daemon's own, that nobody else may write */
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid() || (sb.st_mode & 022)) {
+		close(fd);
+		return -EPERM;
+	}
 	if (!(buf = malloc(cap))) {
 		close(fd);
 		return -ENOMEM;
@@ -1168,7 +1175,7 @@ static int state_take_lock(struct state *st, char *msg, size_t msglen)
 
 	if (asprintf(&lk, "%s.lock", st->path) < 0)
 		return -ENOMEM;
-	st->lock_fd = open(lk, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	st->lock_fd = open(lk, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (st->lock_fd < 0) {
 		err = -errno;
 		snprintf(msg, msglen, "%s: %s", lk, strerror(errno));
@@ -1238,7 +1245,9 @@ int state_open(struct cgfs *fs, const char *path, bool fresh, struct state **out
 		return err;
 	}
 	if (!fresh && (err = state_read_file(st->path, &text, &len)) && err != -ENOENT) {
-		snprintf(msg, msglen, "state file %s: %s", st->path, strerror(-err));
+		snprintf(msg, msglen, "state file %s: %s", st->path, err == -EPERM ?
+			 "not a regular file of this user's that only it may write: refused" :
+			 strerror(-err));
 		state_free(st);
 		return err;
 	}

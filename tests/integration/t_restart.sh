@@ -239,6 +239,15 @@ expect "another profile" "$OUT" \
 	"memcgfs: $DATA/good: line 3, byte $(head -n 2 "$DATA/good" | wc -c): written under kernel=5.10; this daemon runs kernel=6.12 (give the same options, or -o fresh)"
 expect "a refused file is left as it was" "$(md5sum < "$DATA/flipped")" "$sum"
 
+# a file someone else may write, or a link, is not trusted (release_agent runs as root)
+cp "$DATA/good" "$DATA/open"
+chmod 0666 "$DATA/open"
+refused "$DATA/open" && ok || bad "a world-writable state file was accepted"
+expect "world-writable" "$OUT" "memcgfs: state file $DATA/open: not a regular file of this user's that only it may write: refused"
+ln -s "$DATA/good" "$DATA/link"
+refused "$DATA/link" && ok || bad "a state file behind a link was accepted"
+expect "a link" "$OUT" "memcgfs: state file $DATA/link: Too many levels of symbolic links"
+
 # ---- -o fresh starts empty on purpose, and replaces the old state
 start fresh
 expect "-o fresh: no group" "$(find "$MP" -mindepth 1 -type d | wc -l)" 0
