@@ -1,7 +1,8 @@
 /* state.h: the state file of a mount (-o state=PATH): what a restart of
- * the daemon keeps. Owns the file, its format, its lock and the replay of
- * what it records through the control files' own write handlers. Never
- * validates a setting itself and never includes FUSE. */
+ * the daemon keeps. Owns the file, its lock and its writes (state.c), its
+ * format and the replay of what it records through the control files' own
+ * write handlers (state_text.c). Never validates a setting itself and
+ * never includes FUSE. */
 #ifndef MEMCGFS_STATE_H
 #define MEMCGFS_STATE_H
 

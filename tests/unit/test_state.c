@@ -1,4 +1,4 @@
-/* test_state.c: fs/state.c without a mount or a file: a hierarchy rendered,
+/* test_state.c: fs/state_text.c without a mount or a file: a hierarchy rendered,
  * replayed into a new engine and rendered again gives the same text (ids,
  * generations, settings, modes, owners and ACLs included); the parser's
  * refusals name the line and byte (truncated, damaged, newer, garbled,
