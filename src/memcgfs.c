@@ -392,10 +392,10 @@ int main(int argc, char *argv[])
 		goto out_engine;
 	}
 
-	/* Kernel-like permission checks and a mount everyone can use. */
 	if (!o.nostate && memcgfs_state_open(&o, &fs))
 		goto out_engine;
 
+	/* Kernel-like permission checks and a mount everyone can use. */
 	fuse_opt_add_arg(&args, "-odefault_permissions,allow_other,fsname=memcgfs,subtype=memcgfs");
 	se = fuse_session_new(&args, &cgfs_ops, sizeof(cgfs_ops), &fs);
 	if (!se)
