@@ -29,6 +29,7 @@
 #include "fs/ops.h"
 #include "fs/release.h"
 #include "fs/sources.h"
+#include "fs/state.h"
 #include "fs/tasks.h"
 #include "source/mirror.h"
 #include "source/pidwatch.h"
@@ -50,6 +51,9 @@ struct memcgfs_opts {
 	int remount;
 	int nonopts;                  /* SOURCE MOUNTPOINT, as mount.fuse3 runs us */
 	unsigned max_threads;         /* -o max_threads=N, 0: not given */
+	char *state;                  /* -o state=PATH */
+	int nostate;
+	int fresh;
 	char *mountpoint;             /* the last non-option argument */
 	bool worker;                  /* memcgfs --worker: the mountpoint is given apart */
 };
@@ -67,6 +71,9 @@ static const struct fuse_opt memcgfs_optspec[] = {
 	MOPT("nowatermarks", nowatermarks),
 	MOPT("enforce=%s", enforce),
 	MOPT("acl_inherit=%s", acl_inherit),
+	MOPT("state=%s", state),
+	MOPT("nostate", nostate),
+	MOPT("fresh", fresh),
 	MOPT("-h", help),
 	MOPT("--help", help),
 	MOPT("remount", remount),
@@ -91,6 +98,11 @@ static void memcgfs_usage(const char *prog)
 	       "    acl_inherit=GLOB[:GLOB...]\n"
 	       "                      a default ACL reaches only the control files of\n"
 	       "                      new groups that match (default: every file)\n"
+	       "    state=PATH        the state file that keeps groups, settings, owners,\n"
+	       "                      modes, ACLs and members across restarts (default\n"
+	       "                      " STATE_DIR "/MOUNTPOINT.MNTNS.state)\n"
+	       "    nostate           keep no state file\n"
+	       "    fresh             start empty, replacing what the state file held\n"
 	       "default_permissions and allow_other are on by default.\n\n", prog, prog);
 }
 
@@ -252,6 +264,47 @@ static void memcgfs_notify(const char *state)
 	close(fd);
 }
 
+/* The state file (fs/state.h): locked and replayed before the mount
+ * serves anything; an error names the file and the place and ends the
+ * daemon, which never starts empty in its stead. */
+static int memcgfs_state_open(const struct memcgfs_opts *o, struct cgfs *fs, bool fresh)
+{
+	char path[PATH_MAX], msg[1024] = "";
+	int err = 0;
+
+	if (o->state)
+		snprintf(path, sizeof(path), "%s", o->state);
+	else
+		err = state_default_path(fs->mountpoint, path, sizeof(path));
+	if (err) {
+		mcg_log(MCG_LOG_ERR, "the default state file of %s: %s (give -o state=PATH "
+			"or -o nostate)", fs->mountpoint, strerror(-err));
+		return 1;
+	}
+	if ((err = state_open(fs, path, fresh, &fs->state, msg, sizeof(msg)))) {
+		mcg_log(MCG_LOG_ERR, "%s", *msg ? msg : strerror(-err));
+		return 1;
+	}
+	fs->state_file = state_path(fs->state);
+	return 0;
+}
+
+/* Recorded members back in their groups, then the first write. */
+static int memcgfs_state_attach(struct state *st)
+{
+	unsigned attached, skipped;
+	int err = state_attach(st, &attached, &skipped);
+
+	if (err) {
+		mcg_log(MCG_LOG_ERR, "state file %s: %s", state_path(st), strerror(-err));
+		return 1;
+	}
+	if (attached || skipped)
+		mcg_log(MCG_LOG_NOTICE, "state file %s: %u tasks back in their groups, %u gone",
+			state_path(st), attached, skipped);
+	return 0;
+}
+
 /* What the engine tells the file surface: events, release, the victim of an
  * OOM (whose own source signals it), a group's end. */
 static const struct mcg_owner_ops memcgfs_owner = {
@@ -292,9 +345,11 @@ static int memcgfs_serve(struct cgfs *fs, struct mcg_machine *cfg, struct fuse_a
 		fprintf(stderr, "memcgfs: out of memory\n");
 		goto out_engine;
 	}
-	/* Load state here: the state file's groups and settings go into the
-	 * engine before the first request is served (fs->state_file names
-	 * the file for memcgctl status). A worker starts empty until then. */
+	/* the state file's groups and settings go into the engine before the
+	 * first request is served; -o fresh empties it at the mount's start
+	 * only, never at a restart (a crash must not wipe what it kept) */
+	if (!o->nostate && memcgfs_state_open(o, fs, o->fresh && !restarts))
+		goto out_engine;
 
 	se = fuse_session_new(args, &cgfs_ops, sizeof(cgfs_ops), fs);
 	if (!se)
@@ -327,13 +382,16 @@ static int memcgfs_serve(struct cgfs *fs, struct mcg_machine *cfg, struct fuse_a
 		goto out_signals;
 	if (!env.sim)
 		mcg_log(MCG_LOG_WARNING, "no simulated-task socket (%s)", strerror(errno));
+	if (fs->state && memcgfs_state_attach(fs->state))
+		goto out_signals;
 	if (!restarts)
 		mcg_log(MCG_LOG_NOTICE, "mounted %s (kernel=%u.%u%s)", fs->mountpoint,
 			fs->prof->version / 1000, fs->prof->version % 1000,
 			fs->watermarks ? "" : ",nowatermarks");
 	else
-		mcg_log(MCG_LOG_NOTICE, "worker %d serves %s again (restart %u): the hierarchy "
-			"starts empty", (int)getpid(), fs->mountpoint, restarts);
+		mcg_log(MCG_LOG_NOTICE, "worker %d serves %s again (restart %u)%s", (int)getpid(),
+			fs->mountpoint, restarts, fs->state ? ", from the state file" :
+			": the hierarchy starts empty (-o nostate)");
 	/* a loop ended by SIGTERM/SIGINT/SIGHUP returns the signal: a clean exit */
 	if (cl->singlethread) {
 		ret = fuse_session_loop(se) < 0 ? 1 : 0;
@@ -367,6 +425,9 @@ out_engine:
 		 * (whose hooks read them) stops before. */
 		struct event_registry *er = fs->events;
 
+		/* the final state (only once it was live: never a half one) */
+		if (state_close(fs->state))
+			mcg_log(MCG_LOG_ERR, "final write of the state file failed");
 		if (fs->eng)
 			bgr_destroy(fs->eng);
 		fs->events = NULL;
@@ -519,6 +580,7 @@ out_args:
 	free(o.swap);
 	free(o.enforce);
 	free(o.acl_inherit);
+	free(o.state);
 	free(o.mountpoint);
 	return ret;
 }

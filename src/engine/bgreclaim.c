@@ -62,6 +62,11 @@ long bgr_wmark(struct mcg_group *g, enum bgr_mark m)
 	return el >= 0 ? el : (eh >= 0 && eh < al ? eh : al);
 }
 
+long bgr_wmark_explicit(struct mcg_group *g, enum bgr_mark m)
+{
+	return atomic_load(&g->wmark[m]);
+}
+
 int bgr_set_wmark(struct mcg_group *g, enum bgr_mark m, long pages, bool automatic)
 {
 	long limit, other;

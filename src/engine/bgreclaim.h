@@ -19,6 +19,8 @@ void bgr_destroy(struct mcg_engine *e);
 
 /* Effective watermark in pages (PC_MAX at the root or without a limit). */
 long bgr_wmark(struct mcg_group *g, enum bgr_mark m);
+/* The explicit watermark in pages, or -1 when it is automatic. */
+long bgr_wmark_explicit(struct mcg_group *g, enum bgr_mark m);
 /* Set a watermark (pages), or return it to automatic. -EINVAL at the root,
  * above the limit, or against the other explicit watermark. */
 int bgr_set_wmark(struct mcg_group *g, enum bgr_mark m, long pages, bool automatic);

@@ -84,9 +84,56 @@ void mcg_id_assign(struct mcg_engine *e, struct mcg_group *g)
 		e->next_id = e->next_id % MCG_ID_MAX + 1;
 	g->id = e->next_id;
 	g->gen = e->id_gen[g->id]++;
+	if (e->id_gen[g->id] > e->id_gen_max)
+		e->id_gen_max = e->id_gen[g->id];
 	atomic_store_explicit(&e->by_id[g->id], g, memory_order_release);
 	e->next_id = e->next_id % MCG_ID_MAX + 1;
 	pthread_mutex_unlock(&e->id_lock);
+}
+
+/* Give g the id and generation it had before a restart: -EBUSY when the
+ * id is taken. Its next holder gets gen + 1 at least. */
+static int mcg_id_claim(struct mcg_engine *e, struct mcg_group *g, unsigned id, unsigned gen)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&e->id_lock);
+	if (atomic_load(&e->by_id[id])) {
+		err = -EBUSY;
+	} else {
+		g->id = id;
+		g->gen = gen;
+		if (e->id_gen[id] < gen + 1)
+			e->id_gen[id] = gen + 1;
+		if (e->id_gen[id] > e->id_gen_max)
+			e->id_gen_max = e->id_gen[id];
+		atomic_store_explicit(&e->by_id[id], g, memory_order_release);
+	}
+	pthread_mutex_unlock(&e->id_lock);
+	return err;
+}
+
+void mcg_ids_get(struct mcg_engine *e, unsigned *next_id, unsigned *gen_floor)
+{
+	pthread_mutex_lock(&e->id_lock);
+	*next_id = e->next_id;
+	*gen_floor = e->id_gen_max;
+	pthread_mutex_unlock(&e->id_lock);
+}
+
+int mcg_ids_restore(struct mcg_engine *e, unsigned next_id, unsigned gen_floor)
+{
+	if (next_id == 0 || next_id > MCG_ID_MAX)
+		return -EINVAL;
+	pthread_mutex_lock(&e->id_lock);
+	e->next_id = next_id;
+	for (unsigned id = 1; id <= MCG_ID_MAX; id++)
+		if (e->id_gen[id] < gen_floor)
+			e->id_gen[id] = gen_floor;
+	if (e->id_gen_max < gen_floor)
+		e->id_gen_max = gen_floor;
+	pthread_mutex_unlock(&e->id_lock);
+	return 0;
 }
 
 struct mcg_group *mcg_by_id(struct mcg_engine *e, unsigned id)
@@ -226,12 +273,21 @@ int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
 	       int (*init)(struct mcg_group *g, void *arg), void *arg,
 	       struct mcg_group **out)
 {
+	return mcg_create_as(e, parent, name, 0, 0, init, arg, out);
+}
+
+int mcg_create_as(struct mcg_engine *e, struct mcg_group *parent, const char *name,
+		  unsigned id, unsigned gen, int (*init)(struct mcg_group *g, void *arg),
+		  void *arg, struct mcg_group **out)
+{
 	struct mcg_group *g;
 	long charged;
 	int err = mcg_check_name(name);
 
 	if (err)
 		return err;
+	if (id > MCG_ID_MAX)
+		return -EINVAL;
 	pthread_rwlock_rdlock(&e->tree_lock);
 	err = mcg_create_check(e, parent, name);
 	pthread_rwlock_unlock(&e->tree_lock);
@@ -242,7 +298,9 @@ int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
 		;                         /* changed while the charge ran */
 	} else if (!(g = mcg_alloc(e, parent, name))) {
 		err = -ENOMEM;
-	} else if (mcg_id_assign(e, g), init && (err = init(g, arg))) {
+	} else if (id ? (err = mcg_id_claim(e, g, id, gen)) : (mcg_id_assign(e, g), 0)) {
+		mcg_free(g);           /* (no id: nothing of the table to clear) */
+	} else if (init && (err = init(g, arg))) {
 		mcg_free(g);
 	} else {
 		g->sibling = parent->children;
@@ -307,6 +365,31 @@ struct mcg_group *mcg_iter(struct mcg_group *top, struct mcg_group *prev)
 	if (prev)
 		mcg_put(prev);
 	return next;
+}
+
+void mcg_walk(struct mcg_engine *e, void (*fn)(struct mcg_group *g, unsigned depth, void *arg),
+	      void *arg)
+{
+	struct mcg_group *g = e->root;
+	unsigned depth = 0;
+
+	pthread_rwlock_rdlock(&e->tree_lock);
+	while (g) {
+		/* a removed group has no live children: its subtree is skipped */
+		if (!g->removed)
+			fn(g, depth, arg);
+		if (!g->removed && g->children) {
+			g = g->children;
+			depth++;
+			continue;
+		}
+		while (g != e->root && !g->sibling) {
+			g = g->parent;
+			depth--;
+		}
+		g = g == e->root ? NULL : g->sibling;
+	}
+	pthread_rwlock_unlock(&e->tree_lock);
 }
 
 void mcg_reap(struct mcg_group *g)

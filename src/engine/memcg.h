@@ -137,6 +137,7 @@ struct mcg_engine {
 	pthread_mutex_t id_lock;      /* by_id, id_gen, next_id */
 	struct mcg_group *_Atomic *by_id;  /* [MCG_ID_MAX + 1] */
 	unsigned *id_gen;
+	unsigned id_gen_max;          /* the largest of id_gen */
 	unsigned next_id;
 	atomic_uint vm_swappiness;
 	struct task_table *tasks;
@@ -200,6 +201,24 @@ struct mcg_group *mcg_lookup(struct mcg_engine *e, struct mcg_group *parent, con
 int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
 	       int (*init)(struct mcg_group *g, void *arg), void *arg,
 	       struct mcg_group **out);
+/* mcg_create with the id and generation the group had before a restart
+ * (id 0: the next free one, as mcg_create): -EBUSY when id is taken,
+ * -EINVAL above MCG_ID_MAX; the id's next holder gets gen + 1 or more. */
+int mcg_create_as(struct mcg_engine *e, struct mcg_group *parent, const char *name,
+		  unsigned id, unsigned gen, int (*init)(struct mcg_group *g, void *arg),
+		  void *arg, struct mcg_group **out);
+/* What keeps inode numbers of a restarted hierarchy from naming a group
+ * they never named: the next id to hand out and a generation above every
+ * one handed out so far. mcg_ids_restore (before any child is created)
+ * sets them back: -EINVAL for an id out of range. */
+void mcg_ids_get(struct mcg_engine *e, unsigned *next_id, unsigned *gen_floor);
+int mcg_ids_restore(struct mcg_engine *e, unsigned next_id, unsigned gen_floor);
+/* Call fn for every live group in pre-order (parents before children),
+ * with its depth (the root's is 0), all under tree_lock held for reading,
+ * so that the walk sees one tree: names are stable, and fn may take a
+ * reference and locks below tree_lock, never a tree function. */
+void mcg_walk(struct mcg_engine *e, void (*fn)(struct mcg_group *g, unsigned depth, void *arg),
+	      void *arg);
 /* Walk top's subtree in pre-order, dying groups included, as the kernel's
  * mem_cgroup_iter does: the group after prev (NULL: top itself), referenced,
  * or NULL at the end. prev's reference passes to the call; a caller that

@@ -263,6 +263,25 @@ static int rd_wmark(struct cgfs_req *r, int which, struct cgfs_out *o)
 	return 0;
 }
 
+/* Kept values the read handlers show differently: oom_control's one
+ * setting, and a watermark that is automatic (written back as "-1"). */
+static int keep_oom_kill_disable(struct cgfs_req *r, int unused, struct cgfs_out *o)
+{
+	cgfs_printf(o, "%d\n", mcg_oom_kill_disable(r->g) ? 1 : 0);
+	return 0;
+}
+
+static int keep_wmark(struct cgfs_req *r, int which, struct cgfs_out *o)
+{
+	long pages = bgr_wmark_explicit(r->g, which);
+
+	if (pages < 0)
+		cgfs_printf(o, "-1\n");
+	else
+		cgfs_printf(o, "%ld\n", pages * PAGE);
+	return 0;
+}
+
 /* ---- write handlers ----------------------------------------------------- */
 
 static int wr_limit(struct cgfs_req *r, int cnt, const struct gram_value *v)
@@ -330,46 +349,46 @@ static int wr_oom_control(struct cgfs_req *r, int unused, const struct gram_valu
 #define NOV .since = -1, .until = -1, .world_writable_until = -1
 
 const struct cgfs_file cgfs_files[] = {
-	{ "cgroup.procs", CGF_ANY, cgfs_tasks_read, cgfs_tasks_write, G_PID, TASKS_PROCS, NOV },
-	{ "cgroup.clone_children", CGF_ANY, rd_flag, wr_flag, G_U64, MCG_FLAG_CLONE_CHILDREN, NOV },
+	{ "cgroup.procs", CGF_ANY, cgfs_tasks_read, cgfs_tasks_write, G_PID, TASKS_PROCS, .keep = CGK_MEMBERS, NOV },
+	{ "cgroup.clone_children", CGF_ANY, rd_flag, wr_flag, G_U64, MCG_FLAG_CLONE_CHILDREN, .keep = CGK_SETTING, NOV },
 	{ "cgroup.sane_behavior", CGF_ROOT, rd_zero, NULL, G_NONE, 0, NOV },
-	{ "tasks", CGF_ANY, cgfs_tasks_read, cgfs_tasks_write, G_PID, TASKS_THREADS, NOV },
-	{ "notify_on_release", CGF_ANY, rd_flag, wr_flag, G_U64, MCG_FLAG_NOTIFY_ON_RELEASE, NOV },
+	{ "tasks", CGF_ANY, cgfs_tasks_read, cgfs_tasks_write, G_PID, TASKS_THREADS, .keep = CGK_MEMBERS, NOV },
+	{ "notify_on_release", CGF_ANY, rd_flag, wr_flag, G_U64, MCG_FLAG_NOTIFY_ON_RELEASE, .keep = CGK_SETTING, NOV },
 	{ "release_agent", CGF_ROOT, release_agent_read, release_agent_write, G_STRING, 0,
-	  .max_write = 4095, .capture_caps = true, NOV },
+	  .max_write = 4095, .capture_caps = true, .keep = CGK_SETTING, NOV },
 	{ "memory.usage_in_bytes", CGF_ANY, rd_usage, NULL, G_NONE, MCG_MEM, NOV },
 	{ "memory.max_usage_in_bytes", CGF_ANY, rd_watermark, wr_reset_watermark, G_IGNORED, MCG_MEM, NOV },
-	{ "memory.limit_in_bytes", CGF_ANY, rd_limit, wr_limit, G_BYTES, MCG_MEM, NOV },
-	{ "memory.soft_limit_in_bytes", CGF_ANY, rd_soft_limit, wr_soft_limit, G_BYTES, 0, NOV },
+	{ "memory.limit_in_bytes", CGF_ANY, rd_limit, wr_limit, G_BYTES, MCG_MEM, .keep = CGK_SETTING, NOV },
+	{ "memory.soft_limit_in_bytes", CGF_ANY, rd_soft_limit, wr_soft_limit, G_BYTES, 0, .keep = CGK_SETTING, NOV },
 	{ "memory.failcnt", CGF_ANY, rd_failcnt, wr_reset_failcnt, G_IGNORED, MCG_MEM, NOV },
 	{ "memory.stat", CGF_ANY, rd_stat, NULL, G_NONE, 0, NOV },
 	{ "memory.force_empty", CGF_ANY, NULL, wr_force_empty, G_IGNORED, 0, NOV },
-	{ "memory.use_hierarchy", CGF_ANY, rd_use_hierarchy, wr_use_hierarchy, G_U64, 0, NOV },
+	{ "memory.use_hierarchy", CGF_ANY, rd_use_hierarchy, wr_use_hierarchy, G_U64, 0, .keep = CGK_BEFORE_CHILDREN, NOV },
 	{ "cgroup.event_control", CGF_ANY, NULL, event_control_write, G_EVENT, 0,
 	  .since = -1, .until = -1, .world_writable_until = PF_EVENTCTL_0200 },
-	{ "memory.swappiness", CGF_ANY, rd_swappiness, wr_swappiness, G_U64, 0, NOV },
-	{ "memory.move_charge_at_immigrate", CGF_ANY, rd_move_charge, wr_move_charge, G_U64, 0, NOV },
-	{ "memory.oom_control", CGF_ANY, rd_oom_control, wr_oom_control, G_U64, 0, NOV },
+	{ "memory.swappiness", CGF_ANY, rd_swappiness, wr_swappiness, G_U64, 0, .keep = CGK_SETTING, NOV },
+	{ "memory.move_charge_at_immigrate", CGF_ANY, rd_move_charge, wr_move_charge, G_U64, 0, .keep = CGK_SETTING, NOV },
+	{ "memory.oom_control", CGF_ANY, rd_oom_control, wr_oom_control, G_U64, 0, .keep = CGK_SETTING, .keep_read = keep_oom_kill_disable, NOV },
 	{ "memory.pressure_level", CGF_ANY, rd_einval, NULL, G_NONE, 0, NOV },
 	{ "memory.numa_stat", CGF_ANY, rd_numa_stat, NULL, G_NONE, 0, NOV },
-	{ "memory.kmem.limit_in_bytes", CGF_ANY, rd_limit, wr_limit, G_BYTES, MCG_KMEM, NOV },
+	{ "memory.kmem.limit_in_bytes", CGF_ANY, rd_limit, wr_limit, G_BYTES, MCG_KMEM, .keep = CGK_SETTING, NOV },
 	{ "memory.kmem.usage_in_bytes", CGF_ANY, rd_usage, NULL, G_NONE, MCG_KMEM, NOV },
 	{ "memory.kmem.failcnt", CGF_ANY, rd_failcnt, wr_reset_failcnt, G_IGNORED, MCG_KMEM, NOV },
 	{ "memory.kmem.max_usage_in_bytes", CGF_ANY, rd_watermark, wr_reset_watermark, G_IGNORED, MCG_KMEM, NOV },
 	{ "memory.kmem.slabinfo", CGF_ANY, rd_slabinfo, NULL, G_NONE, 0, NOV },
-	{ "memory.kmem.tcp.limit_in_bytes", CGF_ANY, rd_limit, wr_limit, G_BYTES, MCG_TCP, NOV },
+	{ "memory.kmem.tcp.limit_in_bytes", CGF_ANY, rd_limit, wr_limit, G_BYTES, MCG_TCP, .keep = CGK_SETTING, NOV },
 	{ "memory.kmem.tcp.usage_in_bytes", CGF_ANY, rd_usage, NULL, G_NONE, MCG_TCP, NOV },
 	{ "memory.kmem.tcp.failcnt", CGF_ANY, rd_failcnt, wr_reset_failcnt, G_IGNORED, MCG_TCP, NOV },
 	{ "memory.kmem.tcp.max_usage_in_bytes", CGF_ANY, rd_watermark, wr_reset_watermark, G_IGNORED, MCG_TCP, NOV },
 	{ "memory.memsw.usage_in_bytes", CGF_ANY, rd_usage, NULL, G_NONE, MCG_MEMSW, NOV },
 	{ "memory.memsw.max_usage_in_bytes", CGF_ANY, rd_watermark, wr_reset_watermark, G_IGNORED, MCG_MEMSW, NOV },
-	{ "memory.memsw.limit_in_bytes", CGF_ANY, rd_limit, wr_limit, G_BYTES, MCG_MEMSW, NOV },
+	{ "memory.memsw.limit_in_bytes", CGF_ANY, rd_limit, wr_limit, G_BYTES, MCG_MEMSW, .keep = CGK_SETTING, NOV },
 	{ "memory.memsw.failcnt", CGF_ANY, rd_failcnt, wr_reset_failcnt, G_IGNORED, MCG_MEMSW, NOV },
 	/* memcgfs extensions (-o nowatermarks hides them) */
 	{ "memory.high_watermark_in_bytes", CGF_ANY, rd_wmark, wr_wmark, G_BYTES, BGR_HIGH,
-	  .extension = true, NOV },
+	  .extension = true, .keep = CGK_AFTER_LIMITS, .keep_read = keep_wmark, NOV },
 	{ "memory.low_watermark_in_bytes", CGF_ANY, rd_wmark, wr_wmark, G_BYTES, BGR_LOW,
-	  .extension = true, NOV },
+	  .extension = true, .keep = CGK_AFTER_LIMITS, .keep_read = keep_wmark, NOV },
 };
 
 const size_t cgfs_nfiles = sizeof(cgfs_files) / sizeof(cgfs_files[0]);

@@ -19,6 +19,18 @@ enum cgfs_where {
 	CGF_ANY   = CGF_ROOT | CGF_CHILD,
 };
 
+/* What a restart keeps of a row (fs/state.c), in the order the state file
+ * replays it: use_hierarchy before the group has children, the limits
+ * before what they bound. Members are no value: a write of tasks or
+ * cgroup.procs changes the membership the state file records. */
+enum cgfs_keep {
+	CGK_NONE = 0,
+	CGK_BEFORE_CHILDREN,
+	CGK_SETTING,
+	CGK_AFTER_LIMITS,
+	CGK_MEMBERS,
+};
+
 struct cgfs_file {
 	const char *name;
 	unsigned where;
@@ -32,6 +44,10 @@ struct cgfs_file {
 	int world_writable_until;      /* 0222 until this feature, or -1 */
 	bool extension;                /* a memcgfs extension: -o nowatermarks hides it */
 	bool capture_caps;             /* record the opener's capabilities at open */
+	enum cgfs_keep keep;           /* kept across restarts, and when replayed */
+	/* the kept value as the write handler takes it, where the read shows
+	 * more or less than that; NULL: what read shows */
+	int (*keep_read)(struct cgfs_req *r, int priv, struct cgfs_out *o);
 };
 
 extern const struct cgfs_file cgfs_files[];

@@ -18,6 +18,7 @@ struct pidwatch;
 struct release_runner;
 struct event_registry;
 struct source_ops;
+struct state;
 
 /* Groups removed between two trims of the daemon's heap (ops.c). */
 #define CGFS_TRIM_RMDIRS 1024
@@ -49,6 +50,7 @@ struct cgfs {
 	unsigned restarts;             /* workers before this one on the connection */
 	const char *state_file;        /* NULL: none (memcgctl status says so) */
 	uint64_t fh_tag;               /* this worker's tag in every fi->fh (ops.c) */
+	struct state *state;           /* the state file (fs/state.h), or NULL */
 };
 
 /* The root's extended attribute that says who serves the mount. */

@@ -17,6 +17,7 @@
 #include "fs/event.h"
 #include "fs/node.h"
 #include "fs/ops.h"
+#include "fs/state.h"
 #include "fs/tasks.h"
 #include "source/proc.h"
 
@@ -54,6 +55,13 @@ static void cgfs_req_init(struct cgfs_req *r, fuse_req_t req, struct mcg_group *
 static void cgfs_reply_err(fuse_req_t req, int err)
 {
 	fuse_reply_err(req, -err);
+}
+
+/* A change the state file records is on disk before its reply
+ * (fs/state.h): every successful one passes here. */
+static int cgfs_kept(fuse_req_t req, int err)
+{
+	return err ? err : state_commit(cgfs_of(req)->state);
 }
 
 static void cgfs_op_init(void *userdata, struct fuse_conn_info *conn)
@@ -135,6 +143,8 @@ static void cgfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, i
 				     !(to_set & FUSE_SET_ATTR_MTIME) ? NULL :
 				     to_set & FUSE_SET_ATTR_MTIME_NOW ? &now : &attr->st_mtim);
 	}
+	if (to_set & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))
+		err = cgfs_kept(req, err);
 	if (!err) {
 		node_getattr(fs, g, row, &st);
 		st.st_ino = ino;
@@ -211,8 +221,11 @@ static void cgfs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, m
 	if (!err)
 		node_touch_dir(fs, p);
 	mcg_put(p);
-	if (err)
+	if (err || (err = cgfs_kept(req, 0))) {
+		if (g)
+			mcg_put(g);
 		return cgfs_reply_err(req, err);
+	}
 	cgfs_entry(fs, g, -1, &e);
 	mcg_put(g);
 	fuse_reply_entry(req, &e);
@@ -230,7 +243,7 @@ static void cgfs_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		event_group_removed(fs, g);
 		node_touch_dir(fs, p);
 	}
-	cgfs_reply_err(req, err);
+	cgfs_reply_err(req, cgfs_kept(req, err));
 	/* a tree taken down gives its memory back to the system: the heap
 	 * keeps freed groups' pages until trimmed, after the reply, every
 	 * CGFS_TRIM_RMDIRS removals, or sooner (but not before
@@ -269,7 +282,7 @@ static void cgfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	}
 	mcg_put(p);
 	mcg_put(g);
-	cgfs_reply_err(req, err);
+	cgfs_reply_err(req, cgfs_kept(req, err));
 }
 
 static struct cgfs_fh *cgfs_fh_new(fuse_req_t req, struct mcg_group *g, int row)
@@ -471,6 +484,8 @@ static void cgfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_
 	 * limits) cannot cross FUSE: the kernel drops such replies. */
 	if (err <= -512)
 		err = -EOPNOTSUPP;
+	if (cgfs_files[fh->row].keep)
+		err = cgfs_kept(req, err);
 	if (err)
 		return cgfs_reply_err(req, err);
 	fuse_reply_write(req, size);
@@ -603,13 +618,13 @@ static void cgfs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 			     const char *value, size_t size, int flags)
 {
 	CGFS_ON_NODE(req, ino, node_setxattr(cgfs_of(req), g, row, name, value, size, flags),
-		     cgfs_reply_err(req, ret));
+		     cgfs_reply_err(req, cgfs_kept(req, ret)));
 }
 
 static void cgfs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
 	CGFS_ON_NODE(req, ino, node_removexattr(cgfs_of(req), g, row, name),
-		     cgfs_reply_err(req, ret));
+		     cgfs_reply_err(req, cgfs_kept(req, ret)));
 }
 
 /* New regular files cannot be created; links and device nodes neither. */

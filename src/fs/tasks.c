@@ -12,6 +12,7 @@
 #include "source/pidwatch.h"
 #include "fs/sources.h"
 #include "source/proc.h"
+#include "fs/state.h"
 #include "fs/tasks.h"
 
 
@@ -198,8 +199,8 @@ static void tasks_forked(void *arg, pid_t parent, pid_t child, pid_t child_tgid)
 		return;
 	pthread_mutex_lock(&fs->attach_lock);
 	g = task_group(fs->eng, parent);
-	if (!mcg_is_root(g))
-		cgfs_tasks_attach_thread(fs, child, child_tgid, g);
+	if (!mcg_is_root(g) && cgfs_tasks_attach_thread(fs, child, child_tgid, g) == 0)
+		state_note(fs->state);     /* no reply waits: the saver writes it */
 	pthread_mutex_unlock(&fs->attach_lock);
 	mcg_put(g);
 }

@@ -176,6 +176,25 @@ int proc_read_activity(int statfd, struct proc_activity *a)
 	return 0;
 }
 
+int proc_start_time(pid_t tid, unsigned long long *start)
+{
+	char path[64], buf[1024];
+	const char *p;
+	int err;
+
+	if (tid <= 0)
+		return -ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	if ((err = proc_read_file(path, buf, sizeof(buf))))
+		return err;
+	/* after comm: state(3) .. itrealvalue(21) starttime(22) */
+	if (!(p = proc_stat_rest(buf)) ||
+	    sscanf(p, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   start) != 1)
+		return -EIO;
+	return 0;
+}
+
 bool proc_unmovable(const struct proc_task *t)
 {
 	return (t->flags & (PF_KTHREAD_FLAG | PF_NO_SETAFFINITY_FLAG)) != 0;

@@ -50,6 +50,9 @@ struct proc_activity {
  * or -errno; proc_read_activity reads it. */
 int proc_open_stat(pid_t pid);
 int proc_read_activity(int statfd, struct proc_activity *a);
+/* A task's start time (field 22 of /proc/TID/stat, clock ticks after
+ * boot): with its id, it names one task across PID reuse. -ESRCH, -EIO. */
+int proc_start_time(pid_t tid, unsigned long long *start);
 /* Kernel threads, and tasks the kernel refuses to move (PF_NO_SETAFFINITY). */
 bool proc_unmovable(const struct proc_task *t);
 

@@ -21,6 +21,12 @@ if [ -n "${MEMCGFS_SANLOG:-}" ]; then
 fi
 MNT=
 UNLIMITED=9223372036854771712
+# Each daemon's default state file (fs/state.h) goes to $STATE_DIRECTORY
+# when set, as systemd's StateDirectory= sets it: this script's own
+# directory, removed at its end, so no test leaves one in /var/lib/memcgfs
+# and no mountpoint name reused by a later run finds an old state.
+STATE_DIRECTORY=$(mktemp -d /tmp/memcgfs-state.XXXXXX)
+export STATE_DIRECTORY
 
 # perl -e "$DIROP" mkdir|rmdir PATH: the errno name as the answer (or OK)
 DIROP='my $ok = $ARGV[0] eq "mkdir" ? mkdir($ARGV[1]) : rmdir($ARGV[1]);
@@ -189,4 +195,8 @@ summary() {
 	[ "$FAIL" -eq 0 ]
 }
 
-trap umount_fs EXIT
+lib_exit() {
+	umount_fs
+	rm -rf "$STATE_DIRECTORY"
+}
+trap lib_exit EXIT

@@ -13,7 +13,7 @@ HOGS=()
 cleanup() {
 	kill_child KILL "${HOGS[@]}"
 	rm -rf "$DATA"
-	umount_fs
+	lib_exit
 }
 trap cleanup EXIT
 

@@ -20,7 +20,7 @@ MiB=1048576
 cleanup() {
 	kill_child KILL "${PIDS[@]}"
 	rm -rf "$DATA"
-	umount_fs
+	lib_exit
 }
 trap cleanup EXIT
 

@@ -137,7 +137,7 @@ stop_all() {
 }
 cleanup() {
 	stop_all
-	umount_fs
+	lib_exit
 	rm -rf "$DATA"
 }
 trap cleanup EXIT

@@ -26,5 +26,6 @@ Suite *proc_suite(void);
 Suite *sim_suite(void);
 Suite *pidwatch_suite(void);
 Suite *view_suite(void);
+Suite *state_suite(void);
 
 #endif

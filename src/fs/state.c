@@ -1,0 +1,478 @@
+/* state.c: the state file of a mount, as a file: its path, its lock, its
+ * atomic writes before each change's reply (and the saver's after a fork),
+ * reading it at start and re-attaching its live tasks. The text itself is
+ * state_text.c's. Never holds an engine lock while writing, never
+ * re-attaches a reused PID, and never starts empty when the file it was
+ * given cannot be read. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fs/state.h"
+#include "fs/state_text.h"
+#include "fs/tasks.h"
+#include "source/proc.h"
+
+#define STATE_NOTE_DELAY_MS 100       /* a fork is on disk this long after */
+
+struct state {
+	struct cgfs *fs;
+	char *path, *tmp;
+	int lock_fd, dir_fd;
+	pthread_mutex_t lock;         /* one write at a time (design.md: state.lock,
+				       * taken with no lock held) */
+	atomic_ulong seq;             /* changes asked to be saved */
+	unsigned long saved;          /* the seq the last write started at */
+	bool live;                    /* state_attach ran: commits write */
+	/* membership that changes with no reply to wait for (a fork joins its
+	 * parent's group): the saver writes it a moment later */
+	pthread_mutex_t note_lock;    /* (a leaf) noted, stop */
+	pthread_cond_t note_cond;
+	bool noted, stop;
+	atomic_bool saver_started;    /* (read by state_note on the pidwatch thread) */
+	pthread_t saver;
+	struct state_task *tasks;     /* recorded, until state_attach */
+	size_t ntasks;
+};
+
+static int state_write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* The whole state, atomically: a temporary file in the same directory,
+ * fsync, rename over the old one, fsync of the directory. */
+static int state_write(struct state *st)
+{
+	struct cgfs_out o = { 0 };
+	int fd, err = state_render(st->fs, &o);
+
+	if (err) {
+		cgfs_out_free(&o);
+		return err;
+	}
+	fd = open(st->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		err = -errno;
+	} else {
+		err = state_write_all(fd, o.buf, o.len);
+		if (!err && fsync(fd))
+			err = -errno;
+		if (close(fd) && !err)
+			err = -errno;
+	}
+	if (!err && rename(st->tmp, st->path))
+		err = -errno;
+	if (!err && fsync(st->dir_fd))
+		err = -errno;
+	if (err)
+		unlink(st->tmp);
+	cgfs_out_free(&o);
+	return err;
+}
+
+int state_commit(struct state *st)
+{
+	unsigned long want, cur;
+	int err = 0;
+
+	if (!st || !st->live)
+		return 0;
+	/* group commit: a write that started after this change was made
+	 * carries it; otherwise this call writes (and carries the others) */
+	want = atomic_fetch_add(&st->seq, 1) + 1;
+	pthread_mutex_lock(&st->lock);
+	if (st->saved < want) {
+		cur = atomic_load(&st->seq);
+		if (!(err = state_write(st)))
+			st->saved = cur;
+	}
+	pthread_mutex_unlock(&st->lock);
+	return err;
+}
+
+/* ---- the file ----------------------------------------------------------- */
+
+/* systemd-escape --path: '/' between components as '-', bytes other than
+ * [A-Za-z0-9:_.] (and a leading '.') as \xHH; the root is "-". */
+static void state_escape_path(const char *mnt, struct cgfs_out *o)
+{
+	const char *p = mnt, *end;
+
+	while (*p == '/')
+		p++;
+	end = p + strlen(p);
+	while (end > p && end[-1] == '/')
+		end--;
+	if (p == end)
+		cgfs_printf(o, "-");
+	for (const char *c = p; c < end; c++) {
+		unsigned char ch = (unsigned char)*c;
+
+		if (ch == '/')
+			cgfs_printf(o, "-");
+		else if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+			 ch == ':' || ch == '_' || (ch == '.' && c != p))
+			cgfs_printf(o, "%c", ch);
+		else
+			cgfs_printf(o, "\\x%02x", ch);
+	}
+}
+
+int state_default_path(const char *mountpoint, char *buf, size_t size)
+{
+	const char *dir = getenv("STATE_DIRECTORY");
+	struct cgfs_out o = { 0 };
+	struct stat ns;
+	int n;
+
+	/* systemd may pass several directories, ':'-separated: the first */
+	if (!dir || !*dir)
+		dir = STATE_DIR;
+	if (stat("/proc/self/ns/mnt", &ns))
+		return -errno;
+	state_escape_path(mountpoint, &o);
+	if (o.err)
+		return o.err;
+	n = snprintf(buf, size, "%.*s/%s.%lu.state", (int)strcspn(dir, ":"), dir, o.buf,
+		     (unsigned long)ns.st_ino);
+	cgfs_out_free(&o);
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	{
+		char *slash = strrchr(buf, '/');
+
+		*slash = '\0';
+		n = mkdir(buf, 0700) && errno != EEXIST ? -errno : 0;
+		*slash = '/';
+	}
+	return n;
+}
+
+/* The whole of path, malloc'ed; -ENOENT when there is none. */
+static int state_read_file(const char *path, char **out, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	size_t cap = 65536, n = 0;
+	struct stat sb;
+	char *buf;
+
+	if (fd < 0)
+		return -errno;
+	/* what it holds runs as root (release_agent) and says who may do
+	 * what: only a file of the daemon's own, that nobody else may write */
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid() || (sb.st_mode & 022)) {
+		close(fd);
+		return -EPERM;
+	}
+	if (!(buf = malloc(cap))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t k;
+
+		if (n == cap) {
+			char *nb = realloc(buf, cap *= 2);
+
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		k = read(fd, buf + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int err = -errno;
+
+			free(buf);
+			close(fd);
+			return err;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	close(fd);
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static void state_free(struct state *st)
+{
+	state_text_tasks_free(st->tasks, st->ntasks);
+	if (st->lock_fd >= 0)
+		close(st->lock_fd);       /* (releases the flock) */
+	if (st->dir_fd >= 0)
+		close(st->dir_fd);
+	pthread_mutex_destroy(&st->lock);
+	pthread_mutex_destroy(&st->note_lock);
+	pthread_cond_destroy(&st->note_cond);
+	free(st->path);
+	free(st->tmp);
+	free(st);
+}
+
+/* The lock holder's pid in the lock file, for the next one's message
+ * (best effort: nothing depends on it). */
+static void state_note_pid(struct state *st)
+{
+	char pid[32];
+	int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+
+	if (ftruncate(st->lock_fd, 0) == 0 && pwrite(st->lock_fd, pid, (size_t)n, 0) != n)
+		n = 0;
+}
+
+/* The lock, waiting up to 2 s: a daemon that was just unmounted is still
+ * writing its final state. */
+static int state_flock(int fd)
+{
+	for (int i = 0;; i++) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK || i == 40)
+			return -1;
+		usleep(50000);
+	}
+}
+
+/* PATH.lock, held with flock for the daemon's life: an flock belongs to
+ * the open file, so it survives fuse_daemonize's fork. */
+static int state_take_lock(struct state *st, char *msg, size_t msglen)
+{
+	char *lk;
+	int err = 0;
+
+	if (asprintf(&lk, "%s.lock", st->path) < 0)
+		return -ENOMEM;
+	st->lock_fd = open(lk, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (st->lock_fd < 0) {
+		err = -errno;
+		snprintf(msg, msglen, "%s: %s", lk, strerror(errno));
+	} else if (state_flock(st->lock_fd)) {
+		char other[32] = "";
+		ssize_t n = pread(st->lock_fd, other, sizeof(other) - 1, 0);
+
+		err = errno == EWOULDBLOCK ? -EWOULDBLOCK : -errno;
+		other[n > 0 ? n : 0] = '\0';
+		other[strcspn(other, "\n")] = '\0';
+		if (err == -EWOULDBLOCK)
+			snprintf(msg, msglen, "state file %s is in use by another memcgfs%s%s%s "
+				 "(locked through %s)", st->path, *other ? " (pid " : "", other,
+				 *other ? ")" : "", lk);
+		else
+			snprintf(msg, msglen, "%s: flock: %s", lk, strerror(-err));
+	} else {
+		state_note_pid(st);
+	}
+	free(lk);
+	return err;
+}
+
+int state_open(struct cgfs *fs, const char *path, bool fresh, struct state **out,
+	       char *msg, size_t msglen)
+{
+	struct state *st = calloc(1, sizeof(*st));
+	char *text = NULL, *slash;
+	size_t len = 0;
+	int err;
+
+	if (!st)
+		return -ENOMEM;
+	st->fs = fs;
+	st->lock_fd = st->dir_fd = -1;
+	pthread_mutex_init(&st->lock, NULL);
+	pthread_mutex_init(&st->note_lock, NULL);
+	pthread_cond_init(&st->note_cond, NULL);
+	/* absolute: the daemon changes to / when it daemonizes */
+	if (path[0] == '/') {
+		st->path = strdup(path);
+	} else {
+		char *cwd = getcwd(NULL, 0);
+
+		if (cwd && asprintf(&st->path, "%s/%s", cwd, path) < 0)
+			st->path = NULL;
+		free(cwd);
+	}
+	if (!st->path || asprintf(&st->tmp, "%s.tmp", st->path) < 0) {
+		st->tmp = NULL;
+		state_free(st);
+		return -ENOMEM;
+	}
+	slash = strrchr(st->path, '/');
+	*slash = '\0';
+	st->dir_fd = open(slash == st->path ? "/" : st->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	*slash = '/';
+	if (st->dir_fd < 0) {
+		err = -errno;
+		snprintf(msg, msglen, "state file %s: its directory: %s", st->path, strerror(errno));
+		state_free(st);
+		return err;
+	}
+	if ((err = state_take_lock(st, msg, msglen))) {
+		state_free(st);
+		return err;
+	}
+	if (!fresh && (err = state_read_file(st->path, &text, &len)) && err != -ENOENT) {
+		snprintf(msg, msglen, "state file %s: %s", st->path, err == -EPERM ?
+			 "not a regular file of this user's that only it may write: refused" :
+			 strerror(-err));
+		state_free(st);
+		return err;
+	}
+	if (!fresh && !err) {
+		err = state_text_load(fs, st->path, text, len, &st->tasks, &st->ntasks, msg, msglen);
+		free(text);
+		if (err) {
+			state_free(st);
+			return err;
+		}
+	}
+	*out = st;
+	return 0;
+}
+
+/* One recorded task back into its group if its PID still names it: the
+ * pidfd pins the PID while the start time is compared, so the task that
+ * is attached is the one compared. */
+static bool state_reattach(struct state *st, const struct state_task *t)
+{
+	struct cgfs_req r;
+	struct gram_value v = { .pid = t->tid };
+	unsigned long long start;
+	int fd = (int)syscall(SYS_pidfd_open, t->tid, PIDFD_THREAD);
+	bool ok;
+
+	if (fd < 0 && errno == EINVAL)
+		fd = (int)syscall(SYS_pidfd_open, t->tid, 0);   /* a leader, before 6.9 */
+	if (fd < 0 && errno == ESRCH)
+		return false;
+	ok = proc_start_time(t->tid, &start) == 0 && start == t->start && !mcg_removed(t->g);
+	state_req(&r, st->fs, t->g);
+	/* the writer is the daemon itself (our PID namespace, root) */
+	ok = ok && cgfs_tasks_write(&r, TASKS_THREADS, &v) == 0;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+void state_note(struct state *st)
+{
+	if (!st || !atomic_load(&st->saver_started))
+		return;
+	pthread_mutex_lock(&st->note_lock);
+	st->noted = true;
+	pthread_cond_signal(&st->note_cond);
+	pthread_mutex_unlock(&st->note_lock);
+}
+
+/* Wait until stop, or until the deadline when deadline is given. */
+static void state_note_wait(struct state *st, const struct timespec *deadline)
+{
+	while (!st->stop && (deadline || !st->noted))
+		if (deadline ? pthread_cond_timedwait(&st->note_cond, &st->note_lock, deadline) == ETIMEDOUT
+			     : pthread_cond_wait(&st->note_cond, &st->note_lock) != 0)
+			break;
+}
+
+/* The saver: a noted change is written STATE_NOTE_DELAY_MS later, with
+ * whatever else was noted meanwhile (a burst of forks, one write). */
+static void *state_saver(void *arg)
+{
+	struct state *st = arg;
+
+	pthread_mutex_lock(&st->note_lock);
+	for (;;) {
+		struct timespec at;
+
+		state_note_wait(st, NULL);
+		if (st->stop)
+			break;
+		clock_gettime(CLOCK_REALTIME, &at);
+		at.tv_nsec += STATE_NOTE_DELAY_MS * 1000000L;
+		at.tv_sec += at.tv_nsec / 1000000000L;
+		at.tv_nsec %= 1000000000L;
+		state_note_wait(st, &at);
+		st->noted = false;
+		pthread_mutex_unlock(&st->note_lock);
+		if (state_commit(st))
+			fprintf(stderr, "memcgfs: state file %s: a write after a fork failed\n", st->path);
+		pthread_mutex_lock(&st->note_lock);
+	}
+	pthread_mutex_unlock(&st->note_lock);
+	return NULL;
+}
+
+int state_attach(struct state *st, unsigned *attached, unsigned *skipped)
+{
+	int err;
+
+	*attached = *skipped = 0;
+	for (size_t i = 0; i < st->ntasks; i++) {
+		if (state_reattach(st, &st->tasks[i]))
+			++*attached;
+		else
+			++*skipped;
+		mcg_put(st->tasks[i].g);
+	}
+	free(st->tasks);
+	st->tasks = NULL;
+	st->ntasks = 0;
+	state_note_pid(st);           /* (the daemon's, after daemonizing) */
+	pthread_mutex_lock(&st->lock);
+	err = state_write(st);
+	st->live = !err;
+	pthread_mutex_unlock(&st->lock);
+	/* without the saver a fork is written with the next change */
+	if (!err && pthread_create(&st->saver, NULL, state_saver, st) == 0)
+		atomic_store(&st->saver_started, true);
+	return err;
+}
+
+int state_close(struct state *st)
+{
+	int err = 0;
+
+	if (!st)
+		return 0;
+	if (atomic_load(&st->saver_started)) {
+		pthread_mutex_lock(&st->note_lock);
+		st->stop = true;
+		pthread_cond_signal(&st->note_cond);
+		pthread_mutex_unlock(&st->note_lock);
+		pthread_join(st->saver, NULL);
+	}
+	pthread_mutex_lock(&st->lock);
+	if (st->live)
+		err = state_write(st);
+	pthread_mutex_unlock(&st->lock);
+	state_free(st);
+	return err;
+}
+
+const char *state_path(const struct state *st)
+{
+	return st->path;
+}
