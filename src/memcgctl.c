@@ -58,15 +58,40 @@ static char *ctl_slurp(const char *path)
 
 static int ctl_ask(int fd, const char *line, char *ans, size_t size);
 
+/* The mount's simulated-task socket, as the mount itself says (the
+ * "socket" line of the root's status attribute): each mount instance has
+ * its own, whichever namespace this runs in. */
+static int ctl_socket_of(const char *mount, char *path, size_t size)
+{
+	char buf[1024];
+	ssize_t n = getxattr(mount, CGFS_STATUS_XATTR, buf, sizeof(buf) - 1);
+	const char *p;
+	size_t len;
+
+	if (n < 0) {
+		fprintf(stderr, "memcgctl: %s: not a memcgfs mount (%s)\n", mount, strerror(errno));
+		return -1;
+	}
+	buf[n] = '\0';
+	for (p = buf; p && strncmp(p, "socket ", 7); p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		;
+	if (!p || !strncmp(p + 7, "none", 4) || (len = strcspn(p + 7, "\n")) >= size) {
+		fprintf(stderr, "memcgctl: %s: the daemon has no simulated-task socket\n", mount);
+		return -1;
+	}
+	memcpy(path, p + 7, len);
+	path[len] = '\0';
+	return 0;
+}
+
 /* Connected, and known to the daemon (the hello round trip) before it
  * returns; a refusal's reason is printed. */
 static int ctl_connect(const char *mount)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char real[PATH_MAX];
 	int fd;
 
-	if (!realpath(mount, real) || sim_socket_path(real, sa.sun_path, sizeof(sa.sun_path)))
+	if (ctl_socket_of(mount, sa.sun_path, sizeof(sa.sun_path)))
 		return -1;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {

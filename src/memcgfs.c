@@ -374,8 +374,10 @@ static int memcgfs_serve(struct cgfs *fs, struct mcg_machine *cfg, struct fuse_a
 	env.mirror = mirror_start(&env, enforce);   /* before the socket admits */
 	env.sim = sim_start(&env);
 	/* the socket's tasks first: a simulated task's kill is its own */
-	if (env.sim)
+	if (env.sim) {
 		cgfs_source_add(fs, &sim_source_ops, env.sim);
+		fs->sim_socket = sim_path(env.sim);
+	}
 	if (env.mirror)
 		cgfs_source_add(fs, &mirror_source_ops, env.mirror);
 	if (!fs->watch || !fs->rel || !env.mirror)
@@ -409,6 +411,7 @@ static int memcgfs_serve(struct cgfs *fs, struct mcg_machine *cfg, struct fuse_a
 out_signals:
 	atomic_store(&fs->nsources, 0);        /* no kill reaches a stopping source */
 	sim_stop(env.sim);                    /* no more admissions */
+	fs->sim_socket = NULL;
 	mirror_stop(env.mirror);              /* continues what it stopped */
 	watchdog_stop(env.watchdog);
 	sim_free(env.sim);

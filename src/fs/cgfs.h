@@ -49,6 +49,7 @@ struct cgfs {
 	pid_t supervisor_pid;          /* who holds the connection (memcgctl status) */
 	unsigned restarts;             /* workers before this one on the connection */
 	const char *state_file;        /* NULL: none (memcgctl status says so) */
+	const char *sim_socket;        /* the simulated-task socket, or NULL */
 	uint64_t fh_tag;               /* this worker's tag in every fi->fh (ops.c) */
 	struct state *state;           /* the state file (fs/state.h), or NULL */
 };

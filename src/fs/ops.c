@@ -572,13 +572,14 @@ static void cgfs_reply_xattr(fuse_req_t req, int ret, char *buf, size_t size)
  * serves this mount, one "key value" a line, for memcgctl status. */
 static int cgfs_status(struct cgfs *fs, char *buf, size_t size)
 {
-	char text[512];
+	char text[1024];
 	int n = snprintf(text, sizeof(text),
 			 "supervisor_pid %d\nworker_pid %d\nworker_restarts %u\n"
-			 "state_file %s\nprofile %u.%u\n",
+			 "state_file %s\nprofile %u.%u\nsocket %s\n",
 			 (int)fs->supervisor_pid, (int)getpid(), fs->restarts,
 			 fs->state_file ? fs->state_file : "none",
-			 fs->prof->version / 1000, fs->prof->version % 1000);
+			 fs->prof->version / 1000, fs->prof->version % 1000,
+			 fs->sim_socket ? fs->sim_socket : "none");
 
 	if (size && (size_t)n > size)
 		return -ERANGE;

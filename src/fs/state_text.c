@@ -385,7 +385,12 @@ int state_render(struct cgfs *fs, struct cgfs_out *o)
 		bool root = mcg_is_root(g);
 		struct cgfs_req r;
 		struct stat dir;
+		size_t mark = o->len;
 
+		/* a group an rmdir takes away meanwhile is left out, whole: its
+		 * files answer ENODEV from then on, and it is gone anyway */
+		if (mcg_removed(g))
+			continue;
 		state_req(&r, fs, g);
 		cgfs_printf(o, "group ");
 		state_put_escaped(o, w.path[i]);
@@ -398,6 +403,11 @@ int state_render(struct cgfs *fs, struct cgfs_out *o)
 			cgfs_printf(o, "set %s ", f->name);
 			w.err = state_put_value(&r, f, o);
 			cgfs_printf(o, "\n");
+		}
+		if (w.err == -ENODEV && mcg_removed(g)) {
+			w.err = 0;
+			o->len = mark;
+			continue;
 		}
 		node_getattr(fs, g, -1, &dir);
 		state_put_node(fs, o, g, -1, &dir, 0, 0);

@@ -89,11 +89,19 @@ struct sim_server {
 int sim_socket_path(const char *mountpoint, char *buf, size_t size)
 {
 	uint64_t h = 1469598103934665603ull;      /* FNV-1a */
+	struct stat ns;
 
+	if (stat("/proc/self/ns/mnt", &ns))
+		return -errno;
 	for (const char *p = mountpoint; *p; p++)
 		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	return snprintf(buf, size, SIM_DIR "/%016llx.sock", (unsigned long long)h) < (int)size ?
-		0 : -ENAMETOOLONG;
+	return snprintf(buf, size, SIM_DIR "/%016llx.%llu.sock", (unsigned long long)h,
+			(unsigned long long)ns.st_ino) < (int)size ? 0 : -ENAMETOOLONG;
+}
+
+const char *sim_path(const struct sim_server *s)
+{
+	return s->path;
 }
 
 /* The user's record, made on first use. Caller holds s->lock. */

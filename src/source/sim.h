@@ -15,8 +15,14 @@ struct source_env;
 struct mcg_group;
 struct sim_server;
 
-/* The socket of the mount at mountpoint (an absolute, resolved path). */
+/* The socket of the mount at mountpoint (an absolute, resolved path) made
+ * in the caller's mount namespace: one per mount instance (two daemons on
+ * the same path in two namespaces have two), the same for every worker of
+ * a mount. Clients learn it from the mount (its status attribute's
+ * "socket" line), never by computing it. */
 int sim_socket_path(const char *mountpoint, char *buf, size_t size);
+/* The path the server listens on. */
+const char *sim_path(const struct sim_server *s);
 
 struct sim_server *sim_start(struct source_env *env);
 /* Stop accepting and end every connection (their threads are gone when it

@@ -29,10 +29,12 @@ import time
 
 
 def sock_path(mnt):
-    h = 1469598103934665603
-    for b in os.path.realpath(mnt).encode():
-        h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
-    return "/run/memcgfs/%016x.sock" % h
+    """the mount's socket, as its status attribute names it"""
+    for line in os.getxattr(mnt, "user.memcgfs.status").decode().splitlines():
+        key, _, value = line.partition(" ")
+        if key == "socket":
+            return value
+    raise OSError("no socket line in %s's status" % mnt)
 
 
 def connect(mnt):

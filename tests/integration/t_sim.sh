@@ -130,6 +130,26 @@ expect "exit ends the task" "$?" 0
 wait_until 5 sh -c "[ \$(grep '^rss ' '$V/memory.stat' | cut -d' ' -f2) -eq 0 ]" && ok ||
 	bad "exit: nothing after it ran, its memory is gone"
 
+# the mount says where its socket is (the status attribute), and two
+# daemons on the same path in two mount namespaces have one socket each:
+# each one's simulated tasks land in its own tree
+expect "the status names the socket" "$(daemon_status "$MNT" socket | grep -c '^/run/memcgfs/.*\.sock$')" 1
+test -S "$(daemon_status "$MNT" socket)" && ok || bad "no socket at the path the status names"
+mkdir "$MNT/host"
+out=$(unshare -m --propagation private sh -c '
+	umount -l "$1"
+	"$2/memcgfs" -o kernel=6.12 "$1" || exit 1
+	mkdir "$1/inner"
+	"$2/memcgctl" sim -m "$1" -g /inner -e "alloc anon x 4M" -e "touch x seq write" || echo "sim failed"
+	ls "$1" | grep -c "^host$"
+	fusermount3 -u "$1"' sh "$MNT" "$MEMCGFS_BUILD" 2>&1)
+expect "the inner daemon serves its own tree" "$out" "0"
+"$CTL" sim -m "$MNT" -g /host -e 'alloc anon h 2M' -e 'touch h seq write' -e 'sleep 30s' &
+S=$!
+stat_is "$MNT/host" rss $((2 << 20)) && ok || bad "the outer daemon's task lands in its own tree: rss $(stat_of "$MNT/host" rss)"
+expect "nothing of the inner tree here" "$(ls "$MNT" | grep -c '^inner$')" 0
+kill $S; wait $S 2>/dev/null
+
 # joining obeys the tasks permission rule: a user cannot join root's group
 expect "user cannot join" "$(as_user "$TEST_USER" "$CTL" sim -m "$MNT" -g /a -e 'alloc anon x 1M' 2>&1 | grep -c 'Permission denied')" "1"
 summary
