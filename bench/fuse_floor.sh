@@ -17,17 +17,19 @@ build=${1:-build}
 mnt=$(mktemp -d "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench.XXXXXX")
 flo=$(mktemp -d "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench.XXXXXX")
 "$build/memcgfs" -f "$mnt" 2>/dev/null &
-mpid=$!
+spid=$!
 "$build/fuse_floor" "$flo" &
 fpid=$!
 cleanup() {
 	fusermount3 -u "$mnt" 2>/dev/null || true
 	fusermount3 -u "$flo" 2>/dev/null || true
-	wait "$fpid" "$mpid" 2>/dev/null || true
+	wait "$fpid" "$spid" 2>/dev/null || true
 	rmdir "$mnt" "$flo" 2>/dev/null || true
 }
 trap cleanup EXIT
 for _ in $(seq 100); do mountpoint -q "$flo" && mountpoint -q "$mnt" && break; sleep 0.05; done
+# memcgfs's CPU is its worker's (the process started is its supervisor)
+mpid=$("$build/memcgctl" status -m "$mnt" | awk '$1 == "worker_pid" { print $2 }')
 mkdir "$mnt/g"
 /usr/bin/python3 - "$mnt/g" "$mpid" "$flo/g/f" "$fpid" <<'PY'
 import os, statistics, sys, time

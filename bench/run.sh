@@ -28,6 +28,8 @@ declare -A limit=([engine]=120 [charge]=240 [sim_throughput]=120 [move]=120 [mov
 
 run_tmp=$(mktemp -d "${MEMCGFS_BENCH_TMPDIR:-/tmp}/memcgfs-bench-run.XXXXXX")
 export MEMCGFS_BENCH_TMP=$run_tmp       # the scripts mount under it
+mkdir "$run_tmp/state"
+export STATE_DIRECTORY=$run_tmp/state   # and their daemons' state files go with it
 step_pgid=
 
 # End what is left of a step: every process of its group (a script killed

@@ -17,7 +17,8 @@ set -eu
 build=${1:-build}
 groups=${2:-65534}
 mnt=$(mktemp -d "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench.XXXXXX")
-"$build/memcgfs" -o kernel=6.12,memory=8G "$mnt"
+# (no state file: what a change costs with one is bench/state_cost.sh's)
+"$build/memcgfs" -o kernel=6.12,memory=8G,nostate "$mnt"
 # the worker: it holds the engine (the pid started is its supervisor's)
 pid=$("$build/memcgctl" status -m "$mnt" | awk '$1 == "worker_pid" { print $2 }')
 cleanup() {

@@ -39,8 +39,8 @@ struct mcg_engine *mcg_engine_new(const struct mcg_machine *m, const struct mcg_
 	pthread_rwlock_init(&e->tree_lock, NULL);
 	pthread_mutex_init(&e->id_lock, NULL);
 	e->next_id = 1;
-	e->by_id = calloc(MCG_ID_MAX + 1, sizeof(*e->by_id));   /* NULL pointers */
-	e->id_gen = calloc(MCG_ID_MAX + 1, sizeof(*e->id_gen));
+	e->by_id = calloc(MCG_ID_CHUNKS, sizeof(*e->by_id));    /* no chunk yet */
+	e->by_id_live = calloc(MCG_ID_CHUNKS, sizeof(*e->by_id_live));
 	e->tasks = task_table_new();
 	if (e->m.mem_pages >= (long)VM_MAX_PAGES || e->m.swap_pages >= (long)VM_MAX_PAGES ||
 	    page_pool_init(&e->pages, e->m.mem_pages, e->m.nodes, e->m.node_pages) || charge_init(e) ||
@@ -49,12 +49,15 @@ struct mcg_engine *mcg_engine_new(const struct mcg_machine *m, const struct mcg_
 		mcg_engine_free(e);
 		return NULL;
 	}
-	e->root = e->by_id && e->id_gen ? mcg_alloc(e, NULL, "") : NULL;
+	e->root = e->by_id && e->by_id_live ? mcg_alloc(e, NULL, "") : NULL;
 	if (!e->root || !e->tasks) {
 		mcg_engine_free(e);
 		return NULL;
 	}
-	mcg_id_assign(e, e->root);
+	if (mcg_id_assign(e, e->root)) {
+		mcg_engine_free(e);
+		return NULL;
+	}
 	e->nr_groups = 1;
 	return e;
 }
@@ -79,8 +82,10 @@ void mcg_engine_free(struct mcg_engine *e)
 	soft_destroy(e);               /* after the tree: it holds no reference */
 	pthread_rwlock_destroy(&e->tree_lock);
 	pthread_mutex_destroy(&e->id_lock);
+	for (unsigned c = 0; e->by_id && c < MCG_ID_CHUNKS; c++)
+		free(e->by_id[c]);
 	free(e->by_id);
-	free(e->id_gen);
+	free(e->by_id_live);
 	free(e);
 }
 

@@ -84,7 +84,11 @@ static inline void stat_add(struct mcg_group *g, enum stat_item it, long delta)
  * that holds something pinning the group (a charged page of it). */
 static inline struct mcg_group *mcg_by_id_pinned(struct mcg_engine *e, unsigned id)
 {
-	return atomic_load_explicit(&e->by_id[id], memory_order_acquire);
+	/* (the pinned group keeps its chunk: a chunk goes with its last id) */
+	struct mcg_group *_Atomic *chunk =
+		atomic_load_explicit(&e->by_id[id >> MCG_ID_CHUNK_SHIFT], memory_order_acquire);
+
+	return atomic_load_explicit(&chunk[id & (MCG_ID_CHUNK - 1)], memory_order_acquire);
 }
 
 /* memcg.h's mcg_is_root, inline for the charge path */
@@ -100,8 +104,9 @@ static inline struct mcg_group *mcg_by_id_pinned(struct mcg_engine *e, unsigned 
 /* memcg.c: a new group under parent (NULL: the root), not yet linked nor
  * numbered; NULL without memory. */
 struct mcg_group *mcg_alloc(struct mcg_engine *e, struct mcg_group *parent, const char *name);
-/* memcg.c: give g the next free id (the caller checked there is one). */
-void mcg_id_assign(struct mcg_engine *e, struct mcg_group *g);
+/* memcg.c: give g the next free id (the caller checked there is one);
+ * -ENOMEM without memory for the id table's chunk. */
+int mcg_id_assign(struct mcg_engine *e, struct mcg_group *g);
 /* memcg.c: free g and everything below it, references or not (teardown). */
 void mcg_free_subtree(struct mcg_group *g);
 

@@ -75,40 +75,68 @@ struct mcg_group *mcg_alloc(struct mcg_engine *e, struct mcg_group *parent,
 	return g;
 }
 
-/* Take the lowest free id at or after next_id (wrapping), as an IDR would
- * hand them out cyclically. Caller checked nr_groups < MCG_ID_MAX. */
-void mcg_id_assign(struct mcg_engine *e, struct mcg_group *g)
+/* The slot of id (id_lock held), its chunk made first if make; NULL when
+ * there is no chunk (every id of it free) or no memory for one. */
+static struct mcg_group *_Atomic *mcg_id_slot(struct mcg_engine *e, unsigned id, bool make)
 {
+	struct mcg_group *_Atomic *chunk = atomic_load(&e->by_id[id >> MCG_ID_CHUNK_SHIFT]);
+
+	if (!chunk && make) {
+		if (!(chunk = calloc(MCG_ID_CHUNK, sizeof(*chunk))))
+			return NULL;
+		atomic_store_explicit(&e->by_id[id >> MCG_ID_CHUNK_SHIFT], chunk, memory_order_release);
+	}
+	return chunk ? &chunk[id & (MCG_ID_CHUNK - 1)] : NULL;
+}
+
+static bool mcg_id_taken(struct mcg_engine *e, unsigned id)
+{
+	struct mcg_group *_Atomic *slot = mcg_id_slot(e, id, false);
+
+	return slot && atomic_load(slot);
+}
+
+/* id_lock held: g takes id (free); -ENOMEM without a chunk for it. */
+static int mcg_id_publish(struct mcg_engine *e, struct mcg_group *g, unsigned id, unsigned gen)
+{
+	struct mcg_group *_Atomic *slot = mcg_id_slot(e, id, true);
+
+	if (!slot)
+		return -ENOMEM;
+	g->id = id;
+	g->gen = gen;
+	if (e->gen_next < gen + 1)
+		e->gen_next = gen + 1;
+	e->by_id_live[id >> MCG_ID_CHUNK_SHIFT]++;
+	atomic_store_explicit(slot, g, memory_order_release);
+	return 0;
+}
+
+/* Take the lowest free id at or after next_id (wrapping), as an IDR would
+ * hand them out cyclically, with the next generation (one counter for
+ * every id: an inode number and its generation never name two groups).
+ * Caller checked nr_groups < MCG_ID_MAX. -ENOMEM. */
+int mcg_id_assign(struct mcg_engine *e, struct mcg_group *g)
+{
+	int err;
+
 	pthread_mutex_lock(&e->id_lock);
-	while (atomic_load(&e->by_id[e->next_id]))
+	while (mcg_id_taken(e, e->next_id))
 		e->next_id = e->next_id % MCG_ID_MAX + 1;
-	g->id = e->next_id;
-	g->gen = e->id_gen[g->id]++;
-	if (e->id_gen[g->id] > e->id_gen_max)
-		e->id_gen_max = e->id_gen[g->id];
-	atomic_store_explicit(&e->by_id[g->id], g, memory_order_release);
-	e->next_id = e->next_id % MCG_ID_MAX + 1;
+	if (!(err = mcg_id_publish(e, g, e->next_id, e->gen_next)))
+		e->next_id = e->next_id % MCG_ID_MAX + 1;
 	pthread_mutex_unlock(&e->id_lock);
+	return err;
 }
 
 /* Give g the id and generation it had before a restart: -EBUSY when the
- * id is taken. Its next holder gets gen + 1 at least. */
+ * id is taken. Every later group gets a generation above gen. */
 static int mcg_id_claim(struct mcg_engine *e, struct mcg_group *g, unsigned id, unsigned gen)
 {
-	int err = 0;
+	int err;
 
 	pthread_mutex_lock(&e->id_lock);
-	if (atomic_load(&e->by_id[id])) {
-		err = -EBUSY;
-	} else {
-		g->id = id;
-		g->gen = gen;
-		if (e->id_gen[id] < gen + 1)
-			e->id_gen[id] = gen + 1;
-		if (e->id_gen[id] > e->id_gen_max)
-			e->id_gen_max = e->id_gen[id];
-		atomic_store_explicit(&e->by_id[id], g, memory_order_release);
-	}
+	err = mcg_id_taken(e, id) ? -EBUSY : mcg_id_publish(e, g, id, gen);
 	pthread_mutex_unlock(&e->id_lock);
 	return err;
 }
@@ -117,7 +145,7 @@ void mcg_ids_get(struct mcg_engine *e, unsigned *next_id, unsigned *gen_floor)
 {
 	pthread_mutex_lock(&e->id_lock);
 	*next_id = e->next_id;
-	*gen_floor = e->id_gen_max;
+	*gen_floor = e->gen_next;
 	pthread_mutex_unlock(&e->id_lock);
 }
 
@@ -127,11 +155,8 @@ int mcg_ids_restore(struct mcg_engine *e, unsigned next_id, unsigned gen_floor)
 		return -EINVAL;
 	pthread_mutex_lock(&e->id_lock);
 	e->next_id = next_id;
-	for (unsigned id = 1; id <= MCG_ID_MAX; id++)
-		if (e->id_gen[id] < gen_floor)
-			e->id_gen[id] = gen_floor;
-	if (e->id_gen_max < gen_floor)
-		e->id_gen_max = gen_floor;
+	if (e->gen_next < gen_floor)
+		e->gen_next = gen_floor;
 	pthread_mutex_unlock(&e->id_lock);
 	return 0;
 }
@@ -143,7 +168,7 @@ struct mcg_group *mcg_by_id(struct mcg_engine *e, unsigned id)
 	if (id == 0 || id > MCG_ID_MAX)
 		return NULL;
 	pthread_mutex_lock(&e->id_lock);
-	g = atomic_load(&e->by_id[id]);
+	g = mcg_id_taken(e, id) ? atomic_load(mcg_id_slot(e, id, false)) : NULL;
 	/* Get unless zero: a group whose last reference is going stays in the
 	 * table until mcg_free takes it out under this lock. */
 	if (g) {
@@ -163,8 +188,16 @@ static void mcg_free(struct mcg_group *g)
 	struct mcg_engine *e = g->eng;
 
 	if (g->id) {
+		unsigned c = g->id >> MCG_ID_CHUNK_SHIFT;
+
 		pthread_mutex_lock(&e->id_lock);
-		atomic_store(&e->by_id[g->id], NULL);
+		atomic_store(mcg_id_slot(e, g->id, false), NULL);
+		/* no reader can be in a chunk whose ids are all free: the
+		 * others take id_lock, a pinned one holds a group of it */
+		if (--e->by_id_live[c] == 0) {
+			free(atomic_load(&e->by_id[c]));
+			atomic_store(&e->by_id[c], NULL);
+		}
 		pthread_mutex_unlock(&e->id_lock);
 	}
 
@@ -298,7 +331,7 @@ int mcg_create_as(struct mcg_engine *e, struct mcg_group *parent, const char *na
 		;                         /* changed while the charge ran */
 	} else if (!(g = mcg_alloc(e, parent, name))) {
 		err = -ENOMEM;
-	} else if (id ? (err = mcg_id_claim(e, g, id, gen)) : (mcg_id_assign(e, g), 0)) {
+	} else if ((err = id ? mcg_id_claim(e, g, id, gen) : mcg_id_assign(e, g))) {
 		mcg_free(g);           /* (no id: nothing of the table to clear) */
 	} else if (init && (err = init(g, arg))) {
 		mcg_free(g);

@@ -21,6 +21,9 @@
 #include "engine/swap.h"
 
 #define MCG_ID_MAX 65535   /* groups alive at once, dying ones and the root included */
+#define MCG_ID_CHUNK_SHIFT 8
+#define MCG_ID_CHUNK  (1u << MCG_ID_CHUNK_SHIFT)                 /* slots a chunk */
+#define MCG_ID_CHUNKS ((MCG_ID_MAX >> MCG_ID_CHUNK_SHIFT) + 1)
 /* A group's name: cgroupfs takes every name the VFS passes (§11.6), and
  * FUSE passes up to PATH_MAX - 1 bytes. */
 #define MCG_NAME_MAX 4095
@@ -134,10 +137,13 @@ struct mcg_engine {
 	struct mcg_group *root;
 	unsigned nr_groups;           /* alive, dying and root included */
 	bool tearing_down;            /* mcg_engine_free is running */
-	pthread_mutex_t id_lock;      /* by_id, id_gen, next_id */
-	struct mcg_group *_Atomic *by_id;  /* [MCG_ID_MAX + 1] */
-	unsigned *id_gen;
-	unsigned id_gen_max;          /* the largest of id_gen */
+	pthread_mutex_t id_lock;      /* by_id, by_id_live, gen_next, next_id */
+	/* id -> group in chunks of MCG_ID_CHUNK slots, each made when an id
+	 * in it is first taken and freed when its last holder goes, so that
+	 * the table costs what the live ids do (an IDR's radix nodes) */
+	struct mcg_group *_Atomic *_Atomic *by_id;   /* [MCG_ID_CHUNKS] */
+	unsigned short *by_id_live;   /* [MCG_ID_CHUNKS]: taken slots */
+	unsigned gen_next;            /* the next group's generation (any id) */
 	unsigned next_id;
 	atomic_uint vm_swappiness;
 	struct task_table *tasks;

@@ -400,7 +400,8 @@ START_TEST(test_ids_recycle_with_generation)
 {
 	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
 	struct mcg_group *a = fixture_group(e, e->root, "a"), *b, *l;
-	unsigned id = a->id;
+	unsigned id = a->id, gen = a->gen, chunks = 0;
+	bool reused = false;
 
 	ck_assert_uint_eq(e->root->id, 1);
 	ck_assert_uint_ne(id, 1);
@@ -416,16 +417,23 @@ START_TEST(test_ids_recycle_with_generation)
 	mcg_put(l);
 	mcg_put(a);
 	ck_assert_ptr_null(mcg_by_id(e, id));
-	/* ids are handed out cyclically; a reused id has a new generation */
-	for (unsigned i = 0; i < MCG_ID_MAX - 2; i++) {
+	/* ids are handed out cyclically; a reused id has a newer generation
+	 * (one counter for every id) */
+	for (unsigned i = 0; i < MCG_ID_MAX + 2 && !reused; i++) {
 		ck_assert_int_eq(mcg_create(e, e->root, "x", NULL, NULL, &b), 0);
 		if (b->id == id) {
-			ck_assert_uint_eq(b->gen, 1);
-			i = MCG_ID_MAX;
+			ck_assert_uint_gt(b->gen, gen);
+			reused = true;
 		}
 		ck_assert_int_eq(mcg_remove(e, b), 0);
 		mcg_put(b);
 	}
+	ck_assert(reused);
+	/* the id table holds chunks for live ids only: the root's, now */
+	for (unsigned c = 0; c < MCG_ID_CHUNKS; c++)
+		chunks += atomic_load(&e->by_id[c]) != NULL;
+	ck_assert_uint_eq(chunks, 1);
+	ck_assert_uint_eq(e->by_id_live[0], 1);
 	mcg_engine_free(e);
 }
 END_TEST
