@@ -75,8 +75,9 @@ struct cgfs_fh {
 	pid_t pid;
 	bool agent_cap;                /* opener may write release_agent */
 	pthread_mutex_t lock;          /* the read snapshot, pos, read */
-	char *snap;
-	size_t snap_len;
+	char *snap;                    /* its buffer, kept for the next one */
+	size_t snap_len, snap_cap;
+	bool snapped;                  /* snap holds a rendering */
 	off_t pos;                     /* where the last read ended (seq_file's
 					* read_pos): a read there continues */
 	bool read;                     /* read at least once (poll, §11.7) */

@@ -383,17 +383,17 @@ static void cgfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_inf
  * directory listing (directories). */
 static int cgfs_snapshot(fuse_req_t req, struct cgfs_fh *fh)
 {
-	struct cgfs_out o = { 0 };
+	/* rendered into the last one's buffer: no allocation once it fits */
+	struct cgfs_out o = { .buf = fh->snap, .cap = fh->snap_cap };
 	struct cgfs_req r;
 	int err;
 
 	cgfs_req_init(&r, req, fh->g, fh);
 	err = cgfs_file_read(&r, &cgfs_files[fh->row], &o);
-	free(fh->snap);
-	fh->snap = err ? NULL : o.buf;
+	fh->snap = o.buf;
+	fh->snap_cap = o.cap;
 	fh->snap_len = err ? 0 : o.len;
-	if (err)
-		cgfs_out_free(&o);
+	fh->snapped = !err;
 	return err;
 }
 
@@ -401,28 +401,29 @@ static void cgfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			 struct fuse_file_info *fi)
 {
 	struct cgfs_fh *fh = cgfs_fh_of(req, fi);
-	char *out = NULL;
+	char small[4096], *out = small;
 	size_t len = 0;
 	int err = 0;
+
 	if (!fh)
 		return cgfs_reply_err(req, -EBADF);
-
 	pthread_mutex_lock(&fh->lock);
 	/* As seq_file does (§11.8): a read where the last one ended continues
 	 * the text generated then, even after rmdir; a read at any other
 	 * offset (or the first) generates it afresh and serves that offset
 	 * from the new text. Text a removed group would have to generate, the
 	 * end of the old text included, is ENODEV. */
-	if (!fh->snap || off != fh->pos)
+	if (!fh->snapped || off != fh->pos)
 		err = mcg_removed(fh->g) ? -ENODEV : cgfs_snapshot(req, fh);
 	else if ((size_t)off >= fh->snap_len && mcg_removed(fh->g))
 		err = -ENODEV;
 	if (!err && (size_t)off < fh->snap_len) {
 		len = fh->snap_len - (size_t)off < size ? fh->snap_len - (size_t)off : size;
-		if ((out = malloc(len)))
-			memcpy(out, fh->snap + off, len);
-		else
+		/* (a copy: the reply must not touch fh, see below) */
+		if (len > sizeof(small) && !(out = malloc(len)))
 			err = -ENOMEM;
+		else
+			memcpy(out, fh->snap + off, len);
 	}
 	if (!err) {
 		fh->pos = off + (off_t)len;
@@ -435,7 +436,8 @@ static void cgfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		cgfs_reply_err(req, err);
 	else
 		fuse_reply_buf(req, out, len);
-	free(out);
+	if (out != small)
+		free(out);
 }
 
 /* §11.7: POLLIN|POLLOUT|POLLPRI|POLLERR on a fresh handle until its first
@@ -448,9 +450,9 @@ static void cgfs_op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 	struct cgfs_fh *fh = cgfs_fh_of(req, fi);
 	unsigned mask = POLLIN | POLLOUT;
 	bool fresh;
+
 	if (!fh)
 		return cgfs_reply_err(req, -EBADF);
-
 	if (ph)
 		fuse_pollhandle_destroy(ph);
 	pthread_mutex_lock(&fh->lock);
@@ -475,9 +477,9 @@ static void cgfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_
 	struct cgfs_fh *fh = cgfs_fh_of(req, fi);
 	struct cgfs_req r;
 	int err;
+
 	if (!fh)
 		return cgfs_reply_err(req, -EBADF);
-
 	cgfs_req_init(&r, req, fh->g, fh);
 	err = cgfs_file_write(&r, &cgfs_files[fh->row], buf, size);
 	/* Kernel-internal errnos (512 and up, e.g. ENOTSUPP 524 of old kmem
