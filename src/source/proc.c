@@ -357,7 +357,8 @@ long proc_list(bool threads, pid_t **out)
 			free(tgids);
 			return err;
 		}
-		qsort(tgids, ntg, sizeof(*tgids), proc_pid_cmp);
+		if (ntg)                       /* (qsort takes no NULL) */
+			qsort(tgids, ntg, sizeof(*tgids), proc_pid_cmp);
 		*out = tgids;
 		return (long)ntg;
 	}
@@ -372,7 +373,8 @@ long proc_list(bool threads, pid_t **out)
 		free(v);
 		return err;
 	}
-	qsort(v, n, sizeof(*v), proc_pid_cmp);
+	if (n)
+		qsort(v, n, sizeof(*v), proc_pid_cmp);
 	*out = v;
 	return (long)n;
 }
@@ -389,7 +391,8 @@ long proc_threads_of(pid_t tgid, pid_t **out)
 		free(v);
 		return err;
 	}
-	qsort(v, n, sizeof(*v), proc_pid_cmp);
+	if (n)                          /* none left (exiting): v is NULL */
+		qsort(v, n, sizeof(*v), proc_pid_cmp);
 	*out = v;
 	return (long)n;
 }
