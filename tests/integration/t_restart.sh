@@ -253,10 +253,10 @@ fix_crc "$DATA/garbled"
 refused "$DATA/garbled" && ok || bad "a garbled state file was accepted"
 expect "garbled: the record" "$OUT" \
 	"memcgfs: $DATA/garbled: line $gl, byte $(head -n $(( gl - 1 )) "$DATA/good" | wc -c): unknown record \"gr0up\""
-sed '1s/^memcgfs-state 1$/memcgfs-state 2/' "$DATA/good" > "$DATA/newer"
+sed '1s/^memcgfs-state 2$/memcgfs-state 3/' "$DATA/good" > "$DATA/newer"
 refused "$DATA/newer" && ok || bad "a newer state file was accepted"
 expect "newer format" "$OUT" \
-	"memcgfs: $DATA/newer: line 1, byte 14: format 2 is newer than this memcgfs reads (1)"
+	"memcgfs: $DATA/newer: line 1, byte 14: format 3 is newer than this memcgfs reads (2)"
 PROFILE=kernel=6.12 refused "$DATA/good" && ok || bad "a state file of another profile was accepted"
 expect "another profile" "$OUT" \
 	"memcgfs: $DATA/good: line 3, byte $(head -n 2 "$DATA/good" | wc -c): written under kernel=5.10; this daemon runs kernel=6.12 (give the same options, or -o fresh)"
