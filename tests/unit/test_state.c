@@ -298,15 +298,20 @@ static struct mcg_group *st_get(const char *path)
 
 START_TEST(test_journal)
 {
-	char *t = st_build(), *want, *got, *c;
+	char *t = st_build(), *want, *got, *c, wmsg[512];
 	struct mcg_group *a = st_get("/a"), *b = st_get("/a/b c"), *cg = st_get("/c"), *root = sfs[0].eng->root;
 	struct mcg_group *n1, *n2, *n3, *sp = st_get("/a/b c/\\x\t");
 	size_t f1, len, mid;
 
-	/* a limit; a new group with a setting; a rename above a group */
+	/* a limit; both limits raised (replayed, the memory limit is refused
+	 * until the memsw one is raised: tried again); a new group with a
+	 * setting; a rename above a group */
 	st_write(a, "memory.limit_in_bytes", "32M");
 	t = st_frame(t, &a, 1);
 	f1 = strlen(t);
+	st_write(a, "memory.memsw.limit_in_bytes", "512M");
+	st_write(a, "memory.limit_in_bytes", "256M");
+	t = st_frame(t, &a, 1);
 	n1 = st_mkdir(cg, "new");
 	st_write(n1, "memory.swappiness", "3");
 	t = st_frame(t, (struct mcg_group *[]){ n1, cg }, 2);
@@ -351,6 +356,23 @@ START_TEST(test_journal)
 	ck_assert_ptr_nonnull(strstr(got, "set memory.swappiness 9\n"));
 	free(got);
 
+	/* a sound frame that says what cannot be: the record is named */
+	{
+		size_t at = strlen(t), line = 1;
+		char *bad = malloc(at + 256), *g;
+
+		strcpy(bad, t);
+		g = bad + at;
+		sprintf(g, "ids 99 1\ngroup /zz 98 0 97\nnode - 0755 0 0\nfiles 0 0\n");
+		sprintf(g + strlen(g), "commit 4 %08x\n", state_crc32(g, strlen(g)));
+		for (size_t i = 0; i < at; i++)
+			line += bad[i] == '\n';
+		snprintf(wmsg, sizeof(wmsg), "F: line %zu, byte %zu: mkdir /zz (id 98): No such file or "
+			 "directory", line + 1, at + 9);
+		st_refused(bad, strlen(bad), PROF_KV(5, 10), -ENOENT, wmsg);
+		free(bad);
+	}
+
 	/* a frame damaged before the last: refused, naming its first byte */
 	strcpy(c, t);
 	c[f1 + 10] = c[f1 + 10] == '7' ? '8' : '7';
@@ -361,10 +383,10 @@ START_TEST(test_journal)
 		for (size_t i = 0; i < f1; i++)
 			line += c[i] == '\n';
 		at = (size_t)(commit - c);
-		snprintf(want, strlen(want), "F: line %zu, byte %zu: checksum mismatch: the journal frame "
+		snprintf(wmsg, sizeof(wmsg), "F: line %zu, byte %zu: checksum mismatch: the journal frame "
 			 "of the %zu bytes up to its commit record at byte %zu was changed or damaged",
 			 line, f1, at - f1, at);
-		st_refused(c, strlen(c), PROF_KV(5, 10), -EBADMSG, want);
+		st_refused(c, strlen(c), PROF_KV(5, 10), -EBADMSG, wmsg);
 	}
 	free(c);
 	free(want);
