@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
 # state_cost.sh: what the state file (-o state=PATH, docs/reliability.md)
-# costs a memory.limit_in_bytes write. For each tree size (GROUPS groups
-# under the root), 1,000 write(2)s of one leaf's limit (alternating two
-# values, one open file) with -o nostate and with a state file in
-# STATE_DIR (default /var/tmp: the disk /var/lib/memcgfs is on), 3 rounds;
-# prints the median microseconds per write:
+# costs a change. For each tree size (GROUPS groups under the root, made
+# first), with -o nostate and with a state file in STATE_DIR (default
+# /var/tmp: the disk /var/lib/memcgfs is on), 3 rounds of 1,000 write(2)s
+# of one leaf's memory.limit_in_bytes (alternating two values, one open
+# file) and 3 rounds of 200 mkdirs; prints the median microseconds of
+# each:
 #   state.limit_write_us.nostate.GROUPS   state.limit_write_us.state.GROUPS
-# and the state file's size (state.file_bytes.GROUPS). Needs root and
-# /dev/fuse. Run by hand. Usage: bench/state_cost.sh BUILD_DIR [GROUPS...]
+#   state.mkdir_us.nostate.GROUPS         state.mkdir_us.state.GROUPS
+# the bytes one limit write appends to the journal
+# (state.journal_bytes_per_write.GROUPS), and the size of the snapshot a
+# clean end leaves (state.file_bytes.GROUPS: GROUPS + 600 groups, the
+# mkdirs included). The rounds include the compactions they cause (about
+# one per 2 x the snapshot's bytes of journal), so the figures are the
+# amortized cost. Needs root and /dev/fuse.
+# Run by hand. Usage: bench/state_cost.sh BUILD_DIR [GROUPS...]
 set -eu
 build=${1:-build}
 shift || true
-sizes=${*:-1 100 1000}
+sizes=${*:-1 1000 10000}
 dir=$(mktemp -d "${STATE_DIR:-/var/tmp}/memcgfs-bench.XXXXXX")
 mnt=$dir/mnt
 cleanup() {
@@ -25,21 +32,32 @@ for n in $sizes; do
 		opt=nostate
 		[ "$mode" = state ] && opt="state=$dir/state,fresh"
 		"$build/memcgfs" -o "$opt" "$mnt"
-		for i in $(seq "$n"); do mkdir "$mnt/g$i"; done
-		us=$(/usr/bin/python3 - "$mnt/g1/memory.limit_in_bytes" <<'PY'
+		/usr/bin/python3 - "$mnt" "$n" "$mode" "$dir/state" <<'PY'
 import os, statistics, sys, time
-fd = os.open(sys.argv[1], os.O_WRONLY)
+mnt, n, mode, state = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+for i in range(1, n + 1):
+    os.mkdir('%s/g%d' % (mnt, i))
+fd = os.open(mnt + '/g1/memory.limit_in_bytes', os.O_WRONLY)
+if mode == 'state':
+    size = os.stat(state).st_size
+    for i in range(10):
+        os.write(fd, b'%d\n' % ((100 + (i & 1)) << 20))
+    print('state.journal_bytes_per_write.%d %.0f' % (n, (os.stat(state).st_size - size) / 10))
 rounds = []
 for _ in range(3):
     t = time.perf_counter()
     for i in range(1000):
         os.write(fd, b'%d\n' % ((100 + (i & 1)) << 20))
     rounds.append((time.perf_counter() - t) / 1000 * 1e6)
-print('%.0f' % statistics.median(rounds))
+print('state.limit_write_us.%s.%d %.0f' % (mode, n, statistics.median(rounds)))
+rounds = []
+for r in range(3):
+    t = time.perf_counter()
+    for i in range(200):
+        os.mkdir('%s/g1/m%d_%d' % (mnt, r, i))
+    rounds.append((time.perf_counter() - t) / 200 * 1e6)
+print('state.mkdir_us.%s.%d %.0f' % (mode, n, statistics.median(rounds)))
 PY
-)
-		echo "state.limit_write_us.$mode.$n $us"
-		[ "$mode" = state ] && echo "state.file_bytes.$n $(stat -c %s "$dir/state")"
 		fusermount3 -u "$mnt"
 		# the daemon writes its final state after the unmount: the next
 		# one on the same file waits for its lock
@@ -47,5 +65,6 @@ PY
 			[ "$mode" = nostate ] || flock -n "$dir/state.lock" true && break
 			sleep 0.05
 		done
+		[ "$mode" = state ] && echo "state.file_bytes.$n $(stat -c %s "$dir/state")"
 	done
 done

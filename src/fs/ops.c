@@ -58,10 +58,14 @@ static void cgfs_reply_err(fuse_req_t req, int err)
 }
 
 /* A change the state file records is on disk before its reply
- * (fs/state.h): every successful one passes here. */
-static int cgfs_kept(fuse_req_t req, int err)
+ * (fs/state.h): every one passes here with the group it changed (noted
+ * even when the call failed: a part of it may have been done). */
+static int cgfs_kept(fuse_req_t req, struct mcg_group *g, int err)
 {
-	return err ? err : state_commit(cgfs_of(req)->state);
+	struct state *st = cgfs_of(req)->state;
+
+	state_changed(st, g);
+	return err ? err : state_commit(st);
 }
 
 static void cgfs_op_init(void *userdata, struct fuse_conn_info *conn)
@@ -144,7 +148,7 @@ static void cgfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, i
 				     to_set & FUSE_SET_ATTR_MTIME_NOW ? &now : &attr->st_mtim);
 	}
 	if (to_set & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))
-		err = cgfs_kept(req, err);
+		err = cgfs_kept(req, g, err);
 	if (!err) {
 		node_getattr(fs, g, row, &st);
 		st.st_ino = ino;
@@ -221,7 +225,7 @@ static void cgfs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, m
 	if (!err)
 		node_touch_dir(fs, p);
 	mcg_put(p);
-	if (err || (err = cgfs_kept(req, 0))) {
+	if (err || (err = cgfs_kept(req, g, 0))) {
 		if (g)
 			mcg_put(g);
 		return cgfs_reply_err(req, err);
@@ -243,7 +247,7 @@ static void cgfs_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		event_group_removed(fs, g);
 		node_touch_dir(fs, p);
 	}
-	cgfs_reply_err(req, cgfs_kept(req, err));
+	cgfs_reply_err(req, cgfs_kept(req, g, err));
 	/* a tree taken down gives its memory back to the system: the heap
 	 * keeps freed groups' pages until trimmed, after the reply, every
 	 * CGFS_TRIM_RMDIRS removals, or sooner (but not before
@@ -281,8 +285,8 @@ static void cgfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		mcg_put(np);
 	}
 	mcg_put(p);
+	cgfs_reply_err(req, cgfs_kept(req, g, err));
 	mcg_put(g);
-	cgfs_reply_err(req, cgfs_kept(req, err));
 }
 
 static struct cgfs_fh *cgfs_fh_new(fuse_req_t req, struct mcg_group *g, int row)
@@ -487,7 +491,7 @@ static void cgfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_
 	if (err <= -512)
 		err = -EOPNOTSUPP;
 	if (cgfs_files[fh->row].keep)
-		err = cgfs_kept(req, err);
+		err = cgfs_kept(req, fh->g, err);
 	if (err)
 		return cgfs_reply_err(req, err);
 	fuse_reply_write(req, size);
@@ -620,14 +624,15 @@ static void cgfs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 static void cgfs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 			     const char *value, size_t size, int flags)
 {
-	CGFS_ON_NODE(req, ino, node_setxattr(cgfs_of(req), g, row, name, value, size, flags),
-		     cgfs_reply_err(req, cgfs_kept(req, ret)));
+	CGFS_ON_NODE(req, ino, cgfs_kept(req, g, node_setxattr(cgfs_of(req), g, row, name, value,
+								 size, flags)),
+		     cgfs_reply_err(req, ret));
 }
 
 static void cgfs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
-	CGFS_ON_NODE(req, ino, node_removexattr(cgfs_of(req), g, row, name),
-		     cgfs_reply_err(req, cgfs_kept(req, ret)));
+	CGFS_ON_NODE(req, ino, cgfs_kept(req, g, node_removexattr(cgfs_of(req), g, row, name)),
+		     cgfs_reply_err(req, ret));
 }
 
 /* New regular files cannot be created; links and device nodes neither. */

@@ -1,6 +1,8 @@
-/* state.c: the state file of a mount, as a file: its path, its lock, its
- * atomic writes before each change's reply (and the saver's after a fork),
- * reading it at start and re-attaching its live tasks. The text itself is
+/* state.c: the state file of a mount, as a file: its path, its lock, the
+ * journal frame appended (and fdatasync'ed) before each change's reply
+ * with the records of the groups that changed, the saver's after a fork,
+ * the compaction into one snapshot written atomically, reading it at
+ * start and re-attaching its live tasks. The text itself is
  * state_text.c's. Never holds an engine lock while writing, never
  * re-attaches a reused PID, and never starts empty when the file it was
  * given cannot be read. */
@@ -22,15 +24,26 @@
 
 #define STATE_NOTE_DELAY_MS 100       /* a fork is on disk this long after */
 
+#define STATE_DIRTY_MAX 4096       /* more changed groups at once: a snapshot */
+
 struct state {
 	struct cgfs *fs;
 	char *path, *tmp;
 	int lock_fd, dir_fd;
 	pthread_mutex_t lock;         /* one write at a time (design.md: state.lock,
-				       * taken with no lock held) */
+				       * taken with no lock held); and: */
+	int fd;                       /* path, open for appends (-1: none yet) */
+	off_t size, snap_size;        /* its bytes, those of its snapshot */
+	size_t compact_at;            /* MEMCGFS_STATE_COMPACT_BYTES, or 0 */
+	bool need_snapshot;           /* an append failed: what it lost goes in one */
 	atomic_ulong seq;             /* changes asked to be saved */
 	unsigned long saved;          /* the seq the last write started at */
 	bool live;                    /* state_attach ran: commits write */
+	/* the groups changed since the last write took the list */
+	pthread_mutex_t dirty_lock;   /* (a leaf) dirty, ndirty, overflow */
+	struct mcg_group **dirty;     /* referenced, each once */
+	size_t ndirty, dirty_cap;
+	bool overflow;                /* more than STATE_DIRTY_MAX: dirty dropped */
 	/* membership that changes with no reply to wait for (a fork joins its
 	 * parent's group): the saver writes it a moment later */
 	pthread_mutex_t note_lock;    /* (a leaf) noted, stop */
@@ -42,49 +55,154 @@ struct state {
 	size_t ntasks;
 };
 
-static int state_write_all(int fd, const char *p, size_t n)
+static int state_write_all(int fd, const char *p, size_t n, off_t at)
 {
 	while (n) {
-		ssize_t k = write(fd, p, n);
+		ssize_t k = pwrite(fd, p, n, at);
 
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)
 			return -errno;
 		p += k;
+		at += k;
 		n -= (size_t)k;
 	}
 	return 0;
 }
 
-/* The whole state, atomically: a temporary file in the same directory,
- * fsync, rename over the old one, fsync of the directory. */
+void state_changed(struct state *st, struct mcg_group *g)
+{
+	if (!st || !g)
+		return;
+	pthread_mutex_lock(&st->dirty_lock);
+	for (size_t i = 0; i < st->ndirty; i++)
+		if (st->dirty[i] == g)
+			goto out;
+	if (st->overflow)
+		goto out;
+	if (st->ndirty == st->dirty_cap) {
+		size_t cap = st->dirty_cap ? st->dirty_cap * 2 : 16;
+		struct mcg_group **d = cap <= STATE_DIRTY_MAX ?
+				       realloc(st->dirty, cap * sizeof(*d)) : NULL;
+
+		if (!d) {
+			/* a snapshot carries every change: the list is not needed */
+			st->overflow = true;
+			goto out;
+		}
+		st->dirty = d;
+		st->dirty_cap = cap;
+	}
+	mcg_get(g);
+	st->dirty[st->ndirty++] = g;
+out:
+	pthread_mutex_unlock(&st->dirty_lock);
+}
+
+/* The changed groups noted so far, taken (the caller puts them and frees
+ * the array); *overflow: some were dropped. */
+static struct mcg_group **state_take_dirty(struct state *st, size_t *n, bool *overflow)
+{
+	struct mcg_group **d;
+
+	pthread_mutex_lock(&st->dirty_lock);
+	d = st->dirty;
+	*n = st->ndirty;
+	*overflow = st->overflow;
+	st->dirty = NULL;
+	st->ndirty = st->dirty_cap = 0;
+	st->overflow = false;
+	pthread_mutex_unlock(&st->dirty_lock);
+	return d;
+}
+
+static void state_put_dirty(struct mcg_group **d, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		mcg_put(d[i]);
+	free(d);
+}
+
+/* The whole state as one snapshot (the compaction), atomically: a
+ * temporary file in the same directory, fsync, rename over the old one
+ * (snapshot and journal), fsync of the directory. The new file stays open
+ * for the appends that follow. A crash at any step leaves the old file or
+ * the new one, each whole. Under st->lock, with the dirty list taken
+ * before (what it carries is in the render). */
 static int state_write(struct state *st)
 {
 	struct cgfs_out o = { 0 };
-	int fd, err = state_render(st->fs, &o);
+	int fd = -1, err = state_render(st->fs, &o);
 
-	if (err) {
-		cgfs_out_free(&o);
-		return err;
-	}
-	fd = open(st->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
+	if (!err && (fd = open(st->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+			       0600)) < 0)
 		err = -errno;
-	} else {
-		err = state_write_all(fd, o.buf, o.len);
-		if (!err && fsync(fd))
-			err = -errno;
-		if (close(fd) && !err)
-			err = -errno;
-	}
+	if (!err && !(err = state_write_all(fd, o.buf, o.len, 0)) && fsync(fd))
+		err = -errno;
 	if (!err && rename(st->tmp, st->path))
 		err = -errno;
 	if (!err && fsync(st->dir_fd))
 		err = -errno;
-	if (err)
-		unlink(st->tmp);
+	if (err) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(st->tmp);
+		}
+		st->need_snapshot = true;
+	} else {
+		if (st->fd >= 0)
+			close(st->fd);
+		st->fd = fd;
+		st->size = st->snap_size = (off_t)o.len;
+		st->need_snapshot = false;
+	}
 	cgfs_out_free(&o);
+	return err;
+}
+
+/* The journal's bound before a compaction. */
+static bool state_journal_full(const struct state *st)
+{
+	size_t journal = (size_t)(st->size - st->snap_size), snap = (size_t)st->snap_size;
+
+	if (st->compact_at)
+		return journal > st->compact_at;
+	return journal > (2 * snap > STATE_COMPACT_MIN ? 2 * snap : STATE_COMPACT_MIN);
+}
+
+/* One write of what changed since the last: a frame with the records of
+ * the changed groups appended and fdatasync'ed (its cost is theirs, not
+ * the tree's), or, when the journal is full or an earlier append failed,
+ * a snapshot. A failed append is cut off again (a torn frame the next one
+ * followed would be damage) and the next write is a snapshot. Under
+ * st->lock. */
+static int state_flush(struct state *st)
+{
+	struct cgfs_out o = { 0 };
+	bool overflow;
+	size_t n;
+	struct mcg_group **d = state_take_dirty(st, &n, &overflow);
+	int err;
+
+	if (overflow || st->need_snapshot || st->fd < 0 || state_journal_full(st)) {
+		err = state_write(st);
+	} else if (!n) {
+		err = 0;
+	} else if (!(err = state_render_frame(st->fs, d, n, &o)) &&
+		   !(err = state_write_all(st->fd, o.buf, o.len, st->size)) && fdatasync(st->fd)) {
+		err = -errno;
+	}
+	if (err) {
+		/* (if even the cut fails, the snapshot next replaces it all) */
+		if (o.len && st->fd >= 0 && ftruncate(st->fd, st->size) < 0)
+			st->need_snapshot = true;
+		st->need_snapshot = true;
+	} else {
+		st->size += (off_t)o.len;
+	}
+	cgfs_out_free(&o);
+	state_put_dirty(d, n);
 	return err;
 }
 
@@ -96,15 +214,29 @@ int state_commit(struct state *st)
 	if (!st || !st->live)
 		return 0;
 	/* group commit: a write that started after this change was made
-	 * carries it; otherwise this call writes (and carries the others) */
+	 * carries it (its group was noted before the seq moved, so the write
+	 * that read the seq found it in the list); otherwise this call
+	 * writes, and carries the others */
 	want = atomic_fetch_add(&st->seq, 1) + 1;
 	pthread_mutex_lock(&st->lock);
 	if (st->saved < want) {
 		cur = atomic_load(&st->seq);
-		if (!(err = state_write(st)))
+		if (!(err = state_flush(st)))
 			st->saved = cur;
 	}
 	pthread_mutex_unlock(&st->lock);
+	return err;
+}
+
+/* A snapshot, whatever was noted: at the start and the end. */
+static int state_snapshot(struct state *st)
+{
+	bool overflow;
+	size_t n;
+	struct mcg_group **d = state_take_dirty(st, &n, &overflow);
+	int err = state_write(st);
+
+	state_put_dirty(d, n);
 	return err;
 }
 
@@ -226,6 +358,10 @@ static void state_free(struct state *st)
 		close(st->lock_fd);       /* (releases the flock) */
 	if (st->dir_fd >= 0)
 		close(st->dir_fd);
+	if (st->fd >= 0)
+		close(st->fd);
+	state_put_dirty(st->dirty, st->ndirty);
+	pthread_mutex_destroy(&st->dirty_lock);
 	pthread_mutex_destroy(&st->lock);
 	pthread_mutex_destroy(&st->note_lock);
 	pthread_cond_destroy(&st->note_cond);
@@ -302,8 +438,11 @@ int state_open(struct cgfs *fs, const char *path, bool fresh, struct state **out
 	if (!st)
 		return -ENOMEM;
 	st->fs = fs;
-	st->lock_fd = st->dir_fd = -1;
+	st->lock_fd = st->dir_fd = st->fd = -1;
+	if (getenv("MEMCGFS_STATE_COMPACT_BYTES"))
+		st->compact_at = strtoul(getenv("MEMCGFS_STATE_COMPACT_BYTES"), NULL, 10);
 	pthread_mutex_init(&st->lock, NULL);
+	pthread_mutex_init(&st->dirty_lock, NULL);
 	pthread_mutex_init(&st->note_lock, NULL);
 	pthread_cond_init(&st->note_cond, NULL);
 	/* absolute: the daemon changes to / when it daemonizes */
@@ -378,8 +517,9 @@ static bool state_reattach(struct state *st, const struct state_task *t)
 	return ok;
 }
 
-void state_note(struct state *st)
+void state_note(struct state *st, struct mcg_group *g)
 {
+	state_changed(st, g);
 	if (!st || !atomic_load(&st->saver_started))
 		return;
 	pthread_mutex_lock(&st->note_lock);
@@ -442,7 +582,7 @@ int state_attach(struct state *st, unsigned *attached, unsigned *skipped)
 	st->ntasks = 0;
 	state_note_pid(st);           /* (the daemon's, after daemonizing) */
 	pthread_mutex_lock(&st->lock);
-	err = state_write(st);
+	err = state_snapshot(st);
 	st->live = !err;
 	pthread_mutex_unlock(&st->lock);
 	/* without the saver a fork is written with the next change */
@@ -466,7 +606,7 @@ int state_close(struct state *st)
 	}
 	pthread_mutex_lock(&st->lock);
 	if (st->live)
-		err = state_write(st);
+		err = state_snapshot(st);
 	pthread_mutex_unlock(&st->lock);
 	state_free(st);
 	return err;

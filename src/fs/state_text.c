@@ -364,73 +364,177 @@ static void state_put_files(struct cgfs *fs, struct cgfs_out *o, struct mcg_grou
 			state_put_node(fs, o, g, (int)k, &st[k], st[best].st_uid, st[best].st_gid);
 }
 
+/* One group's records: its group line (with its parent's id in a journal
+ * frame, parent >= 0), its kept values, its directory's and files' nodes,
+ * its member tasks. files is scratch of cgfs_nfiles entries. */
+static int state_put_group(struct cgfs *fs, struct cgfs_out *o, struct mcg_group *g,
+			   const char *path, long parent, struct stat *files)
+{
+	bool root = mcg_is_root(g);
+	struct cgfs_req r;
+	struct stat dir;
+	size_t mark = o->len;
+	int err = 0;
+
+	/* a group an rmdir takes away meanwhile is left out, whole: its
+	 * files answer ENODEV from then on, and it is gone anyway */
+	if (mcg_removed(g))
+		return 0;
+	state_req(&r, fs, g);
+	cgfs_printf(o, "group ");
+	state_put_escaped(o, path);
+	cgfs_printf(o, " %u %u", mcg_id(g), mcg_gen(g));
+	if (parent >= 0)
+		cgfs_printf(o, " %ld", parent);
+	cgfs_printf(o, "\n");
+	for (size_t k = 0; k < cgfs_nfiles && !err; k++) {
+		const struct cgfs_file *f = &cgfs_files[k];
+
+		if (!state_is_value(f) || !cgfs_file_present(fs, f, root))
+			continue;
+		cgfs_printf(o, "set %s ", f->name);
+		err = state_put_value(&r, f, o);
+		cgfs_printf(o, "\n");
+	}
+	if (err == -ENODEV && mcg_removed(g)) {
+		o->len = mark;
+		return 0;
+	}
+	node_getattr(fs, g, -1, &dir);
+	state_put_node(fs, o, g, -1, &dir, 0, 0);
+	state_put_files(fs, o, g, files);
+	if (!root)
+		state_put_tasks(fs, o, g);
+	return err;
+}
+
+/* The closing record of text that starts at o->buf + from: its lines and
+ * their CRC-32, as "KEY LINES CRC". */
+static int state_put_seal(struct cgfs_out *o, size_t from, const char *key)
+{
+	size_t lines = 0;
+
+	if (o->err)
+		return o->err;
+	for (const char *p = o->buf + from, *end = o->buf + o->len;
+	     (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		lines++;
+	cgfs_printf(o, "%s %zu %08x\n", key, lines, state_crc32(o->buf + from, o->len - from));
+	return o->err;
+}
+
+static void state_put_ids(struct cgfs *fs, struct cgfs_out *o)
+{
+	unsigned next_id, gen_floor;
+
+	mcg_ids_get(fs->eng, &next_id, &gen_floor);
+	cgfs_printf(o, "ids %u %u\n", next_id, gen_floor);
+}
+
 int state_render(struct cgfs *fs, struct cgfs_out *o)
 {
 	struct stat *files = calloc(cgfs_nfiles, sizeof(*files));
 	struct state_walk w = { 0 };
-	unsigned next_id, gen_floor;
-	size_t lines = 0;
 
 	cgfs_printf(o, STATE_MAGIC " %d\n# memcgfs %s; one record a line, docs/reliability.md\n",
 		    STATE_FORMAT, MEMCGFS_VERSION);
 	cgfs_printf(o, "profile %u.%u watermarks %d\n", fs->prof->version / 1000,
 		    fs->prof->version % 1000, fs->watermarks ? 1 : 0);
-	mcg_ids_get(fs->eng, &next_id, &gen_floor);
-	cgfs_printf(o, "ids %u %u\n", next_id, gen_floor);
+	state_put_ids(fs, o);
 	if (!files)
 		return -ENOMEM;
 	mcg_walk(fs->eng, state_walk_one, &w);
-	for (size_t i = 0; i < w.n && !w.err; i++) {
-		struct mcg_group *g = w.g[i];
-		bool root = mcg_is_root(g);
-		struct cgfs_req r;
-		struct stat dir;
-		size_t mark = o->len;
-
-		/* a group an rmdir takes away meanwhile is left out, whole: its
-		 * files answer ENODEV from then on, and it is gone anyway */
-		if (mcg_removed(g))
-			continue;
-		state_req(&r, fs, g);
-		cgfs_printf(o, "group ");
-		state_put_escaped(o, w.path[i]);
-		cgfs_printf(o, " %u %u\n", mcg_id(g), mcg_gen(g));
-		for (size_t k = 0; k < cgfs_nfiles && !w.err; k++) {
-			const struct cgfs_file *f = &cgfs_files[k];
-
-			if (!state_is_value(f) || !cgfs_file_present(fs, f, root))
-				continue;
-			cgfs_printf(o, "set %s ", f->name);
-			w.err = state_put_value(&r, f, o);
-			cgfs_printf(o, "\n");
-		}
-		if (w.err == -ENODEV && mcg_removed(g)) {
-			w.err = 0;
-			o->len = mark;
-			continue;
-		}
-		node_getattr(fs, g, -1, &dir);
-		state_put_node(fs, o, g, -1, &dir, 0, 0);
-		state_put_files(fs, o, g, files);
-		if (!root)
-			state_put_tasks(fs, o, g);
-	}
+	for (size_t i = 0; i < w.n && !w.err; i++)
+		w.err = state_put_group(fs, o, w.g[i], w.path[i], -1, files);
 	state_walk_free(&w);
 	free(files);
 	if (w.err)
 		return w.err;
-	if (o->err)
-		return o->err;
-	for (const char *p = o->buf, *end = o->buf + o->len; (p = memchr(p, '\n', (size_t)(end - p)));
-	     p++)
-		lines++;
-	cgfs_printf(o, "end %zu %08x\n", lines, state_crc32(o->buf, o->len));
-	return o->err;
+	return state_put_seal(o, 0, "end");
+}
+
+static unsigned state_group_depth(const struct mcg_group *g)
+{
+	unsigned n = 0;
+
+	while ((g = mcg_parent(g)))
+		n++;
+	return n;
+}
+
+struct state_frame_ent {
+	struct mcg_group *g;
+	unsigned depth;
+	bool removed;                 /* (read once: an rmdir may race the sort) */
+	size_t at;                    /* its place in the list given */
+};
+
+/* Removals first, the deepest first (a parent goes after its children);
+ * then the live groups, parents first; else in the order given. */
+static int state_frame_cmp(const void *pa, const void *pb)
+{
+	const struct state_frame_ent *a = pa, *b = pb;
+	bool ra = a->removed, rb = b->removed;
+
+	if (ra != rb)
+		return ra ? -1 : 1;
+	if (a->depth != b->depth)
+		return (a->depth < b->depth) == !ra ? -1 : 1;
+	return a->at < b->at ? -1 : a->at > b->at;
+}
+
+int state_render_frame(struct cgfs *fs, struct mcg_group *const *g, size_t n, struct cgfs_out *o)
+{
+	struct state_frame_ent *ent = calloc(n ? n : 1, sizeof(*ent));
+	struct stat *files = calloc(cgfs_nfiles, sizeof(*files));
+	size_t from = o->len, cap = 256;
+	char *path = malloc(cap);
+	int err = 0;
+
+	if (!ent || !files || !path) {
+		free(ent);
+		free(files);
+		free(path);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		ent[i] = (struct state_frame_ent){ g[i], state_group_depth(g[i]), mcg_removed(g[i]), i };
+	qsort(ent, n, sizeof(*ent), state_frame_cmp);
+	state_put_ids(fs, o);
+	for (size_t i = 0; i < n && !err; i++) {
+		struct mcg_group *x = ent[i].g;
+		int k;
+
+		if (ent[i].removed) {
+			cgfs_printf(o, "remove %u %u\n", mcg_id(x), mcg_gen(x));
+			continue;
+		}
+		while ((k = mcg_path(fs->eng, x, path, cap)) == -ENAMETOOLONG) {
+			char *p = realloc(path, cap *= 2);
+
+			if (!p) {
+				k = -ENOMEM;
+				break;
+			}
+			path = p;
+		}
+		if (k < 0)
+			err = k;
+		else
+			err = state_put_group(fs, o, x, path, mcg_parent(x) ? mcg_id(mcg_parent(x)) : 0,
+					      files);
+	}
+	free(ent);
+	free(files);
+	free(path);
+	return err ? err : state_put_seal(o, from, "commit");
 }
 
 /* ---- reading ------------------------------------------------------------ */
 
-enum state_kind { SR_PROFILE, SR_IDS, SR_GROUP, SR_SET, SR_NODE, SR_FILES, SR_TASK };
+/* Records from SR_SET on belong to the group record before them (its
+ * block); SR_REMOVE is a journal frame's only. */
+enum state_kind { SR_PROFILE, SR_IDS, SR_GROUP, SR_REMOVE, SR_SET, SR_NODE, SR_FILES, SR_TASK };
 
 struct state_rec {
 	enum state_kind kind;
@@ -438,8 +542,9 @@ struct state_rec {
 	size_t group;                 /* SET, NODE, TASK: its group's record */
 	char *a;                      /* GROUP: path; SET, NODE: file ("-": dir) */
 	char *b;                      /* SET: value */
-	unsigned long long n[4];      /* GROUP: id, gen; NODE: mode, uid, gid;
-				       * TASK: tid, start; IDS; PROFILE */
+	unsigned long long n[4];      /* GROUP: id, gen, parent id (in a journal
+				       * frame); REMOVE: id, gen; NODE: mode, uid,
+				       * gid; TASK: tid, start; IDS; PROFILE */
 	char *acc, *def;              /* NODE: xattr forms, or NULL */
 	size_t acc_len, def_len;
 	struct mcg_group *g;          /* GROUP: once created, referenced */
@@ -449,6 +554,11 @@ struct state_doc {
 	char *text;                   /* a copy, NUL-terminated, cut into fields */
 	struct state_rec *r;
 	size_t n;
+	size_t nsnap;                 /* r[0..nsnap): the snapshot; then the
+				       * journal's frames, in order */
+	unsigned version;             /* the file's format */
+	bool journal;                 /* parsing a frame */
+	size_t torn;                  /* the bytes of a torn last frame, ignored */
 	const char *name;
 	char *msg;
 	size_t msglen;
@@ -551,10 +661,11 @@ static int state_parse_line(struct state_doc *d, char *line, size_t ln, size_t o
 		r->n[1] = f[3][0] == '1';
 	} else if (!strcmp(kind, "ids") && nf == 3) {
 		r->kind = SR_IDS;
+		*group = SIZE_MAX;
 		if (!state_num(f[1], MCG_ID_MAX, 10, &r->n[0]) || !r->n[0] ||
 		    !state_num(f[2], UINT32_MAX, 10, &r->n[1]))
 			return state_fail(d, ln, off, -EINVAL, "bad ids record");
-	} else if (!strcmp(kind, "group") && nf == 4) {
+	} else if (!strcmp(kind, "group") && (nf == 4 || (nf == 5 && d->journal))) {
 		r->kind = SR_GROUP;
 		r->a = f[1];
 		if (state_unescape(r->a) || r->a[0] != '/')
@@ -562,7 +673,15 @@ static int state_parse_line(struct state_doc *d, char *line, size_t ln, size_t o
 		if (!state_num(f[2], MCG_ID_MAX, 10, &r->n[0]) || !r->n[0] ||
 		    !state_num(f[3], UINT32_MAX - 1, 10, &r->n[1]))
 			return state_fail(d, ln, off + (size_t)(f[2] - line), -EINVAL, "bad group id");
+		if (nf == 5 && !state_num(f[4], MCG_ID_MAX, 10, &r->n[2]))
+			return state_fail(d, ln, off + (size_t)(f[4] - line), -EINVAL, "bad parent id");
 		*group = d->n;
+	} else if (!strcmp(kind, "remove") && nf == 3 && d->journal) {
+		r->kind = SR_REMOVE;
+		if (!state_num(f[1], MCG_ID_MAX, 10, &r->n[0]) || !r->n[0] ||
+		    !state_num(f[2], UINT32_MAX - 1, 10, &r->n[1]))
+			return state_fail(d, ln, off + 7, -EINVAL, "bad remove record");
+		*group = SIZE_MAX;
 	} else if (!strcmp(kind, "node") && nf >= 5 && nf <= 7) {
 		r->kind = SR_NODE;
 		r->a = f[1];
@@ -599,16 +718,70 @@ static int state_parse_line(struct state_doc *d, char *line, size_t ln, size_t o
 	return 0;
 }
 
-/* Split and check the whole text: the version line first, the end record
- * last with the line count and checksum of everything before it. */
+/* The journal after the snapshot (format 2, from byte off, line ln + 1):
+ * frames, each some records and then "commit LINES CRC" of them. A frame
+ * without a sound commit record that nothing follows is the torn tail of
+ * an append a crash cut short, never acknowledged (the reply waits for
+ * the fdatasync): ignored. Damage that a frame follows is refused. */
+static int state_parse_journal(struct state_doc *d, const char *text, size_t len, size_t off,
+			       size_t ln)
+{
+	while (off < len) {
+		size_t start = off, start_ln = ln + 1, lines = 0, at = off, end, group = SIZE_MAX;
+		unsigned long long count, crc;
+		const char *nl = NULL;
+		char *f[3];
+		bool sound;
+
+		/* its commit record: the first line that starts so */
+		while (at < len && (nl = memchr(text + at, '\n', len - at)) &&
+		       strncmp(text + at, "commit ", 7)) {
+			lines++;
+			at = (size_t)(nl - text) + 1;
+		}
+		if (at >= len || !nl) {
+			d->torn = len - start;
+			return 0;
+		}
+		end = (size_t)(nl - text) + 1;
+		d->text[end - 1] = '\0';
+		sound = state_fields(d->text + at, f, 3) == 3 && state_num(f[1], SIZE_MAX, 10, &count) &&
+			state_num(f[2], UINT32_MAX, 16, &crc) && count == lines &&
+			crc == state_crc32(text + start, at - start) && !memchr(text + start, '\0', end - start);
+		if (!sound && end == len) {
+			d->torn = len - start;
+			return 0;
+		}
+		if (!sound)
+			return state_fail(d, start_ln, start, -EBADMSG,
+					  "checksum mismatch: the journal frame of the %zu bytes up to its "
+					  "commit record at byte %zu was changed or damaged", at - start, at);
+		d->journal = true;
+		for (size_t o = start, l = start_ln; o < at; l++) {
+			char *p = d->text + o, *q = memchr(p, '\n', at - o);
+			int err = 0;
+
+			*q = '\0';
+			if (*p != '#' && *p)
+				err = state_parse_line(d, p, l, o, &group);
+			if (err)
+				return err;
+			o += (size_t)(q - p) + 1;
+		}
+		ln = start_ln + lines;
+		off = end;
+	}
+	return 0;
+}
+
+/* Split and check the whole text: the version line first, the snapshot's
+ * end record with the line count and checksum of everything before it,
+ * then (format 2) the journal's frames. */
 static int state_parse(struct state_doc *d, const char *text, size_t len)
 {
 	size_t off = 0, ln = 0, lines = 0, group = SIZE_MAX;
 	char *p;
 
-	if (memchr(text, '\0', len))
-		return state_fail(d, 1, (size_t)((const char *)memchr(text, '\0', len) - text), -EINVAL,
-				  "a NUL byte");
 	if (!(d->text = malloc(len + 1)))
 		return -ENOMEM;
 	memcpy(d->text, text, len);
@@ -619,10 +792,12 @@ static int state_parse(struct state_doc *d, const char *text, size_t len)
 		return -ENOMEM;
 	p = d->text;
 	while (off < len) {
-		char *nl = memchr(p, '\n', len - off);
+		char *nl = memchr(p, '\n', len - off), *nul;
 		size_t at = off;
 
 		ln++;
+		if ((nul = memchr(p, '\0', nl ? (size_t)(nl - p) : len - off)))
+			return state_fail(d, ln, at + (size_t)(nul - p), -EINVAL, "a NUL byte");
 		if (!nl)
 			return state_fail(d, ln, len, -EINVAL, "truncated: the file ends inside a record");
 		*nl = '\0';
@@ -637,6 +812,7 @@ static int state_parse(struct state_doc *d, const char *text, size_t len)
 				return state_fail(d, 1, sizeof(STATE_MAGIC), -EPROTONOSUPPORT,
 						  "format %llu is newer than this memcgfs reads (%d)",
 						  v, STATE_FORMAT);
+			d->version = (unsigned)v;
 		} else if (!strncmp(p, "end ", 4)) {
 			unsigned long long count, crc;
 			char *f[3];
@@ -648,9 +824,10 @@ static int state_parse(struct state_doc *d, const char *text, size_t len)
 				return state_fail(d, ln, at, -EBADMSG,
 						  "checksum mismatch: the %zu bytes before the end record "
 						  "were changed or damaged", at);
-			if (off != len)
+			d->nsnap = d->n;
+			if (off != len && d->version < 2)
 				return state_fail(d, ln + 1, off, -EINVAL, "data after the end record");
-			return 0;
+			return state_parse_journal(d, text, len, off, ln);
 		} else if (*p != '#' && *p) {
 			int err = state_parse_line(d, p, ln, at, &group);
 
@@ -756,7 +933,7 @@ static int state_apply_nodes(struct state_doc *d, struct cgfs *fs, size_t gi)
 
 	if (!(files = calloc(cgfs_nfiles, sizeof(*files))))
 		return -ENOMEM;
-	for (size_t i = gi + 1; i < d->n && d->r[i].kind != SR_GROUP; i++) {
+	for (size_t i = gi + 1; i < d->n && d->r[i].kind >= SR_SET; i++) {
 		struct state_rec *r = &d->r[i];
 		int row = -1;
 
@@ -828,7 +1005,7 @@ static int state_make_groups(struct state_doc *d, struct cgfs *fs)
 
 	if (!(order = malloc((d->n + 1) * sizeof(*order))))
 		return -ENOMEM;
-	for (size_t i = 0; i < d->n; i++)
+	for (size_t i = 0; i < d->nsnap; i++)
 		if (d->r[i].kind == SR_GROUP)
 			order[n++] = i;
 	qsort_r(order, n, sizeof(*order), state_group_cmp, d);
@@ -836,7 +1013,7 @@ static int state_make_groups(struct state_doc *d, struct cgfs *fs)
 		size_t gi = order[k];
 
 		err = state_make_group(d, fs, &d->r[gi]);
-		for (size_t i = gi + 1; i < d->n && d->r[i].kind != SR_GROUP && !err; i++) {
+		for (size_t i = gi + 1; i < d->n && d->r[i].kind >= SR_SET && !err; i++) {
 			struct state_rec *r = &d->r[i];
 			int row = r->kind == SR_SET ? cgfs_file_lookup(fs, r->a, mcg_is_root(d->r[gi].g)) : -1;
 
@@ -856,7 +1033,7 @@ static int state_apply(struct state_doc *d, struct cgfs *fs)
 	bool profile = false, ids = false;
 	int err = 0;
 
-	for (size_t i = 0; i < d->n; i++) {
+	for (size_t i = 0; i < d->nsnap; i++) {
 		struct state_rec *r = &d->r[i];
 
 		if (r->kind == SR_PROFILE) {
@@ -887,7 +1064,7 @@ static int state_apply(struct state_doc *d, struct cgfs *fs)
 		return state_fail(d, 1, 0, -EINVAL, "no profile and ids records");
 	err = state_make_groups(d, fs);
 	for (int phase = CGK_SETTING; phase <= CGK_AFTER_LIMITS && !err; phase++)
-		for (size_t i = 0; i < d->n && !err; i++) {
+		for (size_t i = 0; i < d->nsnap && !err; i++) {
 			struct state_rec *r = &d->r[i];
 			int row;
 
@@ -897,9 +1074,116 @@ static int state_apply(struct state_doc *d, struct cgfs *fs)
 			if (row < 0 || cgfs_files[row].keep == (enum cgfs_keep)phase)
 				err = state_apply_set(d, fs, r);
 		}
-	for (size_t i = 0; i < d->n && !err; i++)
+	for (size_t i = 0; i < d->nsnap && !err; i++)
 		if (d->r[i].kind == SR_GROUP)
 			err = state_apply_nodes(d, fs, i);
+	return err;
+}
+
+/* A journal frame's group record: the group with its id and generation
+ * found (renamed if its name changed) or created under its parent's id. */
+static int state_replay_find(struct state_doc *d, struct cgfs *fs, struct state_rec *r)
+{
+	const char *name = strrchr(r->a, '/') + 1;
+	struct mcg_group *g, *parent;
+	int err = 0;
+
+	if (!strcmp(r->a, "/"))
+		return state_make_group(d, fs, r);
+	g = mcg_by_id(fs->eng, (unsigned)r->n[0]);
+
+	if (g && (mcg_gen(g) != r->n[1] || mcg_removed(g))) {
+		mcg_put(g);
+		return state_fail(d, r->line, r->off, -EINVAL, "id %llu is another group's", r->n[0]);
+	}
+	if (g) {
+		r->g = g;
+		if (mcg_is_root(g) || !strcmp(mcg_name(g), name))
+			return 0;
+		if (mcg_id(mcg_parent(g)) != r->n[2])
+			return state_fail(d, r->line, r->off, -EINVAL, "%s moved to another parent", r->a);
+		if ((err = mcg_rename(fs->eng, g, name)))
+			return state_fail(d, r->line, r->off, err, "rename to %s: %s", r->a, strerror(-err));
+		return 0;
+	}
+	if (!(parent = mcg_by_id(fs->eng, (unsigned)r->n[2])) || !*name)
+		err = -ENOENT;
+	else
+		err = mcg_create_as(fs->eng, parent, name, (unsigned)r->n[0], (unsigned)r->n[1],
+				    state_mkdir_init, fs, &r->g);
+	if (parent)
+		mcg_put(parent);
+	if (err)
+		return state_fail(d, r->line, r->off, err, "mkdir %s (id %llu): %s", r->a, r->n[0],
+				  strerror(-err));
+	return 0;
+}
+
+/* A journal block's kept values, phase by phase; a value refused because
+ * of another (a limit above the memsw one it is about to replace) is
+ * tried again after the others, until nothing more goes in. */
+static int state_replay_sets(struct state_doc *d, struct cgfs *fs, size_t gi)
+{
+	bool root = mcg_is_root(d->r[gi].g);
+	int err = 0;
+
+	for (int done = 0, left = 1; left;) {
+		int before = done;
+
+		left = 0;
+		for (int phase = CGK_BEFORE_CHILDREN; phase <= CGK_AFTER_LIMITS; phase++)
+			for (size_t i = gi + 1; i < d->n && d->r[i].kind >= SR_SET; i++) {
+				struct state_rec *r = &d->r[i];
+				int row;
+
+				/* (n[3]: in already) */
+				if (r->kind != SR_SET || r->n[3])
+					continue;
+				row = cgfs_file_lookup(fs, r->a, root);
+				if (row >= 0 && cgfs_files[row].keep != (enum cgfs_keep)phase)
+					continue;
+				if (!(err = state_apply_set(d, fs, r))) {
+					r->n[3] = 1;
+					done++;
+				} else {
+					left++;
+				}
+			}
+		if (left && done == before)
+			return err;
+	}
+	return 0;
+}
+
+/* The journal's frames, in order, on the hierarchy of the snapshot: a
+ * group record brings its group to what its block says, a remove record
+ * removes one (an id it never saw: created and removed between two
+ * appends, nothing to do); the last ids record moves the id cursor. */
+static int state_replay(struct state_doc *d, struct cgfs *fs)
+{
+	const struct state_rec *ids = NULL;
+	int err = 0;
+
+	for (size_t i = d->nsnap; i < d->n && !err; i++) {
+		struct state_rec *r = &d->r[i];
+		struct mcg_group *g;
+
+		if (r->kind == SR_IDS) {
+			ids = r;
+		} else if (r->kind == SR_REMOVE) {
+			g = mcg_by_id(fs->eng, (unsigned)r->n[0]);
+			if (g && mcg_gen(g) == r->n[1] && !mcg_removed(g) && (err = mcg_remove(fs->eng, g)))
+				err = state_fail(d, r->line, r->off, err, "rmdir of id %llu: %s", r->n[0],
+						 strerror(-err));
+			if (g)
+				mcg_put(g);
+		} else if (r->kind == SR_GROUP) {
+			if (!(err = state_replay_find(d, fs, r)) && !(err = state_replay_sets(d, fs, i)))
+				err = state_apply_nodes(d, fs, i);
+		}
+	}
+	if (!err && ids && (err = mcg_ids_restore(fs->eng, (unsigned)ids->n[0], (unsigned)ids->n[1])))
+		err = state_fail(d, ids->line, ids->off, err, "bad ids record");
 	return err;
 }
 
@@ -907,7 +1191,32 @@ static int state_load_doc(struct cgfs *fs, struct state_doc *d, const char *text
 {
 	int err = state_parse(d, text, len);
 
-	return err ? err : state_apply(d, fs);
+	if (!err)
+		err = state_apply(d, fs);
+	return err ? err : state_replay(d, fs);
+}
+
+/* The group records whose blocks say who is in their group now: each
+ * group's last (a later block of a group replaces its members). */
+static int state_live_blocks(struct state_doc *d, bool **out)
+{
+	size_t *last = malloc((MCG_ID_MAX + 1) * sizeof(*last));
+	bool *live = calloc(d->n + 1, sizeof(*live));
+
+	if (!last || !live) {
+		free(last);
+		free(live);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < d->n; i++)
+		if (d->r[i].kind == SR_GROUP && d->r[i].g)
+			last[mcg_id(d->r[i].g)] = i;
+	for (size_t i = 0; i < d->n; i++)
+		live[i] = d->r[i].kind == SR_GROUP && d->r[i].g && last[mcg_id(d->r[i].g)] == i &&
+			  !mcg_removed(d->r[i].g);
+	free(last);
+	*out = live;
+	return 0;
 }
 
 int state_text_load(struct cgfs *fs, const char *name, const char *text, size_t len,
@@ -915,14 +1224,17 @@ int state_text_load(struct cgfs *fs, const char *name, const char *text, size_t 
 {
 	struct state_doc d = { .name = name, .msg = msg, .msglen = msglen };
 	int err = state_load_doc(fs, &d, text, len);
+	bool *live = NULL;
 
 	*tasks = NULL;
 	*ntasks = 0;
+	if (!err)
+		err = state_live_blocks(&d, &live);
 	for (size_t i = 0; i < d.n && !err; i++) {
 		struct state_rec *r = &d.r[i];
 		struct state_task *t;
 
-		if (r->kind != SR_TASK)
+		if (r->kind != SR_TASK || !live[r->group])
 			continue;
 		if (!(t = realloc(*tasks, (*ntasks + 1) * sizeof(*t)))) {
 			err = -ENOMEM;
@@ -935,6 +1247,7 @@ int state_text_load(struct cgfs *fs, const char *name, const char *text, size_t 
 		t->tid = (pid_t)r->n[0];
 		t->start = r->n[1];
 	}
+	free(live);
 	state_doc_free(&d);
 	if (err) {
 		state_text_tasks_free(*tasks, *ntasks);

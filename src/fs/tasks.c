@@ -101,6 +101,7 @@ bool cgfs_tasks_may_move(const struct prof *p, uid_t opener_uid, uid_t writer_ui
 
 int cgfs_tasks_attach_thread(struct cgfs *fs, pid_t tid, pid_t tgid, struct mcg_group *g)
 {
+	struct mcg_group *old;
 	int fd = -1, drop, err;
 
 	if (!mcg_is_root(g)) {
@@ -112,7 +113,14 @@ int cgfs_tasks_attach_thread(struct cgfs *fs, pid_t tid, pid_t tgid, struct mcg_
 		/* Without a pidfd the thread is still attached, only its exit
 		 * is not seen (kernels before 6.9 for non-leader threads). */
 	}
+	/* the group it leaves records it no more: its records change too */
+	old = fs->state ? task_group(fs->eng, tid) : NULL;
 	err = task_attach(fs->eng, tid, tgid, g, fd, &drop);
+	if (old) {
+		if (!err && old != g && !mcg_is_root(old))
+			state_changed(fs->state, old);
+		mcg_put(old);
+	}
 	if (err) {
 		if (fd >= 0)
 			close(fd);
@@ -200,7 +208,7 @@ static void tasks_forked(void *arg, pid_t parent, pid_t child, pid_t child_tgid)
 	pthread_mutex_lock(&fs->attach_lock);
 	g = task_group(fs->eng, parent);
 	if (!mcg_is_root(g) && cgfs_tasks_attach_thread(fs, child, child_tgid, g) == 0)
-		state_note(fs->state);     /* no reply waits: the saver writes it */
+		state_note(fs->state, g);  /* no reply waits: the saver writes it */
 	pthread_mutex_unlock(&fs->attach_lock);
 	mcg_put(g);
 }

@@ -32,8 +32,9 @@ start
 W0=$W
 expect "status: supervisor_pid is the daemon's" "$(daemon_status "$MNT" supervisor_pid)" "$SUP"
 expect "status: no restart yet" "$(daemon_status "$MNT" worker_restarts)" 0
-expect "status: state_file, in the test's state directory" \
-	"$(daemon_status "$MNT" state_file | grep -c "^$STATE_DIRECTORY/.*\.state$")" 1
+# (no -o state=: the default state file, under lib.sh's $STATE_DIRECTORY)
+expect "status: state_file" "$(daemon_status "$MNT" state_file)" \
+	"$STATE_DIRECTORY/$(systemd-escape --path "$MNT").$(stat -L -c %i /proc/self/ns/mnt).state"
 expect "status: profile" "$(daemon_status "$MNT" profile)" 6.12
 [ -n "$W0" ] && [ "$W0" != "$SUP" ] && ok || bad "no worker apart from the supervisor: [$W0]"
 # a process stopped at its limit by this worker is continued when it dies

@@ -1,8 +1,10 @@
 # t_restart.sh: the state file (-o state=PATH, docs/reliability.md). A tree
 # of 100 groups with varied settings, delegated owners, modes and ACLs, and
 # live members, reads back identically after SIGTERM and after kill -9; a
-# PID whose start time no longer matches is not re-attached; truncated,
-# corrupted and newer files are refused naming the file and the byte;
+# PID whose start time no longer matches is not re-attached; the journal
+# loses no change to kill -9, ignores a torn last frame, refuses a damaged
+# one before it, and survives compaction; truncated, corrupted and newer
+# files are refused naming the file and the byte;
 # -o fresh starts empty; two daemons never share one state file.
 . "$(dirname "$0")/lib.sh"
 ensure_users
@@ -226,6 +228,91 @@ expect "the daemon counts it gone" "$(grep -c '3 tasks back in their groups, 1 g
 umount_fs
 expect "the next state no longer records it" "$(grep -c "^task $REUSED " "$ST")" 0
 
+# ---- the journal: a change appends one frame with its group's records
+# only (docs/reliability.md, Writes); load replays the frames in order
+journal() { sed -n '/^end /,$p' "$1" | tail -n +2; }
+start
+echo $(( 33 * M )) > "$MP/g1/c1/memory.soft_limit_in_bytes"
+expect "a limit write appends one frame" "$(journal "$ST" | grep -c '^commit ')" 1
+expect "with its group's records only" "$(journal "$ST" | grep '^group ' | cut -d' ' -f2)" /g1/c1
+# many changes of every kind, then kill -9 of the whole daemon: none lost
+for i in $(seq 0 39); do
+	g=g$(( i % 10 ))/c$(( i % 9 ))
+	echo $(( (i + 8) * M )) > "$MP/$g/memory.soft_limit_in_bytes"
+	echo $(( i % 101 )) > "$MP/$g/memory.swappiness"
+	mkdir "$MP/g6/j$i"
+	(( i % 3 == 0 )) && echo $(( (i + 4) * M )) > "$MP/g6/j$i/memory.limit_in_bytes"
+	(( i % 4 == 1 )) && chmod 0700 "$MP/g6/j$i"
+	(( i % 5 == 2 )) && setfacl -m "u:$U2:r" "$MP/g6/j$i/memory.stat"
+	if (( i % 6 == 3 )); then
+		mv "$MP/g6/j$i" "$MP/g6/k$i"
+	elif (( i % 7 == 4 )); then
+		rmdir "$MP/g6/j$i"
+	fi
+done
+rmdir "$MP/g6/j0" && mkdir "$MP/g6/j0"          # the same name, a new group
+mv "$MP/g9" "$MP/g9b"                           # a parent renamed
+echo "$LIVE" > "$MP/g9b/c0/tasks"               # a task moved between groups
+dump > "$DATA/before-last"
+echo 17 > "$MP/g8/memory.swappiness"            # the last change
+dump > "$DATA/before"
+kill -KILL "$FG_PID"
+wait "$FG_PID" 2>/dev/null
+fusermount3 -u "$MP"
+cp "$ST" "$DATA/journaled"
+expect "the changes went to the journal" "$(( $(journal "$ST" | grep -c '^commit ') > 100 ))" 1
+start
+dump > "$DATA/after"
+expect "after kill -9 right after many changes: every one of them" \
+	"$(diff "$DATA/before" "$DATA/after" | head -n 20)" ""
+expect "the moved task is in its new group only" "$(cat "$MP/g9b/c0/tasks"; cat "$MP/g0/c1/tasks")" "$LIVE"
+umount_fs
+expect "a clean end compacts the journal into the snapshot" "$(journal "$ST" | wc -c)" 0
+
+# a torn last frame (an append a crash cut short: never acknowledged) is
+# ignored, and only it; a damaged frame that another follows is refused
+head -c $(( $(stat -c %s "$DATA/journaled") - 12 )) "$DATA/journaled" > "$ST"
+start
+dump > "$DATA/after"
+expect "a torn last frame: ignored, the changes before it kept" \
+	"$(diff "$DATA/before-last" "$DATA/after" | head -n 20)" ""
+umount_fs
+python3 - "$DATA/journaled" "$DATA/damaged" > "$DATA/damage" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+start = data.index(b'\nend ') + 1
+start = data.index(b'\n', start) + 1                 # the first frame
+at = data.index(b'\nset memory.soft_limit_in_bytes ', start) + 32
+assert data.index(b'\ncommit ', start) > at
+data[at] = ord('9') if data[at] != ord('9') else ord('8')
+commit = data.index(b'\ncommit ', start) + 1
+open(sys.argv[2], 'wb').write(data)
+print(data[:start].count(b'\n') + 1, start, commit - start, commit)
+PY
+read -r fl fb fn fc < "$DATA/damage"
+refused "$DATA/damaged" && ok || bad "a damaged journal frame was accepted"
+expect "a damaged frame before the last: refused, named" "$OUT" \
+	"memcgfs: $DATA/damaged: line $fl, byte $fb: checksum mismatch: the journal frame of the $fn bytes up to its commit record at byte $fc was changed or damaged"
+
+# compaction (forced with a small bound) keeps everything, and a kill -9
+# right after one loses nothing
+cp "$DATA/journaled" "$ST"
+MEMCGFS_STATE_COMPACT_BYTES=3000 start
+for i in $(seq 0 29); do
+	echo $(( (i + 20) * M )) > "$MP/g$(( i % 9 ))/memory.soft_limit_in_bytes"
+	mkdir "$MP/g5/m$i"
+done
+chown "$U1" "$MP/g5/m3/tasks"
+dump > "$DATA/before"
+expect "compactions kept the journal short" "$(( $(journal "$ST" | wc -c) <= 3000 + 4000 ))" 1
+kill -KILL "$FG_PID"
+wait "$FG_PID" 2>/dev/null
+fusermount3 -u "$MP"
+start
+dump > "$DATA/after"
+expect "after compactions and kill -9: everything" "$(diff "$DATA/before" "$DATA/after" | head -n 20)" ""
+umount_fs
+
 # ---- damaged files: the error names the file, the line and the byte
 size=$(stat -c %s "$DATA/good")
 cut=$(( size / 2 ))
@@ -253,10 +340,10 @@ fix_crc "$DATA/garbled"
 refused "$DATA/garbled" && ok || bad "a garbled state file was accepted"
 expect "garbled: the record" "$OUT" \
 	"memcgfs: $DATA/garbled: line $gl, byte $(head -n $(( gl - 1 )) "$DATA/good" | wc -c): unknown record \"gr0up\""
-sed '1s/^memcgfs-state 1$/memcgfs-state 2/' "$DATA/good" > "$DATA/newer"
+sed '1s/^memcgfs-state 2$/memcgfs-state 3/' "$DATA/good" > "$DATA/newer"
 refused "$DATA/newer" && ok || bad "a newer state file was accepted"
 expect "newer format" "$OUT" \
-	"memcgfs: $DATA/newer: line 1, byte 14: format 2 is newer than this memcgfs reads (1)"
+	"memcgfs: $DATA/newer: line 1, byte 14: format 3 is newer than this memcgfs reads (2)"
 PROFILE=kernel=6.12 refused "$DATA/good" && ok || bad "a state file of another profile was accepted"
 expect "another profile" "$OUT" \
 	"memcgfs: $DATA/good: line 3, byte $(head -n 2 "$DATA/good" | wc -c): written under kernel=5.10; this daemon runs kernel=6.12 (give the same options, or -o fresh)"

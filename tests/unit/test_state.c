@@ -2,7 +2,9 @@
  * replayed into a new engine and rendered again gives the same text (ids,
  * generations, settings, modes, owners and ACLs included); the parser's
  * refusals name the line and byte (truncated, damaged, newer, garbled,
- * another profile). */
+ * another profile); a journal of frames after the snapshot replays to the
+ * same hierarchy, its torn last frame ignored and a damaged one before
+ * the last refused. */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
@@ -218,9 +220,9 @@ START_TEST(test_refusals)
 	st_refused(c, len, PROF_KV(5, 10), -EBADMSG, want);
 	/* newer */
 	strcpy(c, t);
-	c[14] = '2';
+	c[14] = '3';
 	st_refused(c, len, PROF_KV(5, 10), -EPROTONOSUPPORT,
-		   "F: line 1, byte 14: format 2 is newer than this memcgfs reads (1)");
+		   "F: line 1, byte 14: format 3 is newer than this memcgfs reads (2)");
 	st_refused("", 0, PROF_KV(5, 10), -EINVAL, "F: line 1, byte 0: truncated: no end record");
 	st_refused("hello\n", 6, PROF_KV(5, 10), -EINVAL, "F: line 1, byte 0: not a memcgfs state file");
 	/* garbled records, resealed: each is named */
@@ -263,6 +265,143 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* text + a frame with the records of the groups given, into text. */
+static char *st_frame(char *text, struct mcg_group *const *g, size_t n)
+{
+	struct cgfs_out o = { .buf = text, .len = strlen(text), .cap = strlen(text) + 1 };
+
+	ck_assert_int_eq(state_render_frame(&sfs[0], g, n, &o), 0);
+	return o.buf;
+}
+
+/* text loaded into a new engine, rendered again. */
+static char *st_reload(const char *text, size_t len)
+{
+	char msg[512] = "", *t;
+
+	st_setup_one(&sfs[1], PROF_KV(5, 10));
+	ck_assert_msg(state_load_text(&sfs[1], "J", text, len, NULL, msg, sizeof(msg)) == 0, "%s", msg);
+	t = st_render(&sfs[1]);
+	mcg_engine_free(sfs[1].eng);
+	sfs[1].eng = NULL;
+	return t;
+}
+
+static struct mcg_group *st_get(const char *path)
+{
+	struct mcg_group *g;
+	int row;
+
+	ck_assert_int_eq(node_resolve(&sfs[0], path, &g, &row), 0);
+	return g;
+}
+
+START_TEST(test_journal)
+{
+	char *t = st_build(), *want, *got, *c, wmsg[512];
+	struct mcg_group *a = st_get("/a"), *b = st_get("/a/b c"), *cg = st_get("/c"), *root = sfs[0].eng->root;
+	struct mcg_group *n1, *n2, *n3, *sp = st_get("/a/b c/\\x\t");
+	size_t f1, len, mid;
+
+	/* a limit; both limits raised (replayed, the memory limit is refused
+	 * until the memsw one is raised: tried again); a new group with a
+	 * setting; a rename above a group */
+	st_write(a, "memory.limit_in_bytes", "32M");
+	t = st_frame(t, &a, 1);
+	f1 = strlen(t);
+	st_write(a, "memory.memsw.limit_in_bytes", "512M");
+	st_write(a, "memory.limit_in_bytes", "256M");
+	t = st_frame(t, &a, 1);
+	n1 = st_mkdir(cg, "new");
+	st_write(n1, "memory.swappiness", "3");
+	t = st_frame(t, (struct mcg_group *[]){ n1, cg }, 2);
+	ck_assert_int_eq(mcg_rename(sfs[0].eng, b, "bb"), 0);
+	st_write(sp, "memory.soft_limit_in_bytes", "4M");
+	t = st_frame(t, (struct mcg_group *[]){ sp, b }, 2);
+	/* removed and made again under the same name, one created and
+	 * removed between two appends, a leaf removed, all in one frame */
+	ck_assert_int_eq(mcg_remove(sfs[0].eng, n1), 0);
+	n2 = st_mkdir(cg, "new");
+	n3 = st_mkdir(n2, "brief");
+	ck_assert_int_eq(mcg_remove(sfs[0].eng, n3), 0);
+	ck_assert_int_eq(mcg_remove(sfs[0].eng, sp), 0);
+	t = st_frame(t, (struct mcg_group *[]){ n2, n3, n1, sp }, 4);
+	/* the root's agent, a mode, an ACL gone */
+	st_write(root, "release_agent", "/bin/agent2");
+	node_chmod(&sfs[0], cg, -1, 0700);
+	ck_assert_int_eq(node_removexattr(&sfs[0], cg, -1, ACL_XATTR_DEFAULT), 0);
+	t = st_frame(t, (struct mcg_group *[]){ root, cg }, 2);
+	ck_assert_ptr_nonnull(strstr(t, "\ncommit "));
+	ck_assert_ptr_nonnull(strstr(t, "\nremove "));
+	len = strlen(t);
+	want = st_render(&sfs[0]);
+	got = st_reload(t, len);
+	ck_assert_str_eq(got, want);
+	free(got);
+
+	/* a torn last frame (an append a crash cut short) is ignored, also
+	 * one whose commit record came through and a byte before it did not */
+	st_write(n2, "memory.swappiness", "9");
+	t = st_frame(t, &n2, 1);
+	mid = len + (strlen(t) - len) / 2;
+	got = st_reload(t, mid);
+	ck_assert_str_eq(got, want);
+	free(got);
+	c = strdup(t);
+	c[mid] = c[mid] == 'x' ? 'y' : 'x';
+	got = st_reload(c, strlen(c));
+	ck_assert_str_eq(got, want);
+	free(got);
+	got = st_reload(t, strlen(t));
+	ck_assert_ptr_nonnull(strstr(got, "set memory.swappiness 9\n"));
+	free(got);
+
+	/* a sound frame that says what cannot be: the record is named */
+	{
+		size_t at = strlen(t), line = 1;
+		char *bad = malloc(at + 256), *g;
+
+		strcpy(bad, t);
+		g = bad + at;
+		sprintf(g, "ids 99 1\ngroup /zz 98 0 97\nnode - 0755 0 0\nfiles 0 0\n");
+		sprintf(g + strlen(g), "commit 4 %08x\n", state_crc32(g, strlen(g)));
+		for (size_t i = 0; i < at; i++)
+			line += bad[i] == '\n';
+		snprintf(wmsg, sizeof(wmsg), "F: line %zu, byte %zu: mkdir /zz (id 98): No such file or "
+			 "directory", line + 1, at + 9);
+		st_refused(bad, strlen(bad), PROF_KV(5, 10), -ENOENT, wmsg);
+		free(bad);
+	}
+
+	/* a frame damaged before the last: refused, naming its first byte */
+	strcpy(c, t);
+	c[f1 + 10] = c[f1 + 10] == '7' ? '8' : '7';
+	{
+		size_t line = 1, at;
+		char *commit = strstr(c + f1, "\ncommit ") + 1;
+
+		for (size_t i = 0; i < f1; i++)
+			line += c[i] == '\n';
+		at = (size_t)(commit - c);
+		snprintf(wmsg, sizeof(wmsg), "F: line %zu, byte %zu: checksum mismatch: the journal frame "
+			 "of the %zu bytes up to its commit record at byte %zu was changed or damaged",
+			 line, f1, at - f1, at);
+		st_refused(c, strlen(c), PROF_KV(5, 10), -EBADMSG, wmsg);
+	}
+	free(c);
+	free(want);
+	free(t);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_put(cg);
+	mcg_put(sp);
+	mcg_put(n1);
+	mcg_put(n2);
+	mcg_put(n3);
+	st_teardown();
+}
+END_TEST
+
 START_TEST(test_default_path)
 {
 	char buf[4096], want[4096];
@@ -290,6 +429,7 @@ Suite *state_suite(void)
 
 	tcase_add_test(tc, test_round_trip);
 	tcase_add_test(tc, test_refusals);
+	tcase_add_test(tc, test_journal);
 	tcase_add_test(tc, test_default_path);
 	suite_add_tcase(s, tc);
 	return s;
