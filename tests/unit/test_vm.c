@@ -224,6 +224,43 @@ START_TEST(test_mlock_is_unevictable)
 }
 END_TEST
 
+/* vm_pin: a pinned file page stays charged while reclaim takes the
+ * others; unpinned, it may go again. */
+START_TEST(test_pin_is_unevictable_until_unpinned)
+{
+	struct mcg_engine *e = vm_engine(0);
+	struct mcg_group *a = mk(e, "a", 50);
+	struct vm_object *file = vm_object_new(e, a, false, 100);
+	struct vm_object *t = vm_object_new(e, a, true, 1);
+	struct vm_region *fr, *m;
+	enum vm_fault f;
+
+	ck_assert_int_eq(vm_region_new(file, PK_FILE, 100, &fr), 0);
+	ck_assert_int_eq(vm_map_file(t, fr, 0, 100, &m), 0);
+	for (uint32_t i = 0; i < 40; i++) {
+		ck_assert_int_eq(vm_touch(m, i, 0, false, &f), 0);
+		vm_pin(fr, i, true);
+	}
+	ck_assert_int_eq(stat_lru_local(a, LRU_UNEVICTABLE, -1), 40);
+	for (uint32_t i = 40; i < 100; i++)
+		ck_assert_int_eq(vm_touch(m, i, 0, false, &f), 0);
+	for (uint32_t i = 0; i < 40; i++)
+		ck_assert(vm_resident(fr, i));
+	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 50);
+	CHECK_OK(e);
+	for (uint32_t i = 0; i < 40; i++)
+		vm_pin(fr, i, false);
+	ck_assert_int_eq(stat_lru_local(a, LRU_UNEVICTABLE, -1), 0);
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 10, NULL, NULL), 0);
+	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 10);
+	CHECK_OK(e);
+	vm_object_free(t);
+	vm_object_free(file);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
 static uint32_t killed_id;
 
 static void note_kill(uint32_t id, struct mcg_group *over, struct mcg_group *vg, void *arg)
@@ -1085,6 +1122,7 @@ Suite *vm_suite(void)
 	tcase_add_test(tc, test_file_refault);
 	tcase_add_test(tc, test_dirty_pages_written_back_first);
 	tcase_add_test(tc, test_mlock_is_unevictable);
+	tcase_add_test(tc, test_pin_is_unevictable_until_unpinned);
 	tcase_add_test(tc, test_oom_kills_largest);
 	tcase_add_test(tc, test_oom_kill_disable_waits);
 	tcase_add_test(tc, test_random_shape_and_faults);
