@@ -146,19 +146,38 @@ START_TEST(test_shared_file_first_touch)
 }
 END_TEST
 
+/* A file of pages pages charged to a, mapped whole by a task of a that
+ * reads the first touched of them. */
+static void mapped_file(struct mcg_engine *e, struct mcg_group *a, uint32_t pages, uint32_t touched,
+			struct vm_object **file, struct vm_object **t, struct vm_region **fr,
+			struct vm_region **m)
+{
+	enum vm_fault f;
+
+	*file = vm_object_new(e, a, false, 100);
+	*t = vm_object_new(e, a, true, 1);
+	ck_assert_int_eq(vm_region_new(*file, PK_FILE, pages, fr), 0);
+	ck_assert_int_eq(vm_map_file(*t, *fr, 0, pages, m), 0);
+	for (uint32_t i = 0; i < touched; i++)
+		ck_assert_int_eq(vm_touch(*m, i, 0, false, &f), 0);
+}
+
+/* Both go, the task first. */
+static void mapped_file_free(struct vm_object *file, struct vm_object *t)
+{
+	vm_object_free(t);
+	vm_object_free(file);
+}
+
 START_TEST(test_file_refault)
 {
 	struct mcg_engine *e = vm_engine(0);
 	struct mcg_group *a = mk(e, "a", 100);
-	struct vm_object *file = vm_object_new(e, a, false, 100);
-	struct vm_object *t = vm_object_new(e, a, true, 1);
+	struct vm_object *file, *t;
 	struct vm_region *fr, *m;
 	enum vm_fault f;
 
-	ck_assert_int_eq(vm_region_new(file, PK_FILE, 300, &fr), 0);
-	ck_assert_int_eq(vm_map_file(t, fr, 0, 300, &m), 0);
-	for (uint32_t i = 0; i < 300; i++)
-		ck_assert_int_eq(vm_touch(m, i, 0, false, &f), 0);
+	mapped_file(e, a, 300, 300, &file, &t, &fr, &m);
 	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 100);
 	ck_assert_int_eq(stat_local(a, STAT_REFAULT_FILE), 0);
 	/* page 0 was evicted and left a shadow: coming back is a refault */
@@ -167,8 +186,7 @@ START_TEST(test_file_refault)
 	ck_assert_int_eq(stat_local(a, STAT_REFAULT_FILE), 1);
 	ck_assert_int_eq(stat_local(a, STAT_PGMAJFAULT), 301);
 	CHECK_OK(e);
-	vm_object_free(t);
-	vm_object_free(file);
+	mapped_file_free(file, t);
 	CHECK_OK(e);
 	mcg_put(a);
 	mcg_engine_free(e);
@@ -230,17 +248,13 @@ START_TEST(test_pin_is_unevictable_until_unpinned)
 {
 	struct mcg_engine *e = vm_engine(0);
 	struct mcg_group *a = mk(e, "a", 50);
-	struct vm_object *file = vm_object_new(e, a, false, 100);
-	struct vm_object *t = vm_object_new(e, a, true, 1);
+	struct vm_object *file, *t;
 	struct vm_region *fr, *m;
 	enum vm_fault f;
 
-	ck_assert_int_eq(vm_region_new(file, PK_FILE, 100, &fr), 0);
-	ck_assert_int_eq(vm_map_file(t, fr, 0, 100, &m), 0);
-	for (uint32_t i = 0; i < 40; i++) {
-		ck_assert_int_eq(vm_touch(m, i, 0, false, &f), 0);
+	mapped_file(e, a, 100, 40, &file, &t, &fr, &m);
+	for (uint32_t i = 0; i < 40; i++)
 		vm_pin(fr, i, true);
-	}
 	ck_assert_int_eq(stat_lru_local(a, LRU_UNEVICTABLE, -1), 40);
 	for (uint32_t i = 40; i < 100; i++)
 		ck_assert_int_eq(vm_touch(m, i, 0, false, &f), 0);
@@ -254,8 +268,7 @@ START_TEST(test_pin_is_unevictable_until_unpinned)
 	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 10, NULL, NULL), 0);
 	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 10);
 	CHECK_OK(e);
-	vm_object_free(t);
-	vm_object_free(file);
+	mapped_file_free(file, t);
 	mcg_put(a);
 	mcg_engine_free(e);
 }
