@@ -32,7 +32,12 @@ start
 W0=$W
 expect "status: supervisor_pid is the daemon's" "$(daemon_status "$MNT" supervisor_pid)" "$SUP"
 expect "status: no restart yet" "$(daemon_status "$MNT" worker_restarts)" 0
-expect "status: state_file" "$(daemon_status "$MNT" state_file)" none
+# (the default state file, in this script's $STATE_DIRECTORY: lib.sh)
+sf=$(daemon_status "$MNT" state_file)
+case $sf in
+"$STATE_DIRECTORY"/*.state) ok ;;
+*) bad "status: state_file: got [$sf], want one in $STATE_DIRECTORY" ;;
+esac
 expect "status: profile" "$(daemon_status "$MNT" profile)" 6.12
 [ -n "$W0" ] && [ "$W0" != "$SUP" ] && ok || bad "no worker apart from the supervisor: [$W0]"
 # a process stopped at its limit by this worker is continued when it dies
