@@ -472,7 +472,8 @@ void vm_discard(struct vm_region *r, uint32_t i, struct charge_batch *b)
 	pthread_mutex_unlock(&t->obj->lock);
 }
 
-void vm_mlock(struct vm_region *r, uint32_t i, bool lock)
+/* Set or clear flag of page i of r if it is resident. */
+static void vm_page_flag(struct vm_region *r, uint32_t i, uint8_t flag, bool on)
 {
 	struct vm_region *t = r->file ? r->file : r;
 	uint32_t v;
@@ -482,8 +483,18 @@ void vm_mlock(struct vm_region *r, uint32_t i, bool lock)
 	pthread_mutex_lock(&t->obj->lock);
 	v = atomic_load(&t->slot[r->file ? r->file_off + i : i]);
 	if (v != VM_EMPTY && (v & VM_TAG_MASK) == VM_TAG_PAGE)
-		pgstate_flags(t->obj->eng, v, lock ? PG_MLOCKED : 0, lock ? 0 : PG_MLOCKED);
+		pgstate_flags(t->obj->eng, v, on ? flag : 0, on ? 0 : flag);
 	pthread_mutex_unlock(&t->obj->lock);
+}
+
+void vm_mlock(struct vm_region *r, uint32_t i, bool lock)
+{
+	vm_page_flag(r, i, PG_MLOCKED, lock);
+}
+
+void vm_pin(struct vm_region *r, uint32_t i, bool pin)
+{
+	vm_page_flag(r, i, PG_UNEVICTABLE, pin);
 }
 
 bool vm_evict(uint32_t vpage, uint32_t page, uint32_t slot, void *engine)

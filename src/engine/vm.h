@@ -124,6 +124,10 @@ void vm_discard(struct vm_region *r, uint32_t i, struct charge_batch *b);
 bool vm_resident(const struct vm_region *r, uint32_t i);
 /* mlock/munlock a resident page. */
 void vm_mlock(struct vm_region *r, uint32_t i, bool lock);
+/* Make a resident page unevictable (PG_UNEVICTABLE) or evictable again:
+ * reclaim passes it by. For stand-ins of real pages the real kernel would
+ * not page out for us (the mirror's pageout back-off). */
+void vm_pin(struct vm_region *r, uint32_t i, bool pin);
 
 /* The engine's evict hook for its own objects (mcg_engine.evict). */
 bool vm_evict(uint32_t vpage, uint32_t page, uint32_t slot, void *engine);

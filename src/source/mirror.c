@@ -59,15 +59,6 @@ static bool mirror_near_limit(struct mcg_group *g, long *headroom)
 
 static void mirror_release(struct mirror_proc *p);
 
-/* Reclaim took pages from a stand-in p maps since p last paged out. */
-static bool mirror_pageout_due(const struct mirror_proc *p)
-{
-	for (unsigned i = 0; i < p->nmap; i++)
-		if (atomic_load(&p->map[i].f->obj->evicted) != p->map[i].seen)
-			return true;
-	return false;
-}
-
 /* Nothing moved in p since its last full sample (its /proc/PID/stat reads
  * the same, it was not attached anywhere, nothing of it waits to be paged
  * out or continued): no smaps read, and the next look backs off, never
@@ -88,7 +79,7 @@ static bool mirror_idle(struct mirror *m, struct mirror_proc *p, uint64_t now)
 		p->act_new = (struct proc_activity){ 0 };   /* (no execve seen) */
 		return false;
 	}
-	same = p->act_valid && !forced && !p->stopped && !p->sim && !mirror_pageout_due(p) &&
+	same = p->act_valid && !forced && !p->stopped && !p->sim && !mirror_pageout_due(m, p) &&
 	       a.minflt == p->act.minflt && a.majflt == p->act.majflt && a.vsize == p->act.vsize &&
 	       a.threads == p->act.threads && a.rss == p->act.rss &&
 	       a.start_code == p->act.start_code && a.start_stack == p->act.start_stack;
@@ -179,7 +170,7 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 		p->next_ns = now + MIRROR_NEAR_PERIOD_NS;
 		return;
 	}
-	if (mirror_pageout(m, p) && mirror_read(m, p->tgid, &s)) {
+	if (mirror_pageout(m, p, &s) && mirror_read(m, p->tgid, &s)) {
 		free(s.files);           /* (exiting meanwhile: next time) */
 		return;
 	}
@@ -213,20 +204,30 @@ static void mirror_sample(struct mirror *m, struct mirror_proc *p)
 			p->map[i].alive = false;
 		for (size_t i = 0; i < s.n; i++) {
 			struct mirror_map *mm = mirror_map_for(m, p, &s.files[i]);
+			long rss = s.files[i].rss;   /* as /proc has it */
+			bool trim;
 
 			if (p->sim)
 				mirror_sim_file(p, mm, &s.files[i]);
 			if (!mm)
 				continue;
+			/* a pageout is accounted only once this sample shows
+			 * it: the stand-ins are then trimmed to what stayed */
+			trim = mm->out && mirror_pageout_done(m, mm, rss);
 			if (!p->sim)
 				mirror_file_base(mm, &s.files[i], in_child);
 			mm->alive = true;
 			if (in_child && !err)
-				err = mirror_fill(mm, s.files[i].rss, s.files[i].dirty, cpu);
+				err = mirror_fill(m, mm, s.files[i].rss, s.files[i].dirty, cpu, trim);
 		}
 		/* unmapped: the mapping goes, its pages stay as page cache */
 		for (unsigned i = 0; i < p->nmap;)
 			if (!p->map[i].alive) {
+				/* (paged out to nothing: smaps shows it no more,
+				 * and neither has the page cache its pages) */
+				if (p->map[i].out && mirror_pageout_done(m, &p->map[i], 0) && in_child)
+					mirror_fill(m, &p->map[i], 0, 0, cpu, true);
+				mirror_file_unpin(p->map[i].f);
 				vm_region_free(p->map[i].map);
 				p->map[i] = p->map[--p->nmap];
 			} else {
@@ -285,6 +286,8 @@ static void mirror_release(struct mirror_proc *p)
 		mcg_put(e->g);
 		free(e->reg);
 	}
+	for (unsigned i = 0; i < p->nmap; i++)
+		mirror_file_unpin(p->map[i].f);   /* (page cache nobody maps) */
 	free(p->era);
 	free(p->map);
 	p->era = NULL;
@@ -584,7 +587,7 @@ void mirror_refresh(struct mirror *m, struct mcg_group *g)
 			pthread_mutex_lock(&p->lock);
 			/* (attached since its last sample: that one saw it
 			 * where it was, mirror_settle) */
-			if (!p->gone && (atomic_load(&p->force) ||
+			if (!p->gone && (atomic_load(&p->force) || mirror_pageout_due(m, p) ||
 					 mirror_now(m) - p->last_ns > MIRROR_READ_AGE_NS))
 				mirror_sample(m, p);
 			pthread_mutex_unlock(&p->lock);

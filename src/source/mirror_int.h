@@ -28,12 +28,24 @@ struct proc_task;
 #define MIRROR_REGION_MAX   65536
 #define MIRROR_IOV          64
 
+/* Pageout back-off (mirror_enforce.c): a pageout the next sample does
+ * not confirm (no drop in the mapping's resident pages, or an error from
+ * process_madvise) leaves the file's stand-ins charged and unevictable
+ * for this long, doubling with each failure in a row up to the max. */
+#define MIRROR_PIN_MIN_NS  1000000000ull
+#define MIRROR_PIN_MAX_NS 32000000000ull
+
 struct mirror_file {
 	unsigned long dev, ino, off;
 	uint32_t npages;
 	struct vm_object *obj;
 	struct vm_region *r;
 	struct mirror_file *next;
+	/* (shared by every process mapping it; racy between two samples of
+	 * two of them, which at worst pin or unpin a page a period late) */
+	atomic_bool pinned;           /* its stand-ins are unevictable ... */
+	_Atomic uint64_t pin_until;   /* ... until then */
+	atomic_uint fails;            /* unconfirmed pageouts in a row */
 };
 
 /* What an era holds: stand-in pages of a kind, or kernel memory (page
@@ -65,6 +77,10 @@ struct mirror_map {
 	long base;                    /* resident pages not to charge: faulted in
 				       * the root, or before it became a
 				       * simulated task */
+	long out_rss;                 /* paged out in this sample: its resident
+				       * pages before; -1 when process_madvise
+				       * failed */
+	bool out;
 	bool alive;
 };
 
@@ -131,6 +147,13 @@ struct mirror_sample {
 	size_t n, cap;
 };
 
+/* mm is the mapping v of a sample describes. */
+static inline bool mirror_map_is(const struct mirror_map *mm, const struct mirror_vma *v)
+{
+	return mm->start == v->start && mm->f->dev == v->dev && mm->f->ino == v->ino &&
+	       mm->f->off == v->off && mm->f->npages == (v->end - v->start) / PC_PAGE_SIZE;
+}
+
 /* The engine's clock: the sampler's schedule and a record's age. */
 static inline uint64_t mirror_now(const struct mirror *m)
 {
@@ -144,8 +167,10 @@ int mirror_read(struct mirror *m, pid_t tgid, struct mirror_sample *s);
 
 /* mirror_standin.c */
 /* Fault in stand-ins until the shared file holds as many pages as this
- * mapping has resident. */
-int mirror_fill(struct mirror_map *mm, long rss, long dirty, unsigned cpu);
+ * mapping has resident (stand-ins of a pinned file are pinned too); with
+ * trim (a pageout of it was confirmed), drop those beyond. */
+int mirror_fill(struct mirror *m, struct mirror_map *mm, long rss, long dirty, unsigned cpu,
+		bool trim);
 /* p's mapping of the file of v, made (with the file's stand-in) the first
  * time; NULL without memory. */
 struct mirror_map *mirror_map_for(struct mirror *m, struct mirror_proc *p,
@@ -180,7 +205,21 @@ void mirror_sim_file(struct mirror_proc *p, const struct mirror_map *mm, struct 
 int mirror_signal(struct mirror_proc *p, int sig);
 void mirror_oom(struct mirror *m, struct mirror_proc *p);
 void mirror_cont(struct mirror_proc *p);
-bool mirror_pageout(struct mirror *m, struct mirror_proc *p);
+/* Page out, in the real process, the mappings whose stand-ins reclaim
+ * took pages from (s: the sample just read, for their resident pages
+ * before). true if it did any: the caller reads a new sample and hands
+ * each paged-out mapping's to mirror_pageout_done. */
+bool mirror_pageout(struct mirror *m, struct mirror_proc *p, const struct mirror_sample *s);
+/* mm was paged out and now has rss resident (before its base is taken
+ * off): true when the pageout is confirmed (fewer pages than before);
+ * otherwise the file's stand-ins are pinned for the back-off. */
+bool mirror_pageout_done(struct mirror *m, struct mirror_map *mm, long rss);
+/* f's stand-ins evictable again (a mapping of it went: nobody may be
+ * left to retry its pageout). */
+void mirror_file_unpin(struct mirror_file *f);
+/* Reclaim took pages p maps that are not paged out yet, or a pin of a
+ * file it maps has expired: a full sample is due. */
+bool mirror_pageout_due(struct mirror *m, const struct mirror_proc *p);
 bool mirror_exited(struct mirror_proc *p);
 
 #endif

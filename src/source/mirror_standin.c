@@ -33,7 +33,7 @@ static struct mirror_file *mirror_file_get(struct mirror *m, const struct mirror
 		if (f->dev == v->dev && f->ino == v->ino && f->off == v->off && f->npages == npages)
 			break;
 	if (!f && m->nfiles < MIRROR_MAX_FILES && npages > 0 && (f = calloc(1, sizeof(*f)))) {
-		*f = (struct mirror_file){ v->dev, v->ino, v->off, npages, NULL, NULL, NULL };
+		*f = (struct mirror_file){ .dev = v->dev, .ino = v->ino, .off = v->off, .npages = npages };
 		/* page cache belongs to no task: first touch decides the charge */
 		if (vm_file_new(m->env->eng, npages, &f->obj, &f->r)) {
 			free(f);
@@ -48,30 +48,42 @@ static struct mirror_file *mirror_file_get(struct mirror *m, const struct mirror
 	return f;
 }
 
-/* Fault in stand-ins until the shared file holds as many pages as this
- * mapping has resident. */
-int mirror_fill(struct mirror_map *mm, long rss, long dirty, unsigned cpu)
+int mirror_fill(struct mirror *m, struct mirror_map *mm, long rss, long dirty, unsigned cpu,
+		bool trim)
 {
+	struct mirror_file *f = mm->f;
+	bool pin = atomic_load(&f->pinned);
+	struct charge_batch b;
 	long need;
 
-	/* reclaim took pages since the last pageout: they leave the real
-	 * process first (next sample), rather than fault back in here */
-	if (atomic_load(&mm->f->obj->evicted) != mm->seen)
-		return 0;
 	/* the stand-in's object has one region, f->r: its resident count is
-	 * the file's pages in memory */
-	need = rss - atomic_load(&mm->f->obj->resident);
+	 * the file's pages in memory. (Pages reclaim took since the last
+	 * pageout are faulted back too: the sample was read after it, so
+	 * they are still resident; the next sample pages them out.) */
+	need = rss - atomic_load(&f->obj->resident);
 
-	for (uint32_t i = 0; i < mm->f->npages && need > 0; i++) {
-		enum vm_fault f;
+	for (uint32_t i = 0; i < f->npages && need > 0; i++) {
+		enum vm_fault fault;
 		int err;
 
-		if (vm_resident(mm->f->r, i))
+		if (vm_resident(f->r, i))
 			continue;
-		if ((err = vm_touch(mm->map, i, cpu, dirty-- > 0, &f)))
+		if ((err = vm_touch(mm->map, i, cpu, dirty-- > 0, &fault)))
 			return err;
+		if (pin)
+			vm_pin(f->r, i, true);
 		need--;
 	}
+	if (!trim || need >= 0)
+		return 0;
+	/* a confirmed pageout took them from the page cache too */
+	charge_batch_begin(&b, m->env->eng);
+	for (uint32_t i = f->npages; i-- > 0 && need < 0;)
+		if (vm_resident(f->r, i)) {
+			vm_discard(f->r, i, &b);
+			need++;
+		}
+	charge_batch_end(&b);
 	return 0;
 }
 
@@ -81,12 +93,9 @@ struct mirror_map *mirror_map_for(struct mirror *m, struct mirror_proc *p,
 	struct mirror_file *f;
 	struct mirror_map *mm;
 
-	for (unsigned i = 0; i < p->nmap; i++) {
-		mm = &p->map[i];
-		if (mm->start == v->start && mm->f->dev == v->dev && mm->f->ino == v->ino &&
-		    mm->f->off == v->off && mm->f->npages == (v->end - v->start) / PC_PAGE_SIZE)
-			return mm;
-	}
+	for (unsigned i = 0; i < p->nmap; i++)
+		if (mirror_map_is(&p->map[i], v))
+			return &p->map[i];
 	if (!(f = mirror_file_get(m, v)))
 		return NULL;
 	if (p->nmap == p->capmap) {

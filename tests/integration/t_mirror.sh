@@ -2,8 +2,8 @@
 # t_mirror.sh: real processes mirrored from /proc (issue 4 part 3) with the
 # memhog test program: accounting, sharing, exit, OOM kill with the
 # overshoot bound, oom_kill_disable stop/continue, file pageout under limit
-# and background reclaim, exempt processes, enforce=none, and move charge
-# of a real process.
+# and background reclaim (usage never below what is resident, issue 17 §2),
+# exempt processes, enforce=none, and move charge of a real process.
 . "$(dirname "$0")/lib.sh"
 
 HOG="$MEMCGFS_BUILD/tools/memhog"
@@ -168,6 +168,68 @@ wait_until 10 sh -c "[ \$(cat $MNT/w/memory.usage_in_bytes) -le $((40 * MiB)) ]"
 expect "background scans counted" "$(( $(stat_key w kswapd_pgscan) > 0 ))" 1
 expect "no direct reclaim: failcnt" "$(cat "$MNT/w/memory.failcnt")" 0
 stop_hog "$HOG_PID"
+
+# --- issue 17 §2: background reclaim really reclaims, and usage is never
+# below what the process has resident. real: RssFile + RssAnon in bytes.
+# Tolerance: file pages another group faulted first and pays for (the
+# loader and libc, shared by every process), 4 MiB. ---
+real() { echo $(( ($(kb "$1" RssFile) + $(kb "$1" RssAnon)) * 1024 )); }
+TOL=$((4 * MiB))
+# truthful GROUP PID: 40 reads in a row, each usage (a read samples the
+# group first) at least the real resident memory read after it
+truthful() {
+	local i u r
+	for i in $(seq 1 40); do
+		u=$(usage "$1")
+		r=$(real "$2")
+		[ "$u" -ge $((r - TOL)) ] || { echo "usage $u < resident $r"; return 1; }
+	done
+}
+rss_file_le() { [ "$(kb "$1" RssFile)" -le $(($2 / 1024)) ]; }
+dd if=/dev/urandom of="$DATA/f96" bs=1M count=96 status=none conv=fsync
+wm() {
+	mkdir "$MNT/$1"
+	echo 128M > "$MNT/$1/memory.limit_in_bytes"
+	echo 64M > "$MNT/$1/memory.high_watermark_in_bytes"
+	echo 48M > "$MNT/$1/memory.low_watermark_in_bytes"
+}
+# alone: its 96 MiB of clean file pages really go, down past the low mark
+wm r1
+hog r1 r1 -- -f "$DATA/f96"
+ready r1
+wait_until 10 rss_file_le "$HOG_PID" $((48 * MiB)) ||
+	bad "RssFile stayed at $(kb "$HOG_PID" RssFile) kB"
+wait_until 10 sh -c "[ \$(cat $MNT/r1/memory.usage_in_bytes) -le $((48 * MiB)) ]" ||
+	bad "usage stayed above the low watermark: $(usage r1)"
+echo "t_mirror: alone: usage $(usage r1), resident $(real "$HOG_PID")"
+msg=$(truthful r1 "$HOG_PID") && ok || bad "alone: $msg"
+# (a confirmed pageout took the pages from the page cache: no stand-in
+# stays charged for them)
+between "alone: usage is what stayed resident" "$(usage r1)" 0 $(($(real "$HOG_PID") + TOL))
+expect "alone: background reclaim did it" "$(( $(stat_key r1 kswapd_steal) > 0 ))" 1
+stop_hog "$HOG_PID"
+# shared with a process of the root: MADV_PAGEOUT leaves pages another
+# process maps. Usage stays what is resident, the stand-ins stay charged
+# (unevictable for the back-off), reclaim does not spin, nothing is killed
+"$HOG" -f "$DATA/f96" > "$DATA/root96.out" 2>&1 < /dev/null &
+R96=$!
+HOGS+=("$R96")
+ready root96
+wm r2
+hog r2 r2 -- -f "$DATA/f96"
+ready r2
+wait_until 10 sh -c "[ \$(awk '\$1==\"kswapd_steal\"{print \$2}' $MNT/r2/memory.stat) -gt 0 ]" ||
+	bad "shared: no background reclaim"
+wait_until 10 sh -c "[ \$(awk '\$1==\"unevictable\"{print \$2}' $MNT/r2/memory.stat) -gt $((64 * MiB)) ]" ||
+	bad "shared: the pages the kernel kept were not charged back"
+echo "t_mirror: shared: usage $(usage r2), resident $(real "$HOG_PID")"
+msg=$(truthful r2 "$HOG_PID") && ok || bad "shared: $msg"
+between "shared: RssFile stayed (the kernel keeps shared pages)" "$(kb "$HOG_PID" RssFile)" \
+	$((90 * 1024)) $((100 * 1024))
+expect "shared: no OOM kill" "$(oom_key r2 oom_kill)" 0
+expect "shared: no failcnt" "$(cat "$MNT/r2/memory.failcnt")" 0
+stop_hog "$HOG_PID"
+stop_hog "$R96"
 
 # --- never signalled: oom_score_adj -1000, and PID 1 of a namespace ---
 mkdir "$MNT/x" "$MNT/y"

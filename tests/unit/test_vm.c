@@ -146,19 +146,38 @@ START_TEST(test_shared_file_first_touch)
 }
 END_TEST
 
+/* A file of pages pages charged to a, mapped whole by a task of a that
+ * reads the first touched of them. */
+static void mapped_file(struct mcg_engine *e, struct mcg_group *a, uint32_t pages, uint32_t touched,
+			struct vm_object **file, struct vm_object **t, struct vm_region **fr,
+			struct vm_region **m)
+{
+	enum vm_fault f;
+
+	*file = vm_object_new(e, a, false, 100);
+	*t = vm_object_new(e, a, true, 1);
+	ck_assert_int_eq(vm_region_new(*file, PK_FILE, pages, fr), 0);
+	ck_assert_int_eq(vm_map_file(*t, *fr, 0, pages, m), 0);
+	for (uint32_t i = 0; i < touched; i++)
+		ck_assert_int_eq(vm_touch(*m, i, 0, false, &f), 0);
+}
+
+/* Both go, the task first. */
+static void mapped_file_free(struct vm_object *file, struct vm_object *t)
+{
+	vm_object_free(t);
+	vm_object_free(file);
+}
+
 START_TEST(test_file_refault)
 {
 	struct mcg_engine *e = vm_engine(0);
 	struct mcg_group *a = mk(e, "a", 100);
-	struct vm_object *file = vm_object_new(e, a, false, 100);
-	struct vm_object *t = vm_object_new(e, a, true, 1);
+	struct vm_object *file, *t;
 	struct vm_region *fr, *m;
 	enum vm_fault f;
 
-	ck_assert_int_eq(vm_region_new(file, PK_FILE, 300, &fr), 0);
-	ck_assert_int_eq(vm_map_file(t, fr, 0, 300, &m), 0);
-	for (uint32_t i = 0; i < 300; i++)
-		ck_assert_int_eq(vm_touch(m, i, 0, false, &f), 0);
+	mapped_file(e, a, 300, 300, &file, &t, &fr, &m);
 	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 100);
 	ck_assert_int_eq(stat_local(a, STAT_REFAULT_FILE), 0);
 	/* page 0 was evicted and left a shadow: coming back is a refault */
@@ -167,8 +186,7 @@ START_TEST(test_file_refault)
 	ck_assert_int_eq(stat_local(a, STAT_REFAULT_FILE), 1);
 	ck_assert_int_eq(stat_local(a, STAT_PGMAJFAULT), 301);
 	CHECK_OK(e);
-	vm_object_free(t);
-	vm_object_free(file);
+	mapped_file_free(file, t);
 	CHECK_OK(e);
 	mcg_put(a);
 	mcg_engine_free(e);
@@ -219,6 +237,38 @@ START_TEST(test_mlock_is_unevictable)
 	ck_assert_int_eq(stat_local(a, STAT_SWAP), 15);
 	CHECK_OK(e);
 	vm_object_free(t);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* vm_pin: a pinned file page stays charged while reclaim takes the
+ * others; unpinned, it may go again. */
+START_TEST(test_pin_is_unevictable_until_unpinned)
+{
+	struct mcg_engine *e = vm_engine(0);
+	struct mcg_group *a = mk(e, "a", 50);
+	struct vm_object *file, *t;
+	struct vm_region *fr, *m;
+	enum vm_fault f;
+
+	mapped_file(e, a, 100, 40, &file, &t, &fr, &m);
+	for (uint32_t i = 0; i < 40; i++)
+		vm_pin(fr, i, true);
+	ck_assert_int_eq(stat_lru_local(a, LRU_UNEVICTABLE, -1), 40);
+	for (uint32_t i = 40; i < 100; i++)
+		ck_assert_int_eq(vm_touch(m, i, 0, false, &f), 0);
+	for (uint32_t i = 0; i < 40; i++)
+		ck_assert(vm_resident(fr, i));
+	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 50);
+	CHECK_OK(e);
+	for (uint32_t i = 0; i < 40; i++)
+		vm_pin(fr, i, false);
+	ck_assert_int_eq(stat_lru_local(a, LRU_UNEVICTABLE, -1), 0);
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 10, NULL, NULL), 0);
+	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 10);
+	CHECK_OK(e);
+	mapped_file_free(file, t);
 	mcg_put(a);
 	mcg_engine_free(e);
 }
@@ -1085,6 +1135,7 @@ Suite *vm_suite(void)
 	tcase_add_test(tc, test_file_refault);
 	tcase_add_test(tc, test_dirty_pages_written_back_first);
 	tcase_add_test(tc, test_mlock_is_unevictable);
+	tcase_add_test(tc, test_pin_is_unevictable_until_unpinned);
 	tcase_add_test(tc, test_oom_kills_largest);
 	tcase_add_test(tc, test_oom_kill_disable_waits);
 	tcase_add_test(tc, test_random_shape_and_faults);
