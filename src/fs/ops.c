@@ -30,8 +30,16 @@ static struct cgfs *cgfs_of(fuse_req_t req)
  * worker's, still open in a client across a restart: EBADF). */
 static struct cgfs_fh *cgfs_fh_of(fuse_req_t req, struct fuse_file_info *fi)
 {
-	if (!fi || (fi->fh & CGFS_FH_TAG_MASK) != cgfs_of(req)->fh_tag)
+	struct cgfs *fs = cgfs_of(req);
+
+	if (!fi || (fi->fh & CGFS_FH_TAG_MASK) != fs->fh_tag)
 		return NULL;
+	/* An op on a handle comes after its open's reply, through the kernel,
+	 * on any thread. The open published the handle under fh_lock
+	 * (cgfs_fh_new): taking it here makes that order one the thread
+	 * sanitizer sees too (as fh->lock does for the release, cgfs_fh_free). */
+	pthread_mutex_lock(&fs->fh_lock);
+	pthread_mutex_unlock(&fs->fh_lock);
 	return (struct cgfs_fh *)(uintptr_t)(fi->fh & ~CGFS_FH_TAG_MASK);
 }
 
@@ -323,6 +331,11 @@ static void cgfs_fh_free(struct cgfs *fs, struct cgfs_fh *fh)
 	if (fh->next)
 		fh->next->prev = fh->prev;
 	pthread_mutex_unlock(&fs->fh_lock);
+	/* Every op on the handle ran before the kernel could send its release,
+	 * each under fh->lock up to its reply: taking the lock once makes that
+	 * order one the thread sanitizer sees too. */
+	pthread_mutex_lock(&fh->lock);
+	pthread_mutex_unlock(&fh->lock);
 	pthread_mutex_destroy(&fh->lock);
 	free(fh->snap);
 	mcg_put(fh->g);
@@ -461,7 +474,6 @@ static void cgfs_op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 		fuse_pollhandle_destroy(ph);
 	pthread_mutex_lock(&fh->lock);
 	fresh = !fh->read;
-	pthread_mutex_unlock(&fh->lock);
 	if (fresh) {
 		mask |= POLLPRI | POLLERR;
 	} else if (fh->row >= 0 && cgfs_files[fh->row].read == cgfs_tasks_read) {
@@ -472,6 +484,7 @@ static void cgfs_op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 		if (n == 0)
 			mask |= POLLPRI | POLLERR;
 	}
+	pthread_mutex_unlock(&fh->lock);
 	fuse_reply_poll(req, mask);
 }
 
@@ -484,6 +497,7 @@ static void cgfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_
 
 	if (!fh)
 		return cgfs_reply_err(req, -EBADF);
+	pthread_mutex_lock(&fh->lock);       /* up to the reply (cgfs_fh_free) */
 	cgfs_req_init(&r, req, fh->g, fh);
 	err = cgfs_file_write(&r, &cgfs_files[fh->row], buf, size);
 	/* Kernel-internal errnos (512 and up, e.g. ENOTSUPP 524 of old kmem
@@ -492,6 +506,7 @@ static void cgfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_
 		err = -EOPNOTSUPP;
 	if (cgfs_files[fh->row].keep)
 		err = cgfs_kept(req, fh->g, err);
+	pthread_mutex_unlock(&fh->lock);
 	if (err)
 		return cgfs_reply_err(req, err);
 	fuse_reply_write(req, size);
@@ -537,17 +552,19 @@ static void cgfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t o
 
 	if (!fh)
 		return cgfs_reply_err(req, -EBADF);
+	pthread_mutex_lock(&fh->lock);       /* up to the reply (cgfs_fh_free) */
 	g = fh->g;
-	if (mcg_removed(g))
-		return cgfs_reply_err(req, -ENODEV);
-	if (!(d.buf = malloc(size)))
-		return cgfs_reply_err(req, -ENOMEM);
+	if (mcg_removed(g) || !(d.buf = malloc(size))) {
+		pthread_mutex_unlock(&fh->lock);
+		return cgfs_reply_err(req, mcg_removed(g) ? -ENODEV : -ENOMEM);
+	}
 	cgfs_dir_add(&d, ".", ino, S_IFDIR);
 	cgfs_dir_add(&d, "..", mcg_parent(g) ? node_ino(mcg_parent(g), -1) : ino, S_IFDIR);
 	for (size_t i = 0; i < cgfs_nfiles; i++)
 		if (cgfs_file_present(fs, &cgfs_files[i], mcg_is_root(g)))
 			cgfs_dir_add(&d, cgfs_files[i].name, node_ino(g, (int)i), S_IFREG);
 	mcg_for_each_child(fs->eng, g, cgfs_dir_add_child, &d);
+	pthread_mutex_unlock(&fh->lock);
 	fuse_reply_buf(req, d.buf, d.len);
 	free(d.buf);
 }

@@ -119,7 +119,7 @@ before=$(fds)
 for i in $(seq 40); do as_user "$U" "$EVCTL" "$MNT" memory.usage_in_bytes 1M > /dev/null; done
 as_user "$U" "$EVCTL" "$MNT/E" memory.oom_control "" > /dev/null 2>&1
 # all of them: one left over would count against the bound below
-wait_until 5 sh -c "[ \$(ls /proc/$pid/fd | wc -l) -le $before ]" && ok ||
+wait_until 15 sh -c "[ \$(ls /proc/$pid/fd | wc -l) -le $before ]" && ok ||
 	bad "registrations of exited users stay: $before fds before, $(fds) after"
 got=$(as_user "$U" "$PY" - "$MNT" <<'PY'
 import os, sys
