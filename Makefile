@@ -50,7 +50,7 @@ FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 20
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
-                -Wshadow -Wno-gnu-variable-sized-type-not-at-end -D_GNU_SOURCE -Isrc \
+                -Wshadow -Wno-gnu-variable-sized-type-not-at-end -D_GNU_SOURCE -DMEMCGFS_VERSION='"$(VERSION)"' -Isrc \
                 -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_LDFLAGS := -fsanitize=fuzzer $(FUZZ_SAN)
 FUZZ_NAMES   := grammar write seq

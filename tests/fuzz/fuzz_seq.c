@@ -108,12 +108,12 @@ static uint64_t fs_clock(void *arg)
 	return s->now += 1000000;       /* simulated: writeback never sleeps */
 }
 
-static void fs_sleep(void *arg, uint64_t ns)
+static void fs_sleep(uint64_t ns, void *arg)
 {
 	/* simulated: a writeback wait passes no time */
 }
 
-static void fs_kill(uint32_t id, void *arg)
+static void fs_kill(uint32_t id, struct mcg_group *over, struct mcg_group *vg, void *arg)
 {
 	/* the engine reaps the victim; no process stands behind it */
 }

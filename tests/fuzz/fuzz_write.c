@@ -75,7 +75,7 @@ static uint64_t fw_clock(void *arg)
 	return fw_now += 1000000;
 }
 
-static void fw_sleep(void *arg, uint64_t ns)
+static void fw_sleep(uint64_t ns, void *arg)
 {
 	/* simulated: a writeback wait passes no time */
 }
