@@ -58,21 +58,31 @@ static char *ctl_slurp(const char *path)
 
 static int ctl_ask(int fd, const char *line, char *ans, size_t size);
 
+/* The root's status attribute (the worker answers it), NUL-terminated in
+ * buf: its length, or -1 with a message. */
+static ssize_t ctl_status_text(const char *mount, char *buf, size_t size)
+{
+	ssize_t n = getxattr(mount, CGFS_STATUS_XATTR, buf, size - 1);
+
+	if (n < 0) {
+		fprintf(stderr, "memcgctl: %s: no memcgfs status: %s\n", mount, strerror(errno));
+		return -1;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
 /* The mount's simulated-task socket, as the mount itself says (the
  * "socket" line of the root's status attribute): each mount instance has
  * its own, whichever namespace this runs in. */
 static int ctl_socket_of(const char *mount, char *path, size_t size)
 {
 	char buf[1024];
-	ssize_t n = getxattr(mount, CGFS_STATUS_XATTR, buf, sizeof(buf) - 1);
 	const char *p;
 	size_t len;
 
-	if (n < 0) {
-		fprintf(stderr, "memcgctl: %s: not a memcgfs mount (%s)\n", mount, strerror(errno));
+	if (ctl_status_text(mount, buf, sizeof(buf)) < 0)
 		return -1;
-	}
-	buf[n] = '\0';
 	for (p = buf; p && strncmp(p, "socket ", 7); p = strchr(p, '\n'), p = p ? p + 1 : NULL)
 		;
 	if (!p || !strncmp(p + 7, "none", 4) || (len = strcspn(p + 7, "\n")) >= size) {
@@ -251,12 +261,10 @@ static int ctl_join(const char *mount, const char *group)
 static int ctl_status(const char *mount)
 {
 	char buf[1024];
-	ssize_t n = getxattr(mount, CGFS_STATUS_XATTR, buf, sizeof(buf));
+	ssize_t n = ctl_status_text(mount, buf, sizeof(buf));
 
-	if (n < 0) {
-		fprintf(stderr, "memcgctl: %s: no memcgfs status: %s\n", mount, strerror(errno));
+	if (n < 0)
 		return 1;
-	}
 	fwrite(buf, 1, (size_t)n, stdout);
 	return 0;
 }

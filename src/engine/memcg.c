@@ -163,12 +163,14 @@ int mcg_ids_restore(struct mcg_engine *e, unsigned next_id, unsigned gen_floor)
 
 struct mcg_group *mcg_by_id(struct mcg_engine *e, unsigned id)
 {
+	struct mcg_group *_Atomic *slot;
 	struct mcg_group *g;
 
 	if (id == 0 || id > MCG_ID_MAX)
 		return NULL;
 	pthread_mutex_lock(&e->id_lock);
-	g = mcg_id_taken(e, id) ? atomic_load(mcg_id_slot(e, id, false)) : NULL;
+	slot = mcg_id_slot(e, id, false);
+	g = slot ? atomic_load(slot) : NULL;
 	/* Get unless zero: a group whose last reference is going stays in the
 	 * table until mcg_free takes it out under this lock. */
 	if (g) {
