@@ -63,9 +63,7 @@ for run in 1 2 3 4 5; do
 	tmp=$from; from=$to; to=$tmp
 	tmp=$efrom; efrom=$eto; eto=$tmp
 done
-med() { printf '%s\n' "$@" | sort -g | sed -n 3p; }
-lo() { printf '%s\n' "$@" | sort -g | head -n1; }
-hi() { printf '%s\n' "$@" | sort -g | tail -n1; }
+. "$(dirname "$0")/stats.sh"     # med, lo, hi of the rounds
 echo "move.mount_ms.1g $(med "${times[@]}") ms"
 echo "move.mount_ms.1g.min $(lo "${times[@]}") ms"
 echo "move.mount_ms.1g.max $(hi "${times[@]}") ms"

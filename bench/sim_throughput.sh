@@ -40,9 +40,7 @@ for run in 1 2 3 4 5; do
 	ratio+=("$(awk -v a="$((t1 - t0))" -v b="$((t2 - t1))" 'BEGIN { printf "%.3f", b / a }')")
 done
 rm -f "$scn"
-med() { printf '%s\n' "$@" | sort -g | sed -n 3p; }
-lo() { printf '%s\n' "$@" | sort -g | head -n1; }
-hi() { printf '%s\n' "$@" | sort -g | tail -n1; }
+. "$(dirname "$0")/stats.sh"     # med, lo, hi of the rounds
 echo "sim.pages_per_s $(med "${sock[@]}") pages/s"
 echo "sim.pages_per_s.min $(lo "${sock[@]}") pages/s"
 echo "sim.pages_per_s.max $(hi "${sock[@]}") pages/s"
