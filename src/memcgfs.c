@@ -31,6 +31,7 @@
 #include "fs/sources.h"
 #include "fs/state.h"
 #include "fs/tasks.h"
+#include "fs/trim.h"
 #include "source/mirror.h"
 #include "source/pidwatch.h"
 #include "source/sim.h"
@@ -371,6 +372,7 @@ static int memcgfs_serve(struct cgfs *fs, struct mcg_machine *cfg, struct fuse_a
 		mcg_log(MCG_LOG_WARNING, "no watchdog: oom_kill_disable will not stop real processes");
 	fs->watch = cgfs_tasks_watch(fs);
 	fs->rel = release_new(fs);
+	fs->trim = trim_start();
 	env.mirror = mirror_start(&env, enforce);   /* before the socket admits */
 	env.sim = sim_start(&env);
 	/* the socket's tasks first: a simulated task's kill is its own */
@@ -417,6 +419,8 @@ out_signals:
 	sim_free(env.sim);
 	pidwatch_free(fs->watch);
 	release_free(fs->rel);
+	trim_stop(fs->trim);
+	fs->trim = NULL;
 	fuse_remove_signal_handlers(se);
 out_session:
 	fuse_session_destroy(se);

@@ -219,6 +219,28 @@ static void sup_agent_start(struct sup *s)
 	s->agent_fd = sv[0];
 }
 
+/* The worker's malloc, set before it starts (glibc reads its tunables
+ * once, at exec): one arena and no per-thread cache. A tree taken down
+ * frees its groups on whichever FUSE threads removed them; with an arena
+ * per thread and each thread's cache holding freed chunks that pin their
+ * pages, malloc_trim (fs/trim.c) could not give back a fifth of what the
+ * tree had cost (docs/benchmarks.md, "Scale"). The user's own tunables
+ * come after ours and win. The supervisor is single-threaded: setenv
+ * between fork and exec is safe here. */
+static void sup_worker_malloc(void)
+{
+	static const char ours[] = "glibc.malloc.arena_max=1:glibc.malloc.tcache_count=0";
+	const char *theirs = getenv("GLIBC_TUNABLES");
+	char *both;
+
+	if (!theirs || !*theirs) {
+		setenv("GLIBC_TUNABLES", ours, 1);
+	} else if (asprintf(&both, "%s:%s", ours, theirs) >= 0) {
+		setenv("GLIBC_TUNABLES", both, 1);
+		free(both);
+	}
+}
+
 /* The child's side of a worker start: never returns. */
 static void sup_worker_exec(struct sup *s, int chan, int clone, pid_t parent)
 {
@@ -237,6 +259,7 @@ static void sup_worker_exec(struct sup *s, int chan, int clone, pid_t parent)
 	if (a < 0 || c < 0 || dup2(a, SUP_CHAN_FD) < 0 || dup2(c, SUP_CLONE_FD) < 0)
 		_exit(1);
 	snprintf(restarts, sizeof(restarts), "%u", s->restarts);
+	sup_worker_malloc();
 	argv[n++] = p->argv[0];
 	argv[n++] = "--worker";
 	argv[n++] = restarts;

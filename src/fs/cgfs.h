@@ -19,10 +19,7 @@ struct release_runner;
 struct event_registry;
 struct source_ops;
 struct state;
-
-/* Groups removed between two trims of the daemon's heap (ops.c). */
-#define CGFS_TRIM_RMDIRS 1024
-#define CGFS_TRIM_RMDIRS_MIN 64
+struct trim;
 
 struct cgfs {
 	struct mcg_engine *eng;
@@ -33,7 +30,7 @@ struct cgfs {
 	pthread_mutex_t attach_lock;   /* task attach/exit and their pidfds */
 	pthread_mutex_t fh_lock;       /* fh_head: handles open at exit are freed */
 	struct cgfs_fh *fh_head;
-	atomic_uint rmdirs;            /* groups removed since the last heap trim */
+	struct trim *trim;             /* the heap trim after removals (fs/trim.h) */
 	char release_agent[4096];
 	struct pidwatch *watch;
 	struct release_runner *rel;
@@ -106,6 +103,9 @@ struct cgfs_out {
 
 void cgfs_printf(struct cgfs_out *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* "PREFIXKEY VALUE\n", as cgfs_printf("%s%s %ld\n") writes it, without
+ * its format pass: the line of memory.stat and its kind. */
+void cgfs_kv(struct cgfs_out *o, const char *prefix, const char *key, long v);
 void cgfs_out_free(struct cgfs_out *o);
 
 #endif

@@ -4,8 +4,8 @@
  * of src/fs that includes FUSE; it holds no accounting logic and
  * special-cases no control file. */
 #include <errno.h>
-#include <malloc.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +19,7 @@
 #include "fs/ops.h"
 #include "fs/state.h"
 #include "fs/tasks.h"
+#include "fs/trim.h"
 #include "source/proc.h"
 
 static struct cgfs *cgfs_of(fuse_req_t req)
@@ -256,18 +257,9 @@ static void cgfs_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		node_touch_dir(fs, p);
 	}
 	cgfs_reply_err(req, cgfs_kept(req, g, err));
-	/* a tree taken down gives its memory back to the system: the heap
-	 * keeps freed groups' pages until trimmed, after the reply, every
-	 * CGFS_TRIM_RMDIRS removals, or sooner (but not before
-	 * CGFS_TRIM_RMDIRS_MIN) when a removal leaves its parent childless,
-	 * as the last one of a tree taken down does */
-	if (!err) {
-		unsigned n = atomic_fetch_add(&fs->rmdirs, 1) + 1;
-
-		if ((n >= CGFS_TRIM_RMDIRS || (n >= CGFS_TRIM_RMDIRS_MIN && !mcg_nr_children(fs->eng, p))) &&
-		    atomic_compare_exchange_strong(&fs->rmdirs, &n, 0))
-			malloc_trim(0);
-	}
+	/* a tree taken down gives its memory back to the system (fs/trim.h) */
+	if (!err)
+		trim_removed(fs->trim);
 	mcg_put(g);
 	mcg_put(p);
 }
@@ -598,11 +590,11 @@ static int cgfs_status(struct cgfs *fs, char *buf, size_t size)
 	char text[1024];
 	int n = snprintf(text, sizeof(text),
 			 "supervisor_pid %d\nworker_pid %d\nworker_restarts %u\n"
-			 "state_file %s\nprofile %u.%u\nsocket %s\n",
+			 "state_file %s\nprofile %u.%u\nsocket %s\nheap_trims %lu\n",
 			 (int)fs->supervisor_pid, (int)getpid(), fs->restarts,
 			 fs->state_file ? fs->state_file : "none",
 			 fs->prof->version / 1000, fs->prof->version % 1000,
-			 fs->sim_socket ? fs->sim_socket : "none");
+			 fs->sim_socket ? fs->sim_socket : "none", trim_count(fs->trim));
 
 	if (size && (size_t)n > size)
 		return -ERANGE;

@@ -110,6 +110,46 @@ expect "kill: the kernel's sentence" \
 expect "kill: the group's counters" "$(grep -cE '^memcgfs: memory: usage [0-9]+kB, limit 32768kB, failcnt [1-9][0-9]*$' "$LOG")" 1
 umount_fs
 rm -f "$LOG"
+# a tree taken down gives its memory back: the worker trims its heap once
+# removals stop (status heap_trims), and its RSS comes back to within a
+# tenth of where it was before the tree, plus what each FUSE thread the
+# burst added keeps (its stack's and request buffer's touched pages). Not
+# under a sanitizer, whose allocator keeps what it frees.
+if ! grep -q -a -e __asan_init -e __tsan_init "$MEMCGFS"; then
+	mount_fs "nostate" && ok
+	W=$(worker_pid "$MNT")
+	rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$W/status"; }
+	thr() { ls "/proc/$W/task" | wc -l; }
+	mkdir "$MNT/warm" && rmdir "$MNT/warm"
+	sleep 0.5
+	R0=$(rss) T0=$(thr) N0=$(daemon_status "$MNT" heap_trims)
+	/usr/bin/python3 -c '
+import os, sys
+m = sys.argv[1]
+for p in range(20):
+    os.mkdir("%s/p%d" % (m, p))
+    for c in range(200):
+        os.mkdir("%s/p%d/c%d" % (m, p, c))' "$MNT"
+	R1=$(rss)
+	/usr/bin/python3 -c '
+import os, sys
+m = sys.argv[1]
+for p in range(20):
+    for c in range(200):
+        os.rmdir("%s/p%d/c%d" % (m, p, c))
+    os.rmdir("%s/p%d" % (m, p))' "$MNT"
+	trims_above() { [ "$(daemon_status "$MNT" heap_trims)" -gt "$1" ]; }
+	# (3 on the way, every 1,024 rmdirs, and 1 once they stopped)
+	wait_until 5 trims_above $((N0 + 3)) && ok ||
+		bad "trim: $(daemon_status "$MNT" heap_trims) heap trims after 4,020 rmdirs (before: $N0)"
+	R2=$(rss) T2=$(thr)
+	ALLOW=$(( R0 / 10 + 48 * (T2 > T0 ? T2 - T0 : 0) ))
+	(( R1 > R0 + 8192 )) && ok || bad "trim: 4,020 groups cost the worker only $((R1 - R0)) kB"
+	(( R2 <= R0 + ALLOW )) && ok ||
+		bad "trim: RSS $R0 kB -> $R1 kB with 4,020 groups -> $R2 kB without (allowed +$ALLOW kB; threads $T0 -> $T2)"
+	echo "t_mount: trim: RSS $R0 -> $R1 -> $R2 kB, threads $T0 -> $T2"
+	umount_fs
+fi
 # one version, from the VERSION file: both programs and the man page
 V=$(cat "$(dirname "$0")/../../VERSION")
 expect "--help on stdout, status 0" "$("$MEMCGFS" --help 2>/dev/null | grep -c 'kernel=X.Y'; echo "rc ${PIPESTATUS[0]}")" "1
