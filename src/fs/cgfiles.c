@@ -52,6 +52,49 @@ void cgfs_printf(struct cgfs_out *o, const char *fmt, ...)
 	}
 }
 
+/* Room for n more bytes, or o->err. */
+static bool cgfs_out_room(struct cgfs_out *o, size_t n)
+{
+	if (o->err)
+		return false;
+	if (o->cap - o->len < n) {
+		size_t ncap = (o->cap ? o->cap * 2 : 512) + n;
+		char *nb = realloc(o->buf, ncap);
+
+		if (!nb) {
+			o->err = -ENOMEM;
+			return false;
+		}
+		o->buf = nb;
+		o->cap = ncap;
+	}
+	return true;
+}
+
+void cgfs_kv(struct cgfs_out *o, const char *prefix, const char *key, long v)
+{
+	size_t pl = strlen(prefix), kl = strlen(key);
+	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+	char digits[24], *d = digits + sizeof(digits);
+	char *p;
+
+	do
+		*--d = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--d = '-';
+	if (!cgfs_out_room(o, pl + kl + (size_t)(digits + sizeof(digits) - d) + 2))
+		return;
+	p = o->buf + o->len;
+	memcpy(p, prefix, pl);
+	memcpy(p += pl, key, kl);
+	*(p += kl) = ' ';
+	memcpy(++p, d, (size_t)(digits + sizeof(digits) - d));
+	p += digits + sizeof(digits) - d;
+	*p++ = '\n';
+	o->len = (size_t)(p - o->buf);
+}
+
 void cgfs_out_free(struct cgfs_out *o)
 {
 	free(o->buf);
@@ -201,13 +244,14 @@ static int rd_stat(struct cgfs_req *r, int unused, struct cgfs_out *o)
 
 			if (k->since >= 0 && !prof_has(r->fs->prof, k->since))
 				continue;
-			cgfs_printf(o, "%s%s %ld\n", total ? "total_" : "", k->name,
-				    stat_key_value(r->g, k, total));
+			cgfs_kv(o, total ? "total_" : "", k->name, stat_key_value(r->g, k, total));
 		}
-		if (!total)
-			cgfs_printf(o, "hierarchical_memory_limit %ld\nhierarchical_memsw_limit %ld\n",
-				    mcg_hierarchical_limit(r->g, MCG_MEM) * PAGE,
-				    mcg_hierarchical_limit(r->g, MCG_MEMSW) * PAGE);
+		if (!total) {
+			cgfs_kv(o, "", "hierarchical_memory_limit",
+				mcg_hierarchical_limit(r->g, MCG_MEM) * PAGE);
+			cgfs_kv(o, "", "hierarchical_memsw_limit",
+				mcg_hierarchical_limit(r->g, MCG_MEMSW) * PAGE);
+		}
 	}
 	/* memcgfs extensions, after every kernel key (names of the seed's
 	 * 2011 memcg patches): direct and background reclaim of this group */
@@ -215,9 +259,12 @@ static int rd_stat(struct cgfs_req *r, int unused, struct cgfs_out *o)
 		struct mcg_reclaim_counts rc;
 
 		mcg_reclaim_counts(r->g, &rc);
-		cgfs_printf(o, "pg_scan %ld\npg_pgsteal %ld\nkswapd_pgscan %ld\nkswapd_steal %ld\n"
-			    "pgoutrun %ld\nallocstall %ld\n", rc.scanned[0], rc.reclaimed[0],
-			    rc.scanned[1], rc.reclaimed[1], rc.bgr_runs, rc.allocstall);
+		cgfs_kv(o, "", "pg_scan", rc.scanned[0]);
+		cgfs_kv(o, "", "pg_pgsteal", rc.reclaimed[0]);
+		cgfs_kv(o, "", "kswapd_pgscan", rc.scanned[1]);
+		cgfs_kv(o, "", "kswapd_steal", rc.reclaimed[1]);
+		cgfs_kv(o, "", "pgoutrun", rc.bgr_runs);
+		cgfs_kv(o, "", "allocstall", rc.allocstall);
 	}
 	return 0;
 }

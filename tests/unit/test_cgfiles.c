@@ -2,6 +2,7 @@
  * read formats and the generic write rules, driven without a mount. */
 #include <check.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -306,6 +307,29 @@ START_TEST(test_watermark_extensions)
 }
 END_TEST
 
+/* cgfs_kv writes what "%s%s %ld\n" would, to the last byte, through the
+ * buffer's growth and at both ends of a long */
+START_TEST(test_kv_matches_printf)
+{
+	static const long vals[] = { 0, 1, -1, 9, 10, 4096, 9223372036854771712L,
+				     LONG_MAX, LONG_MIN, -4096, 123456789 };
+	struct cgfs_out a = { 0 }, b = { 0 };
+
+	for (int rep = 0; rep < 200; rep++)
+		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+			long v = vals[i] + (vals[i] > 0 && vals[i] < LONG_MAX ? rep : 0);
+
+			cgfs_kv(&a, rep & 1 ? "total_" : "", "workingset_refault_anon", v);
+			cgfs_printf(&b, "%s%s %ld\n", rep & 1 ? "total_" : "", "workingset_refault_anon", v);
+		}
+	ck_assert_int_eq(a.err, 0);
+	ck_assert_uint_eq(a.len, b.len);
+	ck_assert(memcmp(a.buf, b.buf, a.len) == 0);
+	cgfs_out_free(&a);
+	cgfs_out_free(&b);
+}
+END_TEST
+
 Suite *cgfiles_suite(void)
 {
 	Suite *s = suite_create("cgfiles");
@@ -319,6 +343,7 @@ Suite *cgfiles_suite(void)
 	tcase_add_test(tc, test_release_agent_needs_cap);
 	tcase_add_test(tc, test_permission_rule);
 	tcase_add_test(tc, test_watermark_extensions);
+	tcase_add_test(tc, test_kv_matches_printf);
 	suite_add_tcase(s, tc);
 	return s;
 }
