@@ -8,6 +8,7 @@
 #include "engine/check.h"
 #include "engine/internal.h"
 #include "engine/memcg.h"
+#include "engine/names.h"
 #include "engine/softlimit.h"
 #include "engine/swap.h"
 
@@ -141,6 +142,40 @@ static int check_rstat(struct mcg_engine *e, char *msg, size_t len)
 	return 0;
 }
 
+/* The name index holds every live group but the root, each found by its
+ * parent and name, and no other; each children list is doubly linked. */
+static int check_names(struct mcg_engine *e, char *msg, size_t len)
+{
+	struct mcg_group *g = e->root;
+	unsigned live = 0;
+	int err = 0;
+
+	pthread_rwlock_rdlock(&e->tree_lock);
+	while (g && !err) {
+		for (struct mcg_group **pp = &g->children; *pp && !err; pp = &(*pp)->sibling)
+			if ((*pp)->sib_pp != pp)
+				err = check_fail(msg, len, "group %u: children list broken at %u",
+						 g->id, (*pp)->id);
+		if (!err && g != e->root && !g->removed) {
+			live++;
+			if (names_find(e, g->parent, g->name) != g)
+				err = check_fail(msg, len, "group %u (%s): not found by its name",
+						 g->id, g->name);
+		}
+		if (!g->removed && g->children) {
+			g = g->children;
+			continue;
+		}
+		while (g != e->root && !g->sibling)
+			g = g->parent;
+		g = g == e->root ? NULL : g->sibling;
+	}
+	if (!err && live != names_count(e))
+		err = check_fail(msg, len, "name index: %u groups, %u live", names_count(e), live);
+	pthread_rwlock_unlock(&e->tree_lock);
+	return err;
+}
+
 int check_invariants(struct mcg_engine *e, char *msg, size_t len)
 {
 	struct check_count *counts = calloc(MCG_ID_MAX + 1, sizeof(*counts));
@@ -185,5 +220,7 @@ int check_invariants(struct mcg_engine *e, char *msg, size_t len)
 	free(counts);
 	if (!err)
 		err = check_rstat(e, msg, len);
+	if (!err)
+		err = check_names(e, msg, len);
 	return err ? err : soft_check(e, msg, len);
 }

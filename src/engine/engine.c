@@ -8,6 +8,7 @@
 #include "engine/internal.h"
 #include "engine/memcg.h"
 #include "engine/move.h"
+#include "engine/names.h"
 #include "engine/oom.h"
 #include "engine/rstat.h"
 #include "engine/softlimit.h"
@@ -45,7 +46,7 @@ struct mcg_engine *mcg_engine_new(const struct mcg_machine *m, const struct mcg_
 	if (e->m.mem_pages >= (long)VM_MAX_PAGES || e->m.swap_pages >= (long)VM_MAX_PAGES ||
 	    page_pool_init(&e->pages, e->m.mem_pages, e->m.nodes, e->m.node_pages) || charge_init(e) ||
 	    swap_init(e, e->m.swap_pages) || vm_init(e) || oom_init(e) || move_init(e) || wb_init(e) ||
-	    bgr_init(e) || soft_init(e) || rstat_init(e)) {
+	    bgr_init(e) || soft_init(e) || rstat_init(e) || names_init(e)) {
 		mcg_engine_free(e);
 		return NULL;
 	}
@@ -80,6 +81,7 @@ void mcg_engine_free(struct mcg_engine *e)
 	swap_destroy(e);
 	rstat_destroy(e);
 	soft_destroy(e);               /* after the tree: it holds no reference */
+	names_destroy(e);              /* (nor does the name index) */
 	pthread_rwlock_destroy(&e->tree_lock);
 	pthread_mutex_destroy(&e->id_lock);
 	for (unsigned c = 0; e->by_id && c < MCG_ID_CHUNKS; c++)

@@ -35,6 +35,8 @@ struct mcg_group {
 	atomic_int refs __attribute__((aligned(64)));
 	struct mcg_group *children;   /* first child; dying ones included */
 	struct mcg_group *sibling;
+	struct mcg_group **sib_pp;    /* what points at it in the children list */
+	struct mcg_group *name_next;  /* the name index's chain (names.c) */
 	char *name;
 	unsigned nr_live_children;
 	atomic_bool ever_populated;       /* had tasks or children: release rule */

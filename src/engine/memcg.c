@@ -7,6 +7,7 @@
 
 #include "engine/internal.h"
 #include "engine/memcg.h"
+#include "engine/names.h"
 #include "engine/move.h"
 #include "engine/reclaim.h"
 #include "engine/bgreclaim.h"
@@ -240,10 +241,7 @@ void mcg_put(struct mcg_group *g)
 /* Caller holds tree_lock. */
 static struct mcg_group *mcg_find_live(struct mcg_group *parent, const char *name)
 {
-	for (struct mcg_group *c = parent->children; c; c = c->sibling)
-		if (!c->removed && strcmp(c->name, name) == 0)
-			return c;
-	return NULL;
+	return names_find(parent->eng, parent, name);
 }
 
 struct mcg_group *mcg_lookup(struct mcg_engine *e, struct mcg_group *parent, const char *name)
@@ -339,8 +337,12 @@ int mcg_create_as(struct mcg_engine *e, struct mcg_group *parent, const char *na
 		mcg_free(g);
 	} else {
 		g->sibling = parent->children;
+		if (g->sibling)
+			g->sibling->sib_pp = &g->sibling;
 		parent->children = g;
+		g->sib_pp = &parent->children;
 		g->linked = true;
+		names_add(e, g);
 		g->mkdir_kmem = charged;
 		charged = 0;
 		soft_link(g);
@@ -368,11 +370,11 @@ static bool mcg_charged(const struct mcg_group *g)
 /* Caller holds tree_lock for writing. */
 static void mcg_unlink(struct mcg_group *g)
 {
-	struct mcg_group **pp = &g->parent->children;
-
-	while (*pp != g)
-		pp = &(*pp)->sibling;
-	*pp = g->sibling;
+	*g->sib_pp = g->sibling;
+	if (g->sibling)
+		g->sibling->sib_pp = g->sib_pp;
+	g->sibling = NULL;
+	g->sib_pp = NULL;
 	g->linked = false;
 	g->eng->nr_groups--;
 }
@@ -504,6 +506,7 @@ int mcg_remove(struct mcg_engine *e, struct mcg_group *g)
 		pthread_rwlock_unlock(&e->tree_lock);
 		return -EBUSY;
 	}
+	names_del(e, g);          /* (before removed: never found as dying) */
 	g->removed = true;
 	g->parent->nr_live_children--;
 	release = mcg_release_candidate(g->parent);
@@ -536,7 +539,9 @@ int mcg_rename(struct mcg_engine *e, struct mcg_group *g, const char *name)
 	} else {
 		char *old = g->name;
 
+		names_del(e, g);
 		g->name = dup;
+		names_add(e, g);
 		dup = old;
 	}
 	pthread_rwlock_unlock(&e->tree_lock);

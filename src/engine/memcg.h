@@ -158,6 +158,7 @@ struct mcg_engine {
 	struct bgr_pool *bgr;         /* NULL without watermarks */
 	struct soft_heap *soft;       /* the groups over their soft limits */
 	struct rstat_state *rstat;    /* hierarchical statistics' flush */
+	struct name_index *names;     /* (parent, name) -> live child (names.c) */
 	/* with m.node_dirty_ratio: each node's dirty and writeback page cache */
 	atomic_long node_dirty[PAGE_MAX_NODES];
 };

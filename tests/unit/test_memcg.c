@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engine/memcg.h"
+#include "engine/names.h"
 #include "engine/task.h"
 #include "engine_fixture.h"
 #include "suites.h"
@@ -472,6 +473,66 @@ START_TEST(test_iter_walks_subtree)
 }
 END_TEST
 
+/* The name index (names.c): one flat directory of thousands and a second
+ * parent with the same names, found, renamed and removed in creation order
+ * (each removal unlinking from the far end of the children list), the
+ * index agreeing with the tree throughout and empty again at the end. */
+START_TEST(test_names_flat_directory)
+{
+	enum { N = 5000 };
+	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
+	struct mcg_group *p = fixture_group(e, e->root, "p"), *q = fixture_group(e, e->root, "q");
+	static struct mcg_group *g[N], *h[N];
+	char name[32];
+
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "g%d", i);
+		g[i] = fixture_group(e, p, name);
+		h[i] = fixture_group(e, q, name);
+	}
+	ck_assert_uint_eq(names_count(e), 2 + 2 * N);
+	CHECK_OK(e);
+	for (int i = 0; i < N; i += 7) {
+		struct mcg_group *l;
+
+		snprintf(name, sizeof(name), "g%d", i);
+		ck_assert_ptr_eq(l = mcg_lookup(e, p, name), g[i]);
+		mcg_put(l);
+		ck_assert_ptr_eq(l = mcg_lookup(e, q, name), h[i]);
+		mcg_put(l);
+		ck_assert_int_eq(mcg_create(e, p, name, NULL, NULL, NULL), -EEXIST);
+	}
+	ck_assert_ptr_null(mcg_lookup(e, p, "g5000"));
+	/* a rename moves the entry: the old name is free, the new one taken */
+	ck_assert_int_eq(mcg_rename(e, g[3], "renamed"), 0);
+	ck_assert_ptr_null(mcg_lookup(e, p, "g3"));
+	ck_assert_int_eq(mcg_rename(e, g[4], "renamed"), -EEXIST);
+	ck_assert_int_eq(mcg_rename(e, g[4], "g3"), 0);
+	ck_assert_int_eq(mcg_rename(e, g[3], "g4"), 0);
+	CHECK_OK(e);
+	/* a removed name is free at once, and can be made again */
+	ck_assert_int_eq(mcg_remove(e, g[0]), 0);
+	ck_assert_ptr_null(mcg_lookup(e, p, "g0"));
+	ck_assert_int_eq(mcg_create(e, p, "g0", NULL, NULL, NULL), 0);
+	mcg_put(g[0]);
+	ck_assert_ptr_nonnull(g[0] = mcg_lookup(e, p, "g0"));
+	for (int i = 0; i < N; i++) {
+		ck_assert_int_eq(mcg_remove(e, g[i]), 0);
+		ck_assert_int_eq(mcg_remove(e, h[i]), 0);
+		mcg_put(g[i]);
+		mcg_put(h[i]);
+		if (i % 1000 == 999)
+			CHECK_OK(e);
+	}
+	ck_assert_uint_eq(names_count(e), 2);
+	ck_assert_uint_eq(mcg_nr_children(e, p), 0);
+	CHECK_OK(e);
+	mcg_put(p);
+	mcg_put(q);
+	mcg_engine_free(e);
+}
+END_TEST
+
 Suite *memcg_suite(void)
 {
 	Suite *s = suite_create("memcg");
@@ -493,6 +554,7 @@ Suite *memcg_suite(void)
 	tcase_add_test(tc, test_id_exhaustion);
 	tcase_add_test(tc, test_ids_recycle_with_generation);
 	tcase_add_test(tc, test_iter_walks_subtree);
+	tcase_add_test(tc, test_names_flat_directory);
 	suite_add_tcase(s, tc);
 	return s;
 }
