@@ -11,6 +11,11 @@
 #   scale.root_usage_over_leaf.changed1pct   changed (a page each)
 #   scale.daemon_rss_after_rmdir_ratio     RSS after removing every group
 #                                          over RSS before creating them
+#   scale.daemon_anon_after_rmdir_ratio    the same for anonymous pages alone
+#   scale.daemon_threads.start / .after_rmdir  the worker's threads then
+#   scale.flat_mkdir_us.first1000 / .last1000, scale.flat_rmdir_us
+#                                          the same in one flat directory
+#                                          of up to 20,000 groups
 # Ratios are medians of interleaved repetitions in one run, with the range.
 # Needs root and /dev/fuse. Usage: bench/scale.sh BUILD_DIR [GROUPS]
 set -eu
@@ -31,11 +36,16 @@ import os, statistics, subprocess, sys, time
 
 mnt, pid, n, ctl = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 
-def rss_kb():
-    with open("/proc/%d/status" % pid) as f:
+# from smaps_rollup, which walks the page tables: status's VmRSS is the
+# kernel's per-CPU counter, off by up to its batch (hundreds of kB here)
+def rss_kb(key="Rss:"):
+    with open("/proc/%d/smaps_rollup" % pid) as f:
         for l in f:
-            if l.startswith("VmRSS:"):
+            if l.startswith(key):
                 return int(l.split()[1])
+
+def threads():
+    return len(os.listdir("/proc/%d/task" % pid))
 
 def name(i):
     # 256 parents of up to 256 children: no directory holds 65k entries
@@ -43,17 +53,24 @@ def name(i):
 
 # the daemon warmed up first (its threads, the socket's, a sample): the
 # start is what it costs with nothing in it, not before it ever ran
+# (and the code each later step runs: its pages count in VmRSS once read)
 os.mkdir(mnt + "/warm")
-subprocess.run([ctl, "sim", "-m", mnt, "-g", "/warm", "-e", "alloc anon h 4K", "-e", "touch h seq write"],
+os.mkdir(mnt + "/warm/c")
+subprocess.run([ctl, "sim", "-m", mnt, "-g", "/warm/c", "-e", "alloc anon h 4K", "-e", "touch h seq write"],
                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-for _ in range(20):
-    try:
-        os.rmdir(mnt + "/warm")
-        break
-    except OSError:
-        time.sleep(0.1)
+for d in (mnt, mnt + "/warm", mnt + "/warm/c"):
+    for f in ("memory.stat", "memory.usage_in_bytes"):
+        with open(d + "/" + f) as fh:
+            fh.read()
+for d in ("/warm/c", "/warm"):
+    for _ in range(20):
+        try:
+            os.rmdir(mnt + d)
+            break
+        except OSError:
+            time.sleep(0.1)
 time.sleep(0.5)
-rss0 = rss_kb()
+rss0, anon0, thr0 = rss_kb(), rss_kb("Anonymous:"), threads()
 times = []
 parents = set()
 for i in range(n):
@@ -135,9 +152,38 @@ for p in parents:
     os.rmdir(p)
 print("scale.rmdir_us %.1f us" % (rm / removed * 1e6))
 time.sleep(1)
-rss2 = rss_kb()
+rss2, anon2, thr2 = rss_kb(), rss_kb("Anonymous:"), threads()
 print("scale.daemon_rss_kb.start %d kB" % rss0)
 print("scale.daemon_rss_kb.full %d kB" % rss1)
 print("scale.daemon_rss_kb.after_rmdir %d kB" % rss2)
 print("scale.daemon_rss_after_rmdir_ratio %.2f ratio" % (rss2 / rss0))
+# the anonymous part alone (Rss has the program's and libraries' file
+# pages too, which the first run of a path makes resident)
+print("scale.daemon_anon_kb.start %d kB" % anon0)
+print("scale.daemon_anon_kb.after_rmdir %d kB" % anon2)
+print("scale.daemon_anon_after_rmdir_ratio %.2f ratio" % (anon2 / anon0))
+# (each FUSE thread the load added since the start keeps its stack's and
+# its request buffer's touched pages: tens of kB, not the groups')
+print("scale.daemon_threads.start %d threads" % thr0)
+print("scale.daemon_threads.after_rmdir %d threads" % thr2)
+# one flat directory (as a tool that makes its groups side by side): the
+# last thousand mkdirs against the first, and rmdir in creation order
+# (each from the far end of the children list)
+flat = min(n, 20000)
+os.mkdir(mnt + "/flat")
+times = []
+for i in range(flat):
+    t = time.perf_counter()
+    os.mkdir("%s/flat/g%d" % (mnt, i))
+    times.append(time.perf_counter() - t)
+first, last = statistics.mean(times[:1000]), statistics.mean(times[-1000:])
+t = time.perf_counter()
+for i in range(flat):
+    os.rmdir("%s/flat/g%d" % (mnt, i))
+rm = (time.perf_counter() - t) / flat
+os.rmdir(mnt + "/flat")
+print("scale.flat_mkdir_us.first1000 %.1f us (%d siblings)" % (first * 1e6, flat))
+print("scale.flat_mkdir_us.last1000 %.1f us" % (last * 1e6))
+print("scale.flat_mkdir_last_over_first %.2f ratio" % (last / first))
+print("scale.flat_rmdir_us %.1f us" % (rm * 1e6))
 PY

@@ -220,16 +220,20 @@ static void sup_agent_start(struct sup *s)
 }
 
 /* The worker's malloc, set before it starts (glibc reads its tunables
- * once, at exec): one arena and no per-thread cache. A tree taken down
- * frees its groups on whichever FUSE threads removed them; with an arena
- * per thread and each thread's cache holding freed chunks that pin their
- * pages, malloc_trim (fs/trim.c) could not give back a fifth of what the
- * tree had cost (docs/benchmarks.md, "Scale"). The user's own tunables
- * come after ours and win. The supervisor is single-threaded: setenv
- * between fork and exec is safe here. */
+ * once, at exec): one arena, no per-thread cache, and a fixed threshold
+ * for mapping large blocks apart. A tree taken down frees its groups on
+ * whichever FUSE threads removed them; with an arena per thread and each
+ * thread's cache holding freed chunks that pin their pages, malloc_trim
+ * (fs/trim.c) could not give back a fifth of what the tree had cost; and
+ * once a large block had been freed, glibc's moving threshold put the
+ * next FUSE thread's request buffer (1 MiB) in the heap, where it pinned
+ * what lay around it (docs/benchmarks.md, "Scale"). The user's own
+ * tunables come after ours and win. The supervisor is single-threaded:
+ * setenv between fork and exec is safe here. */
 static void sup_worker_malloc(void)
 {
-	static const char ours[] = "glibc.malloc.arena_max=1:glibc.malloc.tcache_count=0";
+	static const char ours[] = "glibc.malloc.arena_max=1:glibc.malloc.tcache_count=0:"
+				   "glibc.malloc.mmap_threshold=131072";
 	const char *theirs = getenv("GLIBC_TUNABLES");
 	char *both;
 

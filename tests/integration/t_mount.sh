@@ -118,7 +118,9 @@ rm -f "$LOG"
 if ! grep -q -a -e __asan_init -e __tsan_init "$MEMCGFS"; then
 	mount_fs "nostate" && ok
 	W=$(worker_pid "$MNT")
-	rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$W/status"; }
+	# (smaps_rollup counts the pages; status's VmRSS is a per-CPU
+	# counter, off by up to its batch)
+	rss() { awk '/^Rss:/ { print $2 }' "/proc/$W/smaps_rollup"; }
 	thr() { ls "/proc/$W/task" | wc -l; }
 	mkdir "$MNT/warm" && rmdir "$MNT/warm"
 	sleep 0.5
