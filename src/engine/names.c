@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/env.h"
 #include "engine/internal.h"
 #include "engine/memcg.h"
 #include "engine/names.h"
@@ -18,17 +19,28 @@ struct name_index {
 	struct mcg_group **bucket;    /* [nbuckets], chained by name_next */
 	unsigned nbuckets;            /* a power of two */
 	unsigned n;                   /* groups in the index */
+	uint64_t seed;                /* this engine's: see names_hash */
 };
 
-/* FNV-1a of the name, mixed with the parent's id (unique among live
- * groups) */
-static uint32_t names_hash(const struct mcg_group *parent, const char *name)
+/* The name's bytes and the parent's id (unique among live groups) under
+ * a seed of this engine's making, then a final avalanche. Names are the
+ * users' (a delegated group's owner makes its children): with a fixed
+ * hash they could pick names that share one chain, and make every mkdir
+ * in that directory walk them all. The seed changes only where a group
+ * sits in the index, never an order anyone sees. */
+static uint32_t names_hash(const struct name_index *ni, const struct mcg_group *parent,
+			   const char *name)
 {
-	uint32_t h = 2166136261u ^ (parent->id * 2654435761u);
+	uint64_t h = ni->seed ^ ((uint64_t)parent->id * 0x9e3779b97f4a7c15ull);
 
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 16777619u;
-	return h ^ (h >> 15);
+		h = (h ^ *p) * 0x100000001b3ull + (h >> 29);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return (uint32_t)h;
 }
 
 int names_init(struct mcg_engine *e)
@@ -40,6 +52,9 @@ int names_init(struct mcg_engine *e)
 		return -ENOMEM;
 	}
 	ni->nbuckets = NAMES_MIN_BUCKETS;
+	/* the clock at start and where this engine lies (ASLR): nothing a
+	 * user of the mount can read */
+	ni->seed = env_now(&e->env) * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)ni;
 	e->names = ni;
 	return 0;
 }
@@ -61,7 +76,7 @@ static void names_resize(struct name_index *ni, unsigned nb)
 		return;
 	for (unsigned i = 0; i < ni->nbuckets; i++)
 		for (struct mcg_group *g = ni->bucket[i], *next; g; g = next) {
-			uint32_t h = names_hash(g->parent, g->name) & (nb - 1);
+			uint32_t h = names_hash(ni, g->parent, g->name) & (nb - 1);
 
 			next = g->name_next;
 			g->name_next = b[h];
@@ -77,7 +92,7 @@ struct mcg_group *names_find(struct mcg_engine *e, const struct mcg_group *paren
 {
 	struct name_index *ni = e->names;
 
-	for (struct mcg_group *g = ni->bucket[names_hash(parent, name) & (ni->nbuckets - 1)]; g;
+	for (struct mcg_group *g = ni->bucket[names_hash(ni, parent, name) & (ni->nbuckets - 1)]; g;
 	     g = g->name_next)
 		if (g->parent == parent && strcmp(g->name, name) == 0)
 			return g;
@@ -91,7 +106,7 @@ void names_add(struct mcg_engine *e, struct mcg_group *g)
 
 	if (++ni->n > ni->nbuckets && ni->nbuckets < (1u << 30))
 		names_resize(ni, ni->nbuckets * 2);
-	h = names_hash(g->parent, g->name) & (ni->nbuckets - 1);
+	h = names_hash(ni, g->parent, g->name) & (ni->nbuckets - 1);
 	g->name_next = ni->bucket[h];
 	ni->bucket[h] = g;
 }
@@ -99,7 +114,7 @@ void names_add(struct mcg_engine *e, struct mcg_group *g)
 void names_del(struct mcg_engine *e, struct mcg_group *g)
 {
 	struct name_index *ni = e->names;
-	struct mcg_group **pp = &ni->bucket[names_hash(g->parent, g->name) & (ni->nbuckets - 1)];
+	struct mcg_group **pp = &ni->bucket[names_hash(ni, g->parent, g->name) & (ni->nbuckets - 1)];
 
 	while (*pp && *pp != g)
 		pp = &(*pp)->name_next;
