@@ -107,9 +107,16 @@ static bool mirror_idle(struct mirror *m, struct mirror_proc *p, uint64_t now)
 		(uint64_t)headroom * PC_PAGE_SIZE / MIRROR_IDLE_RATE;
 	if (period > bound)
 		period = bound > MIRROR_PERIOD_NS ? bound : MIRROR_PERIOD_NS;
-	/* on a grid of MIRROR_PERIOD_NS: idle processes come due together,
-	 * in few passes of the sampler over its list */
-	p->next_ns = (now + period) / MIRROR_PERIOD_NS * MIRROR_PERIOD_NS;
+	/* on a grid: idle processes come due together, in few rounds of the
+	 * sampler (each round reads every process's next_ns); a period of
+	 * seconds on a grid of MIRROR_IDLE_GRID_NS, so that a thousand idle
+	 * processes wake it once a second, not ten times (the period comes
+	 * out shorter, never longer) */
+	{
+		uint64_t grid = period >= 2 * MIRROR_IDLE_GRID_NS ? MIRROR_IDLE_GRID_NS : MIRROR_PERIOD_NS;
+
+		p->next_ns = (now + period) / grid * grid;
+	}
 	return true;
 }
 
@@ -134,7 +141,30 @@ static bool mirror_execed(struct mirror_proc *p)
 }
 
 /* Reconcile p with /proc. Caller holds p->lock. */
+/* p comes due at `at`: wake the sampler if it planned to look later.
+ * Takes m->lock (under p->lock, as the OOM path does). */
+static void mirror_poke(struct mirror *m, uint64_t at)
+{
+	pthread_mutex_lock(&m->lock);
+	if (at < m->wake_at) {
+		m->wake_at = at;
+		pthread_cond_signal(&m->wake);
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+static void mirror_sample_one(struct mirror *m, struct mirror_proc *p);
+
+/* A sample of p, on any thread, and the sampler told when p is due next.
+ * Caller holds p->lock. */
 static void mirror_sample(struct mirror *m, struct mirror_proc *p)
+{
+	mirror_sample_one(m, p);
+	if (!p->gone)
+		mirror_poke(m, p->next_ns);
+}
+
+static void mirror_sample_one(struct mirror *m, struct mirror_proc *p)
 {
 	struct mcg_engine *e = m->env->eng;
 	struct mirror_sample s = { 0 };
@@ -347,24 +377,64 @@ static void mirror_reap_locked(struct mirror *m)
 	}
 }
 
+/* The processes due by `due` (pinned, into *v, grown as needed), and in
+ * *next the earliest time one of the others comes due. A round touches
+ * only what it samples: the rest cost a load each, with no lock and no
+ * pin (m->lock keeps them from going meanwhile). */
+static size_t mirror_due(struct mirror *m, uint64_t due, struct mirror_proc ***v, size_t *cap,
+			 uint64_t *next)
+{
+	size_t k = 0;
+
+	pthread_mutex_lock(&m->lock);
+	for (struct mirror_proc *p = m->procs; p; p = p->next) {
+		uint64_t at = atomic_load_explicit(&p->next_ns, memory_order_relaxed);
+
+		if (atomic_load_explicit(&p->gone, memory_order_relaxed))
+			continue;
+		if (at > due) {
+			if (at < *next)
+				*next = at;
+			continue;
+		}
+		if (k == *cap) {
+			size_t nc = *cap ? *cap * 2 : 64;
+			struct mirror_proc **nv = realloc(*v, nc * sizeof(*nv));
+
+			if (!nv) {            /* the rest wait for the next round */
+				*next = due;
+				break;
+			}
+			*v = nv;
+			*cap = nc;
+		}
+		atomic_fetch_add(&p->refs, 1);
+		(*v)[k++] = p;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return k;
+}
+
 static void *mirror_main(void *arg)
 {
 	struct mirror *m = arg;
+	struct mirror_proc **v = NULL;
+	size_t cap = 0;
 
 	pthread_mutex_lock(&m->lock);
 	while (!m->stop) {
-		uint64_t now = mirror_now(m), next = now + MIRROR_PERIOD_NS;
-		struct mirror_proc **v;
+		uint64_t now = mirror_now(m), next = now + MIRROR_ROUND_MAX_NS;
 		struct timespec ts;
 		size_t n;
 
+		m->wake_at = UINT64_MAX;      /* (a round: pokes only lower it) */
 		pthread_mutex_unlock(&m->lock);
-		v = mirror_snapshot(m, &n);
-		for (size_t i = 0; v && i < n; i++) {
+		/* (due within the coming round's lateness: now) */
+		n = mirror_due(m, now + MIRROR_NEAR_PERIOD_NS / 2, &v, &cap, &next);
+		for (size_t i = 0; i < n; i++) {
 			struct mirror_proc *p = v[i];
 
 			pthread_mutex_lock(&p->lock);
-			/* (due within the coming round's lateness: now) */
 			if (!p->gone && p->next_ns <= now + MIRROR_NEAR_PERIOD_NS / 2)
 				mirror_sample(m, p);
 			if (!p->gone && p->next_ns < next)
@@ -372,20 +442,23 @@ static void *mirror_main(void *arg)
 			pthread_mutex_unlock(&p->lock);
 			mirror_unpin(p);
 		}
-		free(v);
 		pthread_mutex_lock(&m->lock);
 		mirror_reap_locked(m);
 		if (m->stop)
 			break;
+		if (m->wake_at < next)
+			next = m->wake_at;    /* came due during the round */
 		/* rounds at least MIRROR_NEAR_PERIOD_NS apart (unless woken):
 		 * processes due close together share one pass over the list */
 		if (next < now + MIRROR_NEAR_PERIOD_NS)
 			next = now + MIRROR_NEAR_PERIOD_NS;
+		m->wake_at = next;
 		ts.tv_sec = (time_t)(next / 1000000000ull);
 		ts.tv_nsec = (long)(next % 1000000000ull);
 		pthread_cond_timedwait(&m->wake, &m->lock, &ts);
 	}
 	pthread_mutex_unlock(&m->lock);
+	free(v);
 	return NULL;
 }
 
@@ -497,6 +570,8 @@ static struct mirror_proc *mirror_get_locked(struct mirror *m, pid_t tgid, int p
 		p->next = m->procs;
 		m->procs = p;
 		atomic_fetch_add(&m->nprocs, 1);
+		m->wake_at = 0;               /* due now (next_ns 0) */
+		pthread_cond_signal(&m->wake);
 	}
 	if (p)
 		atomic_fetch_add(&p->refs, 1);
@@ -513,6 +588,7 @@ void mirror_track(struct mirror *m, pid_t tgid)
 	if ((p = mirror_get_locked(m, tgid, -1))) {
 		atomic_store(&p->force, true);   /* in full: its group changed */
 		p->next_ns = 0;          /* sample it now (racy hint, fine) */
+		m->wake_at = 0;
 		pthread_cond_signal(&m->wake);
 	}
 	pthread_mutex_unlock(&m->lock);

@@ -32,6 +32,11 @@ struct mirror;
  * headroom of its group's limits. */
 #define MIRROR_IDLE_MAX_NS    4000000000ull
 #define MIRROR_IDLE_RATE      1
+/* The longest the sampler sleeps with nothing due (it is woken sooner by
+ * whatever comes due: a sample anywhere, a process tracked or made). */
+#define MIRROR_ROUND_MAX_NS   1000000000ull
+/* The grid idle processes with periods of twice this or more come due on. */
+#define MIRROR_IDLE_GRID_NS   1000000000ull
 
 /* enforce false (-o enforce=none): account only, never signal or page
  * out. Starts the sampling thread. */

@@ -85,6 +85,11 @@ struct mirror_map {
 };
 
 struct mirror_proc {
+	/* what the sampler's round reads of every process (mirror_due), on
+	 * the first line: a round over idle ones misses once each */
+	struct mirror_proc *next;
+	_Atomic uint64_t next_ns;     /* also set by mirror_track */
+	atomic_bool gone;             /* set under lock; read without by the reaper */
 	struct mirror *m;
 	pid_t tgid;
 	int pidfd;
@@ -97,7 +102,6 @@ struct mirror_proc {
 	unsigned nmap, capmap;
 	uint64_t born_ns;             /* when the mirror first saw it */
 	uint64_t last_ns;
-	_Atomic uint64_t next_ns;     /* also set by mirror_track */
 	long last_pages;
 	struct mcg_group *stopped;    /* SIGSTOPped for this group's OOM */
 	struct proc_activity act;     /* /proc/PID/stat at the last full sample */
@@ -112,7 +116,6 @@ struct mirror_proc {
 	struct charge_mode mode;      /* its charges never wait (one thread
 				       * serves every process); .over names
 				       * the group of a failed one */
-	atomic_bool gone;             /* set under lock; read without by the reaper */
 	bool sim;                     /* a simulated task: charged past its baseline */
 	atomic_int held;              /* mirror_declare or mirror_settle have it,
 				       * from the list's lock on (not to be
@@ -120,14 +123,17 @@ struct mirror_proc {
 	long base_anon, base_shmem;   /* its memory when it connected */
 	long base_kmem;               /* its page tables and stacks then */
 	long sim_left;                /* slack the last sample left for kmem */
-	struct mirror_proc *next;
 };
 
 struct mirror {
 	struct source_env *env;
 	bool enforce;
-	pthread_mutex_t lock;         /* procs, stop */
+	pthread_mutex_t lock;         /* procs, stop, wake_at */
 	pthread_cond_t wake;
+	/* when the sampler looks next (UINT64_MAX while a round runs): a
+	 * process coming due earlier than that wakes it (mirror_poke), so
+	 * that rounds need not look every MIRROR_PERIOD_NS for nothing */
+	uint64_t wake_at;
 	struct mirror_proc *procs;
 	atomic_int nprocs;
 	bool stop;
