@@ -73,9 +73,10 @@ static bool cgfs_out_room(struct cgfs_out *o, size_t n)
 
 void cgfs_kv(struct cgfs_out *o, const char *prefix, const char *key, long v)
 {
-	size_t pl = strlen(prefix), kl = strlen(key);
+	size_t pl = prefix ? strlen(prefix) : 0, kl = key ? strlen(key) : 0;
 	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
 	char digits[24], *d = digits + sizeof(digits);
+	size_t dl;
 	char *p;
 
 	do
@@ -83,14 +84,18 @@ void cgfs_kv(struct cgfs_out *o, const char *prefix, const char *key, long v)
 	while (u /= 10);
 	if (v < 0)
 		*--d = '-';
-	if (!cgfs_out_room(o, pl + kl + (size_t)(digits + sizeof(digits) - d) + 2))
+	dl = (size_t)(digits + sizeof(digits) - d);
+	if (!cgfs_out_room(o, pl + kl + dl + 2))
 		return;
 	p = o->buf + o->len;
-	memcpy(p, prefix, pl);
-	memcpy(p += pl, key, kl);
-	*(p += kl) = ' ';
-	memcpy(++p, d, (size_t)(digits + sizeof(digits) - d));
-	p += digits + sizeof(digits) - d;
+	if (key) {
+		memcpy(p, prefix, pl);
+		memcpy(p += pl, key, kl);
+		*(p += kl) = ' ';
+		p++;
+	}
+	memcpy(p, d, dl);
+	p += dl;
 	*p++ = '\n';
 	o->len = (size_t)(p - o->buf);
 }
@@ -105,21 +110,21 @@ void cgfs_out_free(struct cgfs_out *o)
 
 static int rd_limit(struct cgfs_req *r, int cnt, struct cgfs_out *o)
 {
-	cgfs_printf(o, "%ld\n", mcg_limit(r->g, (enum mcg_counter)cnt) * PAGE);
+	cgfs_kv(o, NULL, NULL, mcg_limit(r->g, (enum mcg_counter)cnt) * PAGE);
 	return 0;
 }
 
 static int rd_usage(struct cgfs_req *r, int cnt, struct cgfs_out *o)
 {
 	cgfs_sources_refresh(r->fs, r->g);     /* real processes: a fresh sample */
-	cgfs_printf(o, "%ld\n", mcg_usage(r->g, (enum mcg_counter)cnt) * PAGE);
+	cgfs_kv(o, NULL, NULL, mcg_usage(r->g, (enum mcg_counter)cnt) * PAGE);
 	return 0;
 }
 
 static int rd_watermark(struct cgfs_req *r, int cnt, struct cgfs_out *o)
 {
 	cgfs_sources_refresh(r->fs, r->g);     /* real processes: a fresh sample */
-	cgfs_printf(o, "%ld\n", mcg_max_usage(r->g, (enum mcg_counter)cnt) * PAGE);
+	cgfs_kv(o, NULL, NULL, mcg_max_usage(r->g, (enum mcg_counter)cnt) * PAGE);
 	return 0;
 }
 
@@ -132,7 +137,7 @@ static int rd_failcnt(struct cgfs_req *r, int cnt, struct cgfs_out *o)
 
 static int rd_soft_limit(struct cgfs_req *r, int unused, struct cgfs_out *o)
 {
-	cgfs_printf(o, "%ld\n", mcg_soft_limit(r->g) * PAGE);
+	cgfs_kv(o, NULL, NULL, mcg_soft_limit(r->g) * PAGE);
 	return 0;
 }
 

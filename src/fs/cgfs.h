@@ -104,7 +104,8 @@ struct cgfs_out {
 void cgfs_printf(struct cgfs_out *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* "PREFIXKEY VALUE\n", as cgfs_printf("%s%s %ld\n") writes it, without
- * its format pass: the line of memory.stat and its kind. */
+ * its format pass: the line of memory.stat and its kind. key NULL: the
+ * value alone, "VALUE\n" (a limit's or a usage's file). */
 void cgfs_kv(struct cgfs_out *o, const char *prefix, const char *key, long v);
 void cgfs_out_free(struct cgfs_out *o);
 

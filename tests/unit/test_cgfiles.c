@@ -307,8 +307,8 @@ START_TEST(test_watermark_extensions)
 }
 END_TEST
 
-/* cgfs_kv writes what "%s%s %ld\n" would, to the last byte, through the
- * buffer's growth and at both ends of a long */
+/* cgfs_kv writes what "%s%s %ld\n" (and, without a key, "%ld\n") would,
+ * to the last byte, through the buffer's growth and at both ends of a long */
 START_TEST(test_kv_matches_printf)
 {
 	static const long vals[] = { 0, 1, -1, 9, 10, 4096, 9223372036854771712L,
@@ -321,6 +321,8 @@ START_TEST(test_kv_matches_printf)
 
 			cgfs_kv(&a, rep & 1 ? "total_" : "", "workingset_refault_anon", v);
 			cgfs_printf(&b, "%s%s %ld\n", rep & 1 ? "total_" : "", "workingset_refault_anon", v);
+			cgfs_kv(&a, NULL, NULL, v);
+			cgfs_printf(&b, "%ld\n", v);
 		}
 	ck_assert_int_eq(a.err, 0);
 	ck_assert_uint_eq(a.len, b.len);
