@@ -19,6 +19,25 @@
 
 #define PAGE PC_PAGE_SIZE
 
+/* Room for n more bytes, or o->err. */
+static bool cgfs_out_room(struct cgfs_out *o, size_t n)
+{
+	if (o->err)
+		return false;
+	if (o->cap - o->len < n) {
+		size_t ncap = (o->cap ? o->cap * 2 : 512) + n;
+		char *nb = realloc(o->buf, ncap);
+
+		if (!nb) {
+			o->err = -ENOMEM;
+			return false;
+		}
+		o->buf = nb;
+		o->cap = ncap;
+	}
+	return true;
+}
+
 void cgfs_printf(struct cgfs_out *o, const char *fmt, ...)
 {
 	va_list ap;
@@ -40,35 +59,9 @@ void cgfs_printf(struct cgfs_out *o, const char *fmt, ...)
 			o->len += (size_t)n;
 			return;
 		}
-		size_t ncap = (o->cap ? o->cap * 2 : 512) + (size_t)n;
-		char *nb = realloc(o->buf, ncap);
-
-		if (!nb) {
-			o->err = -ENOMEM;
+		if (!cgfs_out_room(o, (size_t)n + 1))
 			return;
-		}
-		o->buf = nb;
-		o->cap = ncap;
 	}
-}
-
-/* Room for n more bytes, or o->err. */
-static bool cgfs_out_room(struct cgfs_out *o, size_t n)
-{
-	if (o->err)
-		return false;
-	if (o->cap - o->len < n) {
-		size_t ncap = (o->cap ? o->cap * 2 : 512) + n;
-		char *nb = realloc(o->buf, ncap);
-
-		if (!nb) {
-			o->err = -ENOMEM;
-			return false;
-		}
-		o->buf = nb;
-		o->cap = ncap;
-	}
-	return true;
 }
 
 void cgfs_kv(struct cgfs_out *o, const char *prefix, const char *key, long v)
@@ -311,7 +304,7 @@ static int rd_numa_stat(struct cgfs_req *r, int unused, struct cgfs_out *o)
 
 static int rd_wmark(struct cgfs_req *r, int which, struct cgfs_out *o)
 {
-	cgfs_printf(o, "%ld\n", bgr_wmark(r->g, which) * PAGE);
+	cgfs_kv(o, NULL, NULL, bgr_wmark(r->g, which) * PAGE);
 	return 0;
 }
 
