@@ -143,36 +143,28 @@ static int check_rstat(struct mcg_engine *e, char *msg, size_t len)
 }
 
 /* The name index holds every live group but the root, each found by its
- * parent and name, and no other; each children list is doubly linked. */
+ * parent and name, and no other; each children list (dying groups' too)
+ * is doubly linked. */
 static int check_names(struct mcg_engine *e, char *msg, size_t len)
 {
-	struct mcg_group *g = e->root;
+	struct mcg_group *g = NULL;
 	unsigned live = 0;
 	int err = 0;
 
-	pthread_rwlock_rdlock(&e->tree_lock);
-	while (g && !err) {
+	while (!err && (g = mcg_iter(e->root, g))) {
+		pthread_rwlock_rdlock(&e->tree_lock);
 		for (struct mcg_group **pp = &g->children; *pp && !err; pp = &(*pp)->sibling)
 			if ((*pp)->sib_pp != pp)
 				err = check_fail(msg, len, "group %u: children list broken at %u",
 						 g->id, (*pp)->id);
-		if (!err && g != e->root && !g->removed) {
-			live++;
-			if (names_find(e, g->parent, g->name) != g)
-				err = check_fail(msg, len, "group %u (%s): not found by its name",
-						 g->id, g->name);
-		}
-		if (!g->removed && g->children) {
-			g = g->children;
-			continue;
-		}
-		while (g != e->root && !g->sibling)
-			g = g->parent;
-		g = g == e->root ? NULL : g->sibling;
+		if (!err && g != e->root && !g->removed && (++live, names_find(e, g->parent, g->name) != g))
+			err = check_fail(msg, len, "group %u (%s): not found by its name", g->id, g->name);
+		pthread_rwlock_unlock(&e->tree_lock);
 	}
+	if (g)
+		mcg_put(g);                   /* (stopped early) */
 	if (!err && live != names_count(e))
 		err = check_fail(msg, len, "name index: %u groups, %u live", names_count(e), live);
-	pthread_rwlock_unlock(&e->tree_lock);
 	return err;
 }
 
