@@ -30,34 +30,24 @@ static void trim_now(struct trim *t)
 	atomic_fetch_add(&t->trims, 1);
 }
 
-static long trim_ms_since(const struct timespec *then)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - then->tv_sec) * 1000 + (now.tv_nsec - then->tv_nsec) / 1000000;
-}
-
 static void *trim_main(void *arg)
 {
 	struct trim *t = arg;
 
 	pthread_mutex_lock(&t->lock);
 	while (!t->stop) {
-		long quiet;
+		struct timespec until = t->last, now;
+		long ns = until.tv_nsec + TRIM_QUIET_MS * 1000000L;
 
 		if (!t->removed) {
 			pthread_cond_wait(&t->cond, &t->lock);
 			continue;
 		}
-		if ((quiet = trim_ms_since(&t->last)) < TRIM_QUIET_MS) {
-			struct timespec until;
-			long ns;
-
-			clock_gettime(CLOCK_MONOTONIC, &until);
-			ns = until.tv_nsec + (TRIM_QUIET_MS - quiet) * 1000000L;
-			until.tv_sec += ns / 1000000000L;
-			until.tv_nsec = ns % 1000000000L;
+		/* until the quiet time after the last removal is over */
+		until.tv_sec += ns / 1000000000L;
+		until.tv_nsec = ns % 1000000000L;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec < until.tv_sec || (now.tv_sec == until.tv_sec && now.tv_nsec < until.tv_nsec)) {
 			pthread_cond_timedwait(&t->cond, &t->lock, &until);
 			continue;
 		}
