@@ -343,22 +343,6 @@ static void mirror_unpin(struct mirror_proc *p)
 }
 
 /* Pinned processes of the list, for work outside the mirror's lock. */
-static struct mirror_proc **mirror_snapshot(struct mirror *m, size_t *n)
-{
-	struct mirror_proc **v;
-	size_t k = 0;
-
-	pthread_mutex_lock(&m->lock);
-	v = malloc(((size_t)atomic_load(&m->nprocs) + 1) * sizeof(*v));
-	for (struct mirror_proc *p = m->procs; p && v; p = p->next) {
-		atomic_fetch_add(&p->refs, 1);
-		v[k++] = p;
-	}
-	pthread_mutex_unlock(&m->lock);
-	*n = k;
-	return v;
-}
-
 /* Unlink released processes. Caller holds m->lock. */
 static void mirror_reap_locked(struct mirror *m)
 {
@@ -377,10 +361,10 @@ static void mirror_reap_locked(struct mirror *m)
 	}
 }
 
-/* The processes due by `due` (pinned, into *v, grown as needed), and in
- * *next the earliest time one of the others comes due. A round touches
- * only what it samples: the rest cost a load each, with no lock and no
- * pin (m->lock keeps them from going meanwhile). */
+/* The processes due by `due` (pinned, into *v, grown as needed; every one
+ * for UINT64_MAX), and in *next the earliest time one of the others comes
+ * due. A round touches only what it samples: the rest cost a load each,
+ * with no lock and no pin (m->lock keeps them from going meanwhile). */
 static size_t mirror_due(struct mirror *m, uint64_t due, struct mirror_proc ***v, size_t *cap,
 			 uint64_t *next)
 {
@@ -398,7 +382,7 @@ static size_t mirror_due(struct mirror *m, uint64_t due, struct mirror_proc ***v
 			continue;
 		}
 		if (k == *cap) {
-			size_t nc = *cap ? *cap * 2 : 64;
+			size_t nc = *cap ? *cap * 2 : (size_t)atomic_load(&m->nprocs) + 1;
 			struct mirror_proc **nv = realloc(*v, nc * sizeof(*nv));
 
 			if (!nv) {            /* the rest wait for the next round */
@@ -647,13 +631,14 @@ int mirror_declare(struct mirror *m, pid_t tgid, int pidfd)
 
 void mirror_refresh(struct mirror *m, struct mcg_group *g)
 {
-	struct mirror_proc **v;
-	size_t n;
+	struct mirror_proc **v = NULL;
+	uint64_t unused = UINT64_MAX;
+	size_t n, cap = 0;
 
 	if (!m || atomic_load(&m->nprocs) == 0)
 		return;
-	v = mirror_snapshot(m, &n);
-	for (size_t i = 0; v && i < n; i++) {
+	n = mirror_due(m, UINT64_MAX, &v, &cap, &unused);
+	for (size_t i = 0; i < n; i++) {
 		struct mirror_proc *p = v[i];
 		struct mcg_group *pg = task_group(m->env->eng, p->tgid);
 		bool mine = mcg_in_subtree(pg, g);
