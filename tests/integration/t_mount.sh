@@ -122,8 +122,11 @@ if ! grep -q -a -e __asan_init -e __tsan_init "$MEMCGFS"; then
 	# counter, off by up to its batch)
 	rss() { awk '/^Rss:/ { print $2 }' "/proc/$W/smaps_rollup"; }
 	thr() { ls "/proc/$W/task" | wc -l; }
+	trims_above() { [ "$(daemon_status "$MNT" heap_trims)" -gt "$1" ]; }
+	# the start: after a first mkdir and rmdir, and the trim that follows
+	N0=$(daemon_status "$MNT" heap_trims)
 	mkdir "$MNT/warm" && rmdir "$MNT/warm"
-	sleep 0.5
+	wait_until 5 trims_above "$N0" && ok || bad "trim: no heap trim after one rmdir"
 	R0=$(rss) T0=$(thr) N0=$(daemon_status "$MNT" heap_trims)
 	/usr/bin/python3 -c '
 import os, sys
@@ -140,7 +143,6 @@ for p in range(20):
     for c in range(200):
         os.rmdir("%s/p%d/c%d" % (m, p, c))
     os.rmdir("%s/p%d" % (m, p))' "$MNT"
-	trims_above() { [ "$(daemon_status "$MNT" heap_trims)" -gt "$1" ]; }
 	# (3 on the way, every 1,024 rmdirs, and 1 once they stopped)
 	wait_until 5 trims_above $((N0 + 3)) && ok ||
 		bad "trim: $(daemon_status "$MNT" heap_trims) heap trims after 4,020 rmdirs (before: $N0)"
