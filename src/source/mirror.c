@@ -141,29 +141,6 @@ static bool mirror_execed(struct mirror_proc *p)
 }
 
 /* Reconcile p with /proc. Caller holds p->lock. */
-/* p comes due at `at`: wake the sampler if it planned to look later.
- * Takes m->lock (under p->lock, as the OOM path does). */
-static void mirror_poke(struct mirror *m, uint64_t at)
-{
-	pthread_mutex_lock(&m->lock);
-	if (at < m->wake_at) {
-		m->wake_at = at;
-		pthread_cond_signal(&m->wake);
-	}
-	pthread_mutex_unlock(&m->lock);
-}
-
-static void mirror_sample_one(struct mirror *m, struct mirror_proc *p);
-
-/* A sample of p, on any thread, and the sampler told when p is due next.
- * Caller holds p->lock. */
-static void mirror_sample(struct mirror *m, struct mirror_proc *p)
-{
-	mirror_sample_one(m, p);
-	if (!p->gone)
-		mirror_poke(m, p->next_ns);
-}
-
 static void mirror_sample_one(struct mirror *m, struct mirror_proc *p)
 {
 	struct mcg_engine *e = m->env->eng;
@@ -300,6 +277,27 @@ static void mirror_sample_one(struct mirror *m, struct mirror_proc *p)
 	mcg_put(g);
 }
 
+/* p comes due at `at`: wake the sampler if it planned to look later.
+ * Takes m->lock (under p->lock, as the OOM path does). */
+static void mirror_poke(struct mirror *m, uint64_t at)
+{
+	pthread_mutex_lock(&m->lock);
+	if (at < m->wake_at) {
+		m->wake_at = at;
+		pthread_cond_signal(&m->wake);
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* A sample of p, on any thread, and the sampler told when p is due next.
+ * Caller holds p->lock. */
+static void mirror_sample(struct mirror *m, struct mirror_proc *p)
+{
+	mirror_sample_one(m, p);
+	if (!p->gone)
+		mirror_poke(m, p->next_ns);
+}
+
 /* Every stand-in of p goes: anon and shmem uncharged, file pages stay as
  * page cache. Caller holds p->lock. */
 static void mirror_release(struct mirror_proc *p)
@@ -342,7 +340,6 @@ static void mirror_unpin(struct mirror_proc *p)
 	free(p);
 }
 
-/* Pinned processes of the list, for work outside the mirror's lock. */
 /* Unlink released processes. Caller holds m->lock. */
 static void mirror_reap_locked(struct mirror *m)
 {
