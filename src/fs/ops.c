@@ -604,11 +604,13 @@ static int cgfs_status(struct cgfs *fs, char *buf, size_t size)
 	char text[1024];
 	int n = snprintf(text, sizeof(text),
 			 "supervisor_pid %d\nworker_pid %d\nworker_restarts %u\n"
-			 "state_file %s\nprofile %u.%u\nsocket %s\nheap_trims %lu\n",
+			 "state_file %s\nprofile %u.%u\nsocket %s\nheap_trims %lu\n"
+			 "heap_trim_pending %lu\n",
 			 (int)fs->supervisor_pid, (int)getpid(), fs->restarts,
 			 fs->state_file ? fs->state_file : "none",
 			 fs->prof->version / 1000, fs->prof->version % 1000,
-			 fs->sim_socket ? fs->sim_socket : "none", trim_count(fs->trim));
+			 fs->sim_socket ? fs->sim_socket : "none", trim_count(fs->trim),
+			 trim_pending(fs->trim));
 
 	if (size && (size_t)n > size)
 		return -ERANGE;

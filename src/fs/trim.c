@@ -113,3 +113,15 @@ unsigned long trim_count(const struct trim *t)
 {
 	return t ? atomic_load(&((struct trim *)t)->trims) : 0;
 }
+
+unsigned long trim_pending(struct trim *t)
+{
+	unsigned long n;
+
+	if (!t)
+		return 0;
+	pthread_mutex_lock(&t->lock);
+	n = t->removed;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}

@@ -20,7 +20,9 @@ struct trim *trim_start(void);
 void trim_stop(struct trim *t);
 /* A group was removed (after the reply: it may trim the heap). */
 void trim_removed(struct trim *t);
-/* Trims done so far (memcgctl status, tests). */
+/* Trims done so far, and removals since the last one (memcgctl status;
+ * 0 pending: the last removal's memory has been trimmed). */
 unsigned long trim_count(const struct trim *t);
+unsigned long trim_pending(struct trim *t);
 
 #endif
