@@ -470,8 +470,8 @@ goal("scale", "scale.root_usage_over_leaf.unchanged", "<=", 2.0,
      "root memory.usage_in_bytes read <= 2x a leaf's", "-")
 goal("scale", "scale.daemon_rss_after_rmdir_ratio", "<=", 1.10,
      "daemon RSS after removing every group within 10 % of the start", "-",
-     "what each FUSE thread the load added keeps (its stack's and request buffer's "
-     "touched pages, about 20 kB a thread)")
+     "what each FUSE thread the load added keeps (its stack's touched pages, and its "
+     "1 MiB request buffer, which may be carved from freed memory not yet trimmed)")
 goal("scale", "scale.flat_mkdir_last_over_first", "<=", 1.25,
      "one flat directory: the last thousand mkdirs within 25 % of the first", "-")
 step_note("mirror")
