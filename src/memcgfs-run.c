@@ -4,7 +4,9 @@
  * Owns the options, the child that builds the namespace and joins the
  * group, the hand-over of the seccomp listener, and the supervisor's
  * loop until the last supervised process is gone. Never changes the
- * caller's mounts and never touches a group but --group's tasks. */
+ * caller's mounts and never touches a group but --group's tasks; inside,
+ * the mount guard keeps every cgroup filesystem of the host out of reach
+ * of the mount calls. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -304,6 +306,7 @@ int main(int argc, char **argv)
 	struct view_buf cg = { 0 };
 	struct view_ns ns = { 0 };
 	struct run_msg m;
+	struct guard g;
 	struct sup s;
 	int c, sv[2], lfd, rc;
 	pid_t child;
@@ -381,7 +384,14 @@ int main(int argc, char **argv)
 		waitpid(child, NULL, 0);
 		return RUN_FAIL;
 	}
-	if (sup_init(&s, lfd, mnt, &m.ns) || write(sv[0], "g", 1) != 1) {
+	/* the child waits in its namespace: what the mount guard acts with */
+	if ((rc = guard_open(&g, child, mnt, &m.ns, geteuid() != 0))) {
+		fprintf(stderr, "memcgfs-run: the mount guard: %s\n", strerror(-rc));
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		return RUN_FAIL;
+	}
+	if (sup_init(&s, lfd, mnt, &g) || write(sv[0], "g", 1) != 1) {
 		fprintf(stderr, "memcgfs-run: cannot start the supervisor\n");
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
@@ -391,9 +401,11 @@ int main(int argc, char **argv)
 	rc = run_parent(child, &s);
 	/* for the benchmarks: how many round trips COMMAND's run made */
 	if (getenv("MEMCGFS_RUN_COUNTS"))
-		fprintf(stderr, "memcgfs-run: %lu notifications, %lu answered, %lu statfs\n",
-			s.counts.seen, s.counts.answered, s.counts.statfs);
+		fprintf(stderr, "memcgfs-run: %lu notifications, %lu answered, %lu statfs, "
+			"%lu mount calls (%lu bound, %lu refused)\n", s.counts.seen, s.counts.answered,
+			s.counts.statfs, s.counts.mounts, g.bound, g.refused);
 	sup_fini(&s);
+	guard_close(&g);
 	close(lfd);
 	return rc;
 }

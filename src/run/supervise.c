@@ -3,11 +3,13 @@
  * fds through /proc) and the answer: an injected fd of synthesized text
  * (SECCOMP_IOCTL_NOTIF_ADDFD with ADDFD_FLAG_SEND), a statfs written back
  * as cgroupfs's, or SECCOMP_USER_NOTIF_FLAG_CONTINUE for everything else.
+ * The mount family goes to the guard (guard.c), whose answer it sends.
  * Never fails a call that it does not answer (the kernel then runs it),
  * never blocks on a supervised process, and never writes to memcgfs. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/audit.h>
 #include <linux/openat2.h>
 #include <seccomp.h>
 #include <stdio.h>
@@ -15,11 +17,13 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "run/caller.h"
 #include "run/group.h"
 #include "run/supervise.h"
 
@@ -27,6 +31,87 @@
  * directory (nor O_TMPFILE, which includes it), no creation. The filter
  * lets every other open through without a round trip. */
 #define SUP_OPEN_SKIP ((unsigned long)(O_ACCMODE | O_PATH | O_DIRECTORY | O_CREAT))
+
+/* The audit arch of the ABI this supervisor reads (seccomp_data.arch). */
+#if defined(__x86_64__)
+#define SCMP_ARCH_NATIVE_AUDIT AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define SCMP_ARCH_NATIVE_AUDIT AUDIT_ARCH_AARCH64
+#else
+#error "memcgfs-run reads the native ABI of x86_64 or aarch64 only"
+#endif
+
+/* The mount family of the other ABIs of this machine, refused in the
+ * filter (the supervisor reads native arguments only): a filter of those
+ * ABIs alone, merged into CTX. */
+static int sup_compat_rules(scmp_filter_ctx ctx)
+{
+	static const char *const calls[] = {
+		"mount", "umount", "umount2", "fsopen", "fspick", "open_tree", "move_mount",
+	};
+	static const uint32_t arches[] = {
+#if defined(__x86_64__)
+		SCMP_ARCH_X86, SCMP_ARCH_X32,
+#elif defined(__aarch64__)
+		SCMP_ARCH_ARM,
+#endif
+		0,
+	};
+	scmp_filter_ctx c;
+	int rc;
+
+	if (!arches[0])
+		return 0;
+	if (!(c = seccomp_init(SCMP_ACT_ALLOW)))
+		return -ENOMEM;
+	if ((rc = seccomp_attr_set(c, SCMP_FLTATR_CTL_NNP, 0)) ||
+	    (rc = seccomp_attr_set(c, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ALLOW)) ||
+	    (rc = seccomp_arch_remove(c, SCMP_ARCH_NATIVE)))
+		goto out;
+	for (size_t i = 0; arches[i]; i++)
+		if ((rc = seccomp_arch_add(c, arches[i])))
+			goto out;
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		int nr = seccomp_syscall_resolve_name(calls[i]);
+
+		if (nr != __NR_SCMP_ERROR &&
+		    (rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(EPERM), nr, 0)))
+			goto out;
+	}
+	/* the merge takes C over */
+	if ((rc = seccomp_merge(ctx, c)) == 0)
+		return 0;
+out:
+	seccomp_release(c);
+	return rc;
+}
+
+/* The mount family, native ABI: every call that may create, bind, clone,
+ * move, reconfigure or unmount a mount; a mount(2) that only changes
+ * propagation, and an open_tree that clones nothing, pass in the kernel. */
+static int sup_mount_rules(scmp_filter_ctx ctx)
+{
+	const scmp_datum_t prop = MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE;
+	int rc;
+
+	(void)seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(umount), 0);
+	if ((rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(mount), 1,
+				   SCMP_A3(SCMP_CMP_MASKED_EQ, prop, 0))) ||
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(mount), 1,
+				   SCMP_A3(SCMP_CMP_MASKED_EQ, MS_REMOUNT, MS_REMOUNT))) ||
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(mount), 1,
+				   SCMP_A3(SCMP_CMP_MASKED_EQ, MS_BIND, MS_BIND))) ||
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(mount), 1,
+				   SCMP_A3(SCMP_CMP_MASKED_EQ, MS_MOVE, MS_MOVE))) ||
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(umount2), 0)) ||
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(fsopen), 0)) ||
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(fspick), 0)) ||
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(move_mount), 0)) ||
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(open_tree), 1,
+				   SCMP_A2(SCMP_CMP_MASKED_EQ, OPEN_TREE_CLONE, OPEN_TREE_CLONE))))
+		return rc;
+	return 0;
+}
 
 int sup_install(void)
 {
@@ -37,7 +122,8 @@ int sup_install(void)
 		return -ENOMEM;
 	/* no_new_privs would break setuid programs inside; without it the
 	 * kernel asks for CAP_SYS_ADMIN, which root (or our user namespace)
-	 * has. Other ABIs (i386, x32) are let through unwatched. */
+	 * has. Other ABIs (i386, x32) are let through unwatched but for the
+	 * mount family. */
 	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0)) ||
 	    (rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ALLOW)))
 		goto out;
@@ -48,7 +134,8 @@ int sup_install(void)
 				   SCMP_A2(SCMP_CMP_MASKED_EQ, SUP_OPEN_SKIP, 0))) ||
 	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat2), 0)) ||
 	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(statfs), 0)) ||
-	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(fstatfs), 0)))
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(fstatfs), 0)) ||
+	    (rc = sup_mount_rules(ctx)) || (rc = sup_compat_rules(ctx)))
 		goto out;
 	if ((rc = seccomp_load(ctx)))
 		goto out;
@@ -59,12 +146,13 @@ out:
 	return rc;
 }
 
-int sup_init(struct sup *s, int lfd, const char *mnt, const struct view_ns *ns)
+int sup_init(struct sup *s, int lfd, const char *mnt, struct guard *guard)
 {
 	memset(s, 0, sizeof(*s));
 	s->lfd = lfd;
 	s->mnt = mnt;
-	s->ns = *ns;
+	s->ns = &guard->ns;
+	s->guard = guard;
 	if (seccomp_notify_alloc(&s->req, &s->resp))
 		return -ENOMEM;
 	return 0;
@@ -76,93 +164,6 @@ void sup_fini(struct sup *s)
 		seccomp_notify_free(s->req, s->resp);
 	s->req = NULL;
 	s->resp = NULL;
-}
-
-/* ---- the caller's memory and /proc ---- */
-
-/* A NUL-terminated string at ADDR in task TID's memory, read a page at a
- * time (the string may end just before an unmapped page). */
-static int sup_read_str(pid_t tid, unsigned long addr, char *out, size_t size)
-{
-	size_t got = 0;
-
-	while (got < size) {
-		size_t page = 4096 - ((addr + got) & 4095), n = page < size - got ? page : size - got;
-		struct iovec local = { out + got, n };
-		struct iovec remote = { (void *)(addr + got), n };
-		ssize_t r = process_vm_readv(tid, &local, 1, &remote, 1, 0);
-		char *nul;
-
-		if (r <= 0)
-			return r < 0 ? -errno : -EFAULT;
-		if ((nul = memchr(out + got, '\0', (size_t)r)))
-			return 0;
-		got += (size_t)r;
-	}
-	return -ENAMETOOLONG;
-}
-
-static int sup_read_mem(pid_t tid, unsigned long addr, void *out, size_t n)
-{
-	struct iovec local = { out, n }, remote = { (void *)addr, n };
-
-	return process_vm_readv(tid, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
-}
-
-static int sup_write_mem(pid_t tid, unsigned long addr, const void *in, size_t n)
-{
-	struct iovec local = { (void *)in, n }, remote = { (void *)addr, n };
-
-	return process_vm_writev(tid, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
-}
-
-/* A whole /proc file (or any small file) into B. */
-static int sup_slurp(const char *path, struct view_buf *b)
-{
-	char chunk[8192];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	if ((rc = view_buf_add(b, "", 0)) == 0)
-		while ((n = read(fd, chunk, sizeof(chunk))) > 0)
-			if ((rc = view_buf_add(b, chunk, (size_t)n)))
-				break;
-	if (!rc && n < 0)
-		rc = -errno;
-	close(fd);
-	return rc;
-}
-
-static pid_t sup_tgid(pid_t tid)
-{
-	char path[64];
-	struct view_buf b = { 0 };
-	const char *t;
-	pid_t tgid = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if (!sup_slurp(path, &b) && (t = strstr(b.p, "\nTgid:")))
-		tgid = (pid_t)strtol(t + 6, NULL, 10);
-	view_buf_free(&b);
-	return tgid;
-}
-
-/* The directory a relative path of TID starts from: its cwd, or DIRFD. */
-static int sup_base(pid_t tid, int dirfd, char *out, size_t size)
-{
-	char link[64];
-	ssize_t n;
-
-	if (dirfd == AT_FDCWD)
-		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tid);
-	else
-		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)tid, dirfd);
-	if ((n = readlink(link, out, size - 1)) < 0)
-		return -errno;
-	out[n] = '\0';
-	return out[0] == '/' ? 0 : -ENOTDIR;
 }
 
 /* ---- answers ---- */
@@ -196,6 +197,37 @@ static bool sup_still_valid(struct sup *s)
 	return sup_ioctl(s, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
+/* (the guard's form of it) */
+static bool sup_valid_cb(void *s)
+{
+	return sup_still_valid(s);
+}
+
+/* The call fails with -ERR, in place of running. */
+static int sup_fail(struct sup *s, int err)
+{
+	s->resp->id = s->req->id;
+	s->resp->val = 0;
+	s->resp->error = err;
+	s->resp->flags = 0;
+	return sup_ioctl(s, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
+}
+
+/* The mount family: the guard's answer. */
+static int sup_mount_family(struct sup *s)
+{
+	int rc;
+
+	s->counts.mounts++;
+	rc = guard_call(s->guard, (pid_t)s->req->pid, s->req->data.nr, s->req->data.args,
+			sup_valid_cb, s);
+	if (rc == GUARD_CONTINUE)
+		return sup_continue(s);
+	if (rc == -ENOENT && !sup_still_valid(s))
+		return -ENOENT;
+	return rc ? sup_fail(s, rc) : sup_respond(s, 0, 0);
+}
+
 /* The text of one answered file for REQ (whose process is resolved). */
 static int sup_text(struct sup *s, const struct view_req *req, pid_t pid, struct view_buf *out)
 {
@@ -209,16 +241,16 @@ static int sup_text(struct sup *s, const struct view_req *req, pid_t pid, struct
 	if (req->kind == VIEW_CGROUPS) {
 		long n = group_count(s->mnt);
 
-		if (!(rc = sup_slurp("/proc/cgroups", &real)))
-			rc = view_proc_cgroups(&s->ns, real.p, n > 0 ? n : 1, out);
+		if (!(rc = caller_slurp("/proc/cgroups", &real)))
+			rc = view_proc_cgroups(s->ns, real.p, n > 0 ? n : 1, out);
 		view_buf_free(&real);
 		return rc;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file[req->kind]);
 	switch (req->kind) {
 	case VIEW_MOUNTINFO:
-		if (!(rc = sup_slurp(path, &real)))
-			rc = view_mountinfo(&s->ns, real.p, out);
+		if (!(rc = caller_slurp(path, &real)))
+			rc = view_mountinfo(s->ns, real.p, out);
 		break;
 	case VIEW_MOUNTS:
 		/* mounts has no mount ids: read it with mountinfo, line by line
@@ -228,15 +260,15 @@ static int sup_text(struct sup *s, const struct view_req *req, pid_t pid, struct
 
 			snprintf(ipath, sizeof(ipath), "/proc/%d/mountinfo", (int)pid);
 			real.len = info.len = out->len = 0;
-			if ((rc = sup_slurp(path, &real)) || (rc = sup_slurp(ipath, &info)))
+			if ((rc = caller_slurp(path, &real)) || (rc = caller_slurp(ipath, &info)))
 				break;
-			if ((rc = view_mounts(&s->ns, real.p, info.p, out)) != -EAGAIN)
+			if ((rc = view_mounts(s->ns, real.p, info.p, out)) != -EAGAIN)
 				break;
 		}
 		break;
 	case VIEW_CGROUP:
-		if (!(rc = sup_slurp(path, &real)) && !(rc = group_of(s->mnt, pid, group, sizeof(group))))
-			rc = view_cgroup(&s->ns, real.p, group, out);
+		if (!(rc = caller_slurp(path, &real)) && !(rc = group_of(s->mnt, pid, group, sizeof(group))))
+			rc = view_cgroup(s->ns, real.p, group, out);
 		break;
 	default:
 		rc = -EINVAL;
@@ -301,9 +333,9 @@ static int sup_open(struct sup *s, int dirfd, unsigned long path_addr, unsigned 
 	int fd, rc;
 
 	if (s->no_addfd || (flags & SUP_OPEN_SKIP) ||
-	    sup_read_str(tid, path_addr, path, sizeof(path)) || !view_maybe(path))
+	    caller_read_str(tid, path_addr, path, sizeof(path)) || !view_maybe(path))
 		return sup_continue(s);
-	if (path[0] != '/' && sup_base(tid, dirfd, base, sizeof(base)))
+	if (path[0] != '/' && caller_base(tid, dirfd, base, sizeof(base)))
 		return sup_continue(s);
 	if (view_join(path[0] == '/' ? "/" : base, path, abs, sizeof(abs)))
 		return sup_continue(s);
@@ -329,7 +361,7 @@ static int sup_open(struct sup *s, int dirfd, unsigned long path_addr, unsigned 
 	if (!sup_still_valid(s))
 		return -ENOENT;
 	switch (req.who) {
-	case VIEW_WHO_SELF: pid = sup_tgid(tid); break;
+	case VIEW_WHO_SELF: pid = caller_tgid(tid); break;
 	case VIEW_WHO_THREAD_SELF: pid = tid; break;
 	default: pid = req.pid; break;
 	}
@@ -366,7 +398,7 @@ static int sup_statfs(struct sup *s, int fd, unsigned long path_addr, unsigned l
 	if (fd >= 0) {
 		snprintf(via, sizeof(via), "/proc/%d/fd/%d", (int)tid, fd);
 	} else {
-		if (sup_read_str(tid, path_addr, path, sizeof(path)))
+		if (caller_read_str(tid, path_addr, path, sizeof(path)))
 			return sup_continue(s);
 		if (path[0] == '/') {
 			if (view_join("/", path, abs, sizeof(abs)))
@@ -383,7 +415,7 @@ static int sup_statfs(struct sup *s, int fd, unsigned long path_addr, unsigned l
 		}
 	}
 	if (statx(AT_FDCWD, via, AT_NO_AUTOMOUNT, STATX_MNT_ID, &sx) ||
-	    !(sx.stx_mask & STATX_MNT_ID) || view_ctl_of(&s->ns, (int)sx.stx_mnt_id) < 0 ||
+	    !(sx.stx_mask & STATX_MNT_ID) || view_ctl_of(s->ns, (int)sx.stx_mnt_id) < 0 ||
 	    statfs(via, &st))
 		return sup_continue(s);
 	if (!sup_still_valid(s))
@@ -393,7 +425,7 @@ static int sup_statfs(struct sup *s, int fd, unsigned long path_addr, unsigned l
 	st.f_bsize = st.f_frsize = 4096;
 	st.f_blocks = st.f_bfree = st.f_bavail = st.f_files = st.f_ffree = 0;
 	st.f_namelen = 255;
-	if (sup_write_mem(tid, buf, &st, sizeof(st)))
+	if (caller_write_mem(tid, buf, &st, sizeof(st)))
 		return sup_continue(s);  /* a bad buffer: the kernel's EFAULT */
 	s->counts.statfs++;
 	return sup_respond(s, 0, 0);
@@ -411,14 +443,19 @@ int sup_serve_one(struct sup *s)
 	s->counts.seen++;
 	a = s->req->data.args;
 	nr = s->req->data.nr;
-	if (nr == __NR_openat)
+	if (s->req->data.arch != SCMP_ARCH_NATIVE_AUDIT)
+		rc = sup_continue(s);  /* not ours to read (the filter holds none) */
+	else if (nr == __NR_mount || nr == __NR_umount2 || nr == __NR_fsopen || nr == __NR_fspick ||
+		 nr == __NR_open_tree || nr == __NR_move_mount)
+		rc = sup_mount_family(s);
+	else if (nr == __NR_openat)
 		rc = sup_open(s, (int)a[0], a[1], a[2]);
 #ifdef __NR_open
 	else if (nr == __NR_open)
 		rc = sup_open(s, AT_FDCWD, a[0], a[1]);
 #endif
 	else if (nr == __NR_openat2 && a[3] >= sizeof(how.flags) &&
-		 !sup_read_mem((pid_t)s->req->pid, a[2], &how.flags, sizeof(how.flags)))
+		 !caller_read_mem((pid_t)s->req->pid, a[2], &how.flags, sizeof(how.flags)))
 		rc = sup_open(s, (int)a[0], a[1], (unsigned long)how.flags);
 	else if (nr == __NR_statfs)
 		rc = sup_statfs(s, -1, a[0], a[1]);

@@ -230,10 +230,25 @@ void view_pick_hier(struct view_ns *ns, const char *proc_cgroups, const char *se
 
 int view_ctl_of(const struct view_ns *ns, int mount_id)
 {
+	unsigned n = ns->nbound < VIEW_MAX_BOUND ? ns->nbound : VIEW_MAX_BOUND;
+
+	if (mount_id <= 0)
+		return -1;
 	for (int c = 0; c < VIEW_NCTL; c++)
-		if (ns->ctl_id[c] == mount_id && mount_id > 0)
+		if (ns->ctl_id[c] == mount_id)
 			return c;
+	for (unsigned i = 0; i < n; i++)
+		if (ns->bound_id[i] == mount_id)
+			return ns->bound_ctl[i];
 	return -1;
+}
+
+void view_add_bound(struct view_ns *ns, int mount_id, int ctl)
+{
+	unsigned i = ns->nbound++ % VIEW_MAX_BOUND;
+
+	ns->bound_id[i] = mount_id;
+	ns->bound_ctl[i] = ctl;
 }
 
 static bool view_hidden(const struct view_ns *ns, int mount_id)

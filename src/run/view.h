@@ -16,6 +16,7 @@ extern const char *const view_ctl_name[VIEW_NCTL];
 
 #define VIEW_CGROUP_TOP "/sys/fs/cgroup"
 #define VIEW_MAX_HIDDEN 64
+#define VIEW_MAX_BOUND 64
 /* cgroupfs's statfs f_type (linux/magic.h CGROUP_SUPER_MAGIC) */
 #define VIEW_CGROUP_MAGIC 0x27e0ebL
 
@@ -23,13 +24,19 @@ extern const char *const view_ctl_name[VIEW_NCTL];
  * (the first field of mountinfo): the tmpfs at /sys/fs/cgroup, one mount
  * per hierarchy, and the mounts that were below /sys/fs/cgroup and could
  * not be unmounted (a user namespace cannot uncover locked mounts), which
- * the listings leave out. hier[] are the hierarchy ids shown for each. */
+ * the listings leave out. hier[] are the hierarchy ids shown for each.
+ * bound_id[] are the mounts the mount guard made for a program's own
+ * cgroup mounts (a clone of hierarchy bound_ctl[]), shown as that
+ * hierarchy too; past VIEW_MAX_BOUND the oldest is forgotten. */
 struct view_ns {
 	int top_id;
 	int ctl_id[VIEW_NCTL];
 	int hier[VIEW_NCTL];
 	int nhidden;
 	int hidden[VIEW_MAX_HIDDEN];
+	unsigned nbound;
+	int bound_id[VIEW_MAX_BOUND];
+	int bound_ctl[VIEW_MAX_BOUND];
 };
 
 /* A growing text; every adder returns 0 or -ENOMEM. */
@@ -76,6 +83,8 @@ void view_pick_hier(struct view_ns *ns, const char *proc_cgroups, const char *se
 
 /* Returns the hierarchy a mount id is, or -1. */
 int view_ctl_of(const struct view_ns *ns, int mount_id);
+/* Records a mount the guard bound, a clone of hierarchy CTL. */
+void view_add_bound(struct view_ns *ns, int mount_id, int ctl);
 
 /* The synthesized texts, appended to OUT: 0 or -ENOMEM (-EAGAIN from
  * view_mounts when the two real texts do not list the same mounts, as

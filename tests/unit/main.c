@@ -30,6 +30,7 @@ int main(void)
 	srunner_add_suite(sr, sim_suite());
 	srunner_add_suite(sr, pidwatch_suite());
 	srunner_add_suite(sr, view_suite());
+	srunner_add_suite(sr, guard_suite());
 	srunner_add_suite(sr, state_suite());
 	srunner_run_all(sr, CK_ENV);
 	failed = srunner_ntests_failed(sr);

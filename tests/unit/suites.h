@@ -26,6 +26,7 @@ Suite *proc_suite(void);
 Suite *sim_suite(void);
 Suite *pidwatch_suite(void);
 Suite *view_suite(void);
+Suite *guard_suite(void);
 Suite *state_suite(void);
 
 #endif

@@ -1,0 +1,98 @@
+/* caller.c: reading a supervised caller's memory and /proc files.
+ * Owns nothing but the reads (process_vm_readv, /proc/TID/...); never
+ * acts on the caller beyond writing a result buffer it names, and never
+ * blocks on it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "run/caller.h"
+
+/* A NUL-terminated string at ADDR in task TID's memory, read a page at a
+ * time (the string may end just before an unmapped page). */
+int caller_read_str(pid_t tid, unsigned long addr, char *out, size_t size)
+{
+	size_t got = 0;
+
+	while (got < size) {
+		size_t page = 4096 - ((addr + got) & 4095), n = page < size - got ? page : size - got;
+		struct iovec local = { out + got, n };
+		struct iovec remote = { (void *)(addr + got), n };
+		ssize_t r = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+		char *nul;
+
+		if (r <= 0)
+			return r < 0 ? -errno : -EFAULT;
+		if ((nul = memchr(out + got, '\0', (size_t)r)))
+			return 0;
+		got += (size_t)r;
+	}
+	return -ENAMETOOLONG;
+}
+
+int caller_read_mem(pid_t tid, unsigned long addr, void *out, size_t n)
+{
+	struct iovec local = { out, n }, remote = { (void *)addr, n };
+
+	return process_vm_readv(tid, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
+}
+
+int caller_write_mem(pid_t tid, unsigned long addr, const void *in, size_t n)
+{
+	struct iovec local = { (void *)in, n }, remote = { (void *)addr, n };
+
+	return process_vm_writev(tid, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
+}
+
+/* A whole /proc file (or any small file) into B. */
+int caller_slurp(const char *path, struct view_buf *b)
+{
+	char chunk[8192];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	if ((rc = view_buf_add(b, "", 0)) == 0)
+		while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+			if ((rc = view_buf_add(b, chunk, (size_t)n)))
+				break;
+	if (!rc && n < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+pid_t caller_tgid(pid_t tid)
+{
+	char path[64];
+	struct view_buf b = { 0 };
+	const char *t;
+	pid_t tgid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (!caller_slurp(path, &b) && (t = strstr(b.p, "\nTgid:")))
+		tgid = (pid_t)strtol(t + 6, NULL, 10);
+	view_buf_free(&b);
+	return tgid;
+}
+
+/* The directory a relative path of TID starts from: its cwd, or DIRFD. */
+int caller_base(pid_t tid, int dirfd, char *out, size_t size)
+{
+	char link[64];
+	ssize_t n;
+
+	if (dirfd == AT_FDCWD)
+		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tid);
+	else
+		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)tid, dirfd);
+	if ((n = readlink(link, out, size - 1)) < 0)
+		return -errno;
+	out[n] = '\0';
+	return out[0] == '/' ? 0 : -ENOTDIR;
+}

@@ -1,0 +1,71 @@
+/* guard.h: memcgfs-run's mount guard. Inside the wrapper no call of the
+ * mount family reaches a cgroup filesystem of the host: a new cgroup v1
+ * mount of a hierarchy the view has (memory, cpu, cpuacct, cpuset) binds
+ * the view's own tree instead, every other cgroup or cgroup2 mount fails
+ * with EPERM, binds, clones, moves and reconfigurations of a cgroup
+ * filesystem fail with EPERM, and the view's own mounts cannot be
+ * unmounted or moved. Everything else goes on to the kernel untouched.
+ * The decisions on strings are pure functions (unit-tested); those on
+ * paths are made by a short-lived helper that enters the caller's
+ * namespaces, root and cwd, so a path means what it means to the caller. */
+#ifndef MEMCGFS_RUN_GUARD_H
+#define MEMCGFS_RUN_GUARD_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "run/view.h"
+
+/* guard_call's answer "let the kernel run the call as it is" */
+#define GUARD_CONTINUE 1
+
+/* What mount(2) does with FLAGS, in the kernel's order of tests
+ * (path_mount): the first that applies. */
+enum guard_mount_kind {
+	GUARD_MNT_RECONFIGURE,  /* MS_REMOUNT|MS_BIND: a mount's own flags */
+	GUARD_MNT_REMOUNT,      /* MS_REMOUNT: the superblock's options */
+	GUARD_MNT_BIND,         /* MS_BIND (MS_REC: with its submounts) */
+	GUARD_MNT_PROPAGATION,  /* MS_SHARED, MS_PRIVATE, MS_SLAVE, MS_UNBINDABLE */
+	GUARD_MNT_MOVE,         /* MS_MOVE */
+	GUARD_MNT_NEW,          /* a new mount of a filesystem type */
+};
+enum guard_mount_kind guard_mount_kind(unsigned long flags);
+
+/* "cgroup" or "cgroup2": the types the guard answers. */
+bool guard_cgroup_type(const char *fstype);
+
+/* The view hierarchy a cgroup v1 mount with option string OPTS (mount(2)'s
+ * data, NULL for none) asks for: a VIEW_* index when its controllers are
+ * exactly one hierarchy of the view, else -EPERM with the reason in WHY
+ * (all controllers, a named or controller-less hierarchy, a controller
+ * the view lacks or co-mounts apart, a release agent). */
+int guard_v1_ctl(const char *opts, char *why, size_t size);
+
+struct guard {
+	const char *mnt;           /* the memcgfs mount, as the supervisor sees it */
+	struct view_ns ns;         /* the view's mount ids */
+	int view_fd[VIEW_NCTL];    /* O_PATH roots of the view's hierarchies (wrapper's namespace) */
+	int mntns_fd;              /* the wrapper's mount namespace */
+	int userns_fd;             /* its user namespace, -1 when it has none of its own (root) */
+	ino_t cgns_ino;            /* the wrapper's cgroup namespace */
+	unsigned long bound;       /* cgroup mounts answered with a view tree */
+	unsigned long refused;     /* calls failed with EPERM */
+};
+
+/* Opens what the guard acts with, from the wrapper's first process CHILD
+ * (still in its namespaces, before its command): 0 or a negative errno. */
+int guard_open(struct guard *g, pid_t child, const char *mnt, const struct view_ns *ns,
+	       bool own_userns);
+void guard_close(struct guard *g);
+
+/* One stopped mount-family call (mount, umount2, fsopen, fspick,
+ * open_tree, move_mount; the native ABI) of thread TID with arguments
+ * ARGS. VALID(ARG) is asked before anything is done on its behalf (the
+ * TID may have been reused meanwhile). Returns GUARD_CONTINUE, 0 (done:
+ * the call returns 0), or the negative errno the call fails with. */
+int guard_call(struct guard *g, pid_t tid, int nr, const __u64 args[6],
+	       bool (*valid)(void *), void *arg);
+
+#endif

@@ -1,0 +1,165 @@
+#!/bin/bash
+# t_runmount.sh: memcgfs-run's mount guard (issue 24, item 0). Inside the
+# wrapper, as root and as a user, no call of the mount family reaches a
+# cgroup filesystem of the host: a cgroup v1 mount of memory (or of a
+# stand-in's controller) binds the view's tree, every other cgroup or
+# cgroup2 mount, fsopen of either, and binds, clones and reconfigurations
+# of a host cgroup filesystem fail with EPERM and a message naming
+# memcgfs-run; the view's own mounts cannot be unmounted or moved. Driven
+# with real programs (util-linux mount and unshare, cgconfigparser) and a
+# tool making each raw call. Outside, read only, the host's hierarchies
+# are compared before and after: no group gained, no value changed.
+. "$(dirname "$0")/lib.sh"
+
+RUN="$MEMCGFS_BUILD/memcgfs-run"
+CG="$MEMCGFS_BUILD/tools/mountcg"
+DATA=$(mktemp -d /var/tmp/memcgfs-runmount.XXXXXX)
+chmod 755 "$DATA"
+T="$DATA/t"
+mkdir -m 755 "$T"
+
+cleanup() {
+	rm -rf "$DATA"
+	lib_exit
+}
+trap cleanup EXIT
+
+# The host's cgroup hierarchies, read only: every group, and the values a
+# stray write would change (limits, release agents).
+host_state() {
+	find /sys/fs/cgroup -mindepth 1 -maxdepth 4 -type d 2>/dev/null | sort
+	for f in /sys/fs/cgroup/*/release_agent /sys/fs/cgroup/*/notify_on_release \
+		/sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/memory/*/memory.limit_in_bytes \
+		/sys/fs/cgroup/memory/memory.soft_limit_in_bytes /sys/fs/cgroup/memory/memory.use_hierarchy; do
+		[ -r "$f" ] && echo "$f $(cat "$f" 2>/dev/null)"
+	done
+}
+MiB=1048576
+
+ensure_users
+mount_fs || exit 1
+HOST_BEFORE=$(host_state)
+mkdir "$MNT/g1"
+echo 64M > "$MNT/g1/memory.limit_in_bytes"
+# Nothing below writes through a mount it made before this group, which
+# no host hierarchy has, proves the mount is memcgfs: a broken guard
+# fails the tests and still leaves the host alone.
+MARK="runmount-marker-$$-$RANDOM"
+mkdir "$MNT/$MARK"
+r() { "$RUN" --mount "$MNT" "$@"; }
+
+# --- a cgroup v1 mount of memory is the view's memcgfs tree ---
+out=$(r -- sh -c "mount -t cgroup -o memory cgroup $T && test -d $T/$MARK && stat -f -c %t $T &&
+	cat $T/g1/memory.limit_in_bytes && grep \" $T \" /proc/self/mountinfo | sed 's/.* - //' &&
+	echo 32M > $T/g1/memory.limit_in_bytes && mkdir $T/made && umount $T && echo unmounted" 2>&1)
+expect "mount -t cgroup -o memory: memcgfs, shown as cgroupfs" "$out" "27e0eb
+67108864
+cgroup cgroup rw,memory
+unmounted"
+GUARDED=no
+[ "$out" = "$(printf '27e0eb\n67108864\ncgroup cgroup rw,memory\nunmounted')" ] && GUARDED=yes
+expect "a write through it reached memcgfs" "$(cat "$MNT/g1/memory.limit_in_bytes")" $((32 * MiB))
+expect "a mkdir through it made a memcgfs group" "$([ -d "$MNT/made" ] && echo yes)" yes
+rmdir "$MNT/made"
+expect "the options mount(8) passes (rw,nosuid,...)" \
+	"$(r -- sh -c "mount -t cgroup -o rw,nosuid,nodev,noexec,relatime,memory cgroup $T && ls $T/g1 | grep -c '^memory.limit_in_bytes$'")" 1
+expect "read-only when asked (ro)" \
+	"$(r -- sh -c "$CG mount cgroup $T cgroup ro memory && test -d $T/$MARK && $WR $T/g1/memory.limit_in_bytes 16M")" "ok
+EROFS"
+expect "cpuset: the stand-in's tree" \
+	"$(r -- sh -c "mount -t cgroup -o cpuset cgroup $T && cat $T/cpuset.cpus")" "$(cat /sys/devices/system/cpu/online)"
+expect "cpu: the stand-in's tree" "$(r -- sh -c "$CG mount none $T cgroup - cpu && cat $T/cpu.shares")" "ok
+1024"
+
+# --- everything else of type cgroup or cgroup2 fails with EPERM ---
+for opts in "" "all" "none,name=systemd" "none" "devices" "blkio" "cpu,cpuacct" "memory,blkio" \
+	"memory,release_agent=/bin/true" "nosuchcontroller"; do
+	expect "cgroup -o '$opts': EPERM" "$(r -- "$CG" mount cgroup "$T" cgroup - "$opts" 2>/dev/null)" EPERM
+done
+out=$(r -- "$CG" mount cgroup "$T" cgroup2 - "" 2>&1)
+expect "cgroup2: EPERM, and memcgfs-run says why" "$out" \
+	"memcgfs-run: refused a cgroup2 mount of $T by $(echo "$out" | sed -n 's/.* by \([0-9]*\):.*/\1/p'): the view is cgroup v1 only
+EPERM"
+expect "mount(8) of cgroup2 fails" "$(r -- mount -t cgroup2 none "$T" >/dev/null 2>&1; echo $?)" 32
+expect "fsopen(cgroup), fsopen(cgroup2): EPERM; fsopen(tmpfs) goes on" \
+	"$(r -- sh -c "$CG fsopen cgroup; $CG fsopen cgroup2; $CG fsopen tmpfs" 2>/dev/null)" "EPERM
+EPERM
+ok"
+out=$(r -- "$CG" mount32 "$T" memory 2>&1)
+case $out in
+noia32) expect "the i386 ABI: this kernel has none (nothing to refuse)" "$out" noia32 ;;
+*) expect "a cgroup mount through the i386 ABI: EPERM in the filter" "$out" EPERM ;;
+esac
+
+# --- the host's hierarchies through an inherited descriptor ---
+exec 8< /
+exec 9< /sys/fs/cgroup/memory
+expect "bind of a host cgroupfs: EPERM" "$(r -- "$CG" mount /proc/self/fd/9 "$T" - bind 2>/dev/null)" EPERM
+expect "recursive bind of it: EPERM" "$(r -- "$CG" mount /proc/self/fd/9 "$T" - bind,rec 2>/dev/null)" EPERM
+expect "open_tree clone of it: EPERM" "$(r -- "$CG" clone /proc/self/fd/9 2>/dev/null)" EPERM
+expect "fspick of it: EPERM" "$(r -- "$CG" fspick /proc/self/fd/9 2>/dev/null)" EPERM
+expect "remount of it: EPERM" "$(r -- "$CG" mount - /proc/self/fd/9 - remount,ro 2>/dev/null)" EPERM
+expect "recursive clone from the host's namespace: EPERM" "$(r -- "$CG" rclone /proc/self/fd/8 2>/dev/null)" EPERM
+exec 8<&- 9<&-
+
+# --- the view's own mounts stay ---
+expect "umount /sys/fs/cgroup/memory, /sys/fs/cgroup: EPERM; the view still works" \
+	"$(r -- sh -c "$CG umount /sys/fs/cgroup/memory; $CG umount /sys/fs/cgroup; umount -l /sys/fs/cgroup/cpu 2>/dev/null;
+		echo \$?; $CG mount /sys/fs/cgroup/memory $T - move; cat /sys/fs/cgroup/memory/g1/memory.limit_in_bytes" 2>/dev/null)" \
+	"EPERM
+EPERM
+32
+EPERM
+$((32 * MiB))"
+expect "other mounts go on: tmpfs, private, a bind of the view, their unmount" \
+	"$(r -- sh -c "$CG mount tmpfs $T tmpfs - && $CG mount - / - private,rec && $CG umount $T &&
+		$CG mount /sys/fs/cgroup/memory $T - bind && cat $T/g1/memory.limit_in_bytes && $CG umount $T &&
+		$CG clone /sys/fs/cgroup/cpu $T && cat $T/cpu.shares")" "ok
+ok
+ok
+ok
+$((32 * MiB))
+ok
+ok
+1024"
+
+# --- cgconfigparser: its mount section lands in memcgfs ---
+cat > "$DATA/cg.conf" <<EOF
+mount {
+	memory = /sys/fs/cgroup/memory;
+}
+group parsed {
+	memory {
+		memory.limit_in_bytes = 48M;
+	}
+}
+EOF
+# (it writes where it mounted: only once the guard has shown it works)
+if [ "$GUARDED" = yes ]; then
+	expect "cgconfigparser -l with a mount section" "$(r -- cgconfigparser -l "$DATA/cg.conf" 2>&1; echo $?)" 0
+	expect "cgconfigparser's group is memcgfs's" "$(cat "$MNT/parsed/memory.limit_in_bytes" 2>&1)" $((48 * MiB))
+	expect "cgget reads it back" "$(r -- cgget -n -v -r memory.limit_in_bytes parsed)" $((48 * MiB))
+	rmdir "$MNT/parsed"
+else
+	bad "cgconfigparser not run: the first cgroup mount was not memcgfs's"
+fi
+
+# --- a cgroup namespace: rooted at the caller's memcgfs group ---
+expect "unshare -C, then mount: the group is the root" \
+	"$(r --group /g1 -- unshare -C sh -c "mount -t cgroup -o memory cgroup $T && cat $T/memory.limit_in_bytes")" \
+	$((32 * MiB))
+
+# --- as a user: no capability, no mount; in a namespace of its own, the view ---
+expect "as a user: mount fails with EPERM" \
+	"$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- "$CG" mount cgroup "$T" cgroup - memory 2>/dev/null)" EPERM
+expect "as a user: unshare -rmC, mount -o memory is memcgfs's root" \
+	"$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- unshare -rmC sh -c "mount -t cgroup -o memory cgroup $T &&
+		cat $T/memory.limit_in_bytes $T/g1/memory.limit_in_bytes" 2>&1)" "$UNLIMITED
+$((32 * MiB))"
+expect "as a user: cgroup2 in its own namespaces: EPERM" \
+	"$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- unshare -rmC "$CG" mount none "$T" cgroup2 - "" 2>/dev/null)" EPERM
+
+# --- outside, nothing changed ---
+expect "outside: the host's hierarchies as they were" "$(host_state)" "$HOST_BEFORE"
+expect "outside: no cgroup mounted on the test's directory" "$(grep -c " $T " /proc/self/mountinfo)" 0
+summary
