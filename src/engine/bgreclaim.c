@@ -206,11 +206,7 @@ static void *bgr_main(void *arg)
 			if (!p->running)
 				pthread_cond_broadcast(&p->idle);
 			if (p->delayed) {
-				/* the condition's clock is CLOCK_MONOTONIC, as due is */
-				struct timespec ts = { (time_t)(p->delayed->due / 1000000000u),
-						       (long)(p->delayed->due % 1000000000u) };
-
-				pthread_cond_timedwait(&p->cond, &p->lock, &ts);
+				env_cond_wait_until(p->env, &p->cond, &p->lock, p->delayed->due);
 			} else {
 				pthread_cond_wait(&p->cond, &p->lock);
 			}
@@ -239,7 +235,6 @@ static void *bgr_main(void *arg)
 int bgr_init(struct mcg_engine *e)
 {
 	struct bgr_pool *p;
-	pthread_condattr_t ca;
 
 	if (!e->m.watermarks)
 		return 0;
@@ -247,10 +242,7 @@ int bgr_init(struct mcg_engine *e)
 		return -ENOMEM;
 	p->env = &e->env;
 	pthread_mutex_init(&p->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&p->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	env_cond_init(&p->cond);
 	pthread_cond_init(&p->idle, NULL);
 	p->want = e->m.cpus / 4 + 1 > BGR_WORKERS_MAX ? BGR_WORKERS_MAX : (int)e->m.cpus / 4 + 1;
 	if (!env_has_workers(&e->env))

@@ -10,6 +10,7 @@
 #include "engine/move.h"
 #include "engine/names.h"
 #include "engine/oom.h"
+#include "engine/oom_wait.h"
 #include "engine/rstat.h"
 #include "engine/softlimit.h"
 #include "engine/swap.h"

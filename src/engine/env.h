@@ -4,7 +4,9 @@
  * mcg_engine_new, as SQLite's VFS carries a database's clock and sleep:
  * one ops table, one argument. The real environment (env_real) is the
  * machine's monotonic clock, nanosleep and pthreads; a replay passes
- * simulated time and no workers. Owns no state of its own; never does I/O. */
+ * simulated time and no workers. Timed waits on a condition go through
+ * env_cond_init and env_cond_wait_until. Owns no state of its own; never
+ * does I/O. */
 #ifndef MEMCGFS_ENGINE_ENV_H
 #define MEMCGFS_ENGINE_ENV_H
 
@@ -12,6 +14,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 struct mcg_group;
 
@@ -66,6 +69,29 @@ static inline void env_sleep(const struct mcg_env *env, uint64_t ns)
 static inline bool env_has_workers(const struct mcg_env *env)
 {
 	return env->ops->start_worker != NULL;
+}
+
+/* A condition a worker may wait on with a deadline of the environment's
+ * clock (env_cond_wait_until): on CLOCK_MONOTONIC, as that clock is. */
+static inline void env_cond_init(pthread_cond_t *c)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(c, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
+/* Waits on C (made by env_cond_init), M held, until woken or the
+ * environment's clock reaches DEADLINE (ns). */
+static inline void env_cond_wait_until(const struct mcg_env *env, pthread_cond_t *c,
+				       pthread_mutex_t *m, uint64_t deadline)
+{
+	struct timespec ts = { (time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u) };
+
+	(void)env;  /* (workers imply the machine's clock: env_real's) */
+	pthread_cond_timedwait(c, m, &ts);
 }
 
 static inline int env_start_worker(const struct mcg_env *env, pthread_t *t, void *(*fn)(void *),

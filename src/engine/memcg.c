@@ -11,7 +11,7 @@
 #include "engine/move.h"
 #include "engine/reclaim.h"
 #include "engine/bgreclaim.h"
-#include "engine/oom.h"
+#include "engine/oom_wait.h"
 #include "engine/softlimit.h"
 #include "engine/task.h"
 #include "engine/vm.h"

@@ -17,7 +17,7 @@
 #include "engine/lru.h"
 #include "engine/memcg.h"
 #include "engine/move.h"
-#include "engine/oom.h"
+#include "engine/oom_wait.h"
 #include "engine/page_state.h"
 #include "engine/reclaim.h"
 #include "engine/softlimit.h"

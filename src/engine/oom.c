@@ -1,61 +1,20 @@
-/* oom.c: memcg OOM. The victim is the task (vm object) with the largest
- * resident + swapped footprint whose group is in the subtree of the group
- * that hit its limit. Killing reaps its memory at once and tells its owner
- * (the owner's kill). With oom_kill_disable the charging thread waits on a
- * condition until an uncharge, a limit raise or oom_kill_disable=0, or
- * fails at once when the charge's mode (charge.h) says not to wait.
- * Never holds oom_lock while reaping or calling hooks. */
+/* oom.c: the memcg OOM killer. The victim is the task (vm object) with
+ * the largest resident + swapped footprint whose group is in the subtree
+ * of the group that hit its limit. Killing reaps its memory at once and
+ * tells its owner (the owner's kill). With oom_kill_disable the charging
+ * thread waits in the OOM wait queue (oom_wait.c) until an uncharge, a
+ * limit raise or oom_kill_disable=0, or fails at once when the charge's
+ * mode (charge.h) says not to wait. Holds no lock of its own; the victim
+ * is reaped and the hooks are called with none of the engine's held. */
 #include <errno.h>
-#include <pthread.h>
-#include <time.h>
 #include <stdlib.h>
 
 #include "engine/charge.h"
 #include "engine/internal.h"
 #include "engine/memcg.h"
 #include "engine/oom.h"
+#include "engine/oom_wait.h"
 #include "engine/vm.h"
-
-struct oom_state {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	atomic_int waiters;
-	unsigned long wakeups;        /* generation: bumped by every wake */
-};
-
-int oom_init(struct mcg_engine *e)
-{
-	struct oom_state *os = calloc(1, sizeof(*os));
-
-	if (!os)
-		return -ENOMEM;
-	pthread_mutex_init(&os->lock, NULL);
-	pthread_cond_init(&os->cond, NULL);
-	e->oom = os;
-	return 0;
-}
-
-void oom_destroy(struct mcg_engine *e)
-{
-	if (!e->oom)
-		return;
-	pthread_mutex_destroy(&e->oom->lock);
-	pthread_cond_destroy(&e->oom->cond);
-	free(e->oom);
-	e->oom = NULL;
-}
-
-void oom_wake(struct mcg_engine *e)
-{
-	struct oom_state *os = e->oom;
-
-	if (!os || atomic_load(&os->waiters) == 0)
-		return;
-	pthread_mutex_lock(&os->lock);
-	os->wakeups++;
-	pthread_cond_broadcast(&os->cond);
-	pthread_mutex_unlock(&os->lock);
-}
 
 /* The largest task of the subtree, referenced through its group; NULL if
  * there is none. A task with nothing charged yet is a victim too (§11.10:
@@ -146,51 +105,18 @@ static void oom_notify(struct mcg_group *over)
 		e->own.ops->oom_event(over, e->own.arg);
 }
 
-/* The wait of a thread with a cancel test wakes every OOM_CANCEL_MS to
- * ask it: nothing else would wake a task whose owner died. */
-#define OOM_CANCEL_MS 50
-
-static void oom_cond_wait(struct oom_state *os, const struct charge_mode *mode)
-{
-	struct timespec ts;
-
-	if (!mode || !mode->cancelled) {
-		pthread_cond_wait(&os->cond, &os->lock);
-		return;
-	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_nsec += OOM_CANCEL_MS * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	pthread_cond_timedwait(&os->cond, &os->lock, &ts);
-}
-
 /* oom_kill_disable: wait, marked under OOM, until something may have
  * changed. true (retry: the retry decides), or false when the charge's
  * cancel test (its mode) says its task is gone. */
 static bool oom_wait(struct mcg_group *over, const struct charge_mode *mode)
 {
-	struct oom_state *os = over->eng->oom;
-	unsigned long gen;
-	bool cancelled = false;
+	bool ok;
 
 	atomic_fetch_add(&over->under_oom, 1);
 	oom_notify(over);
-	pthread_mutex_lock(&os->lock);
-	atomic_fetch_add(&os->waiters, 1);
-	gen = os->wakeups;
-	/* re-check under the lock: a limit raised or the killer enabled
-	 * before we slept must not be missed */
-	while (gen == os->wakeups && atomic_load(&over->oom_kill_disable) &&
-	       pc_usage(&over->cnt[MCG_MEM]) >= pc_max(&over->cnt[MCG_MEM]) &&
-	       !(cancelled = mode && mode->cancelled && mode->cancelled(mode->cancel_arg)))
-		oom_cond_wait(os, mode);
-	atomic_fetch_sub(&os->waiters, 1);
-	pthread_mutex_unlock(&os->lock);
+	ok = oom_wait_room(over, mode);
 	atomic_fetch_sub(&over->under_oom, 1);
-	return !cancelled;
+	return ok;
 }
 
 bool oom_handle(struct mcg_group *over, struct charge_mode *mode)

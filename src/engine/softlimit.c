@@ -14,7 +14,8 @@
  * excess, so that a group over its limit takes the lock once in that many
  * pages of growth (the kernel refreshes its tree once per 1024 events,
  * §5.9); a pick then tightens at most the keys within that distance of
- * the largest excess. One order per engine: soft-limit reclaim reclaims a
+ * the largest excess. The invariant checker (check.c) reads the heap under
+ * its lock. One order per engine: soft-limit reclaim reclaims a
  * group's whole subtree on every node, so the kernel's per-node trees
  * would all give the same answer. */
 #include <errno.h>
@@ -22,20 +23,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "engine/check.h"
 #include "engine/internal.h"
 #include "engine/memcg.h"
 #include "engine/softlimit.h"
 
 #define SOFT_SLACK 64              /* pages a charge's key runs ahead */
-#define SOFT_GONE  UINT_MAX        /* soft_pos of a reaped group */
-
-struct soft_heap {
-	pthread_mutex_t lock;          /* the heap, every soft_pos and soft_key */
-	unsigned nr;
-	unsigned long linked;          /* soft_seq of the last group linked */
-	struct mcg_group **heap;       /* [MCG_ID_MAX]: ids bound the groups */
-};
 
 int soft_init(struct mcg_engine *e)
 {
@@ -68,7 +60,7 @@ void soft_link(struct mcg_group *g)
 	g->soft_seq = ++g->eng->soft->linked;
 }
 
-static long soft_excess(struct mcg_group *g)
+long soft_excess(struct mcg_group *g)
 {
 	return pc_usage(&g->cnt[MCG_MEM]) - atomic_load(&g->soft_limit);
 }
@@ -93,7 +85,7 @@ static bool soft_walk_before(const struct mcg_group *a, const struct mcg_group *
 }
 
 /* a belongs above b: a larger key, or the same key and first in the walk. */
-static bool soft_above(const struct mcg_group *a, const struct mcg_group *b)
+bool soft_above(const struct mcg_group *a, const struct mcg_group *b)
 {
 	long ka = atomic_load_explicit(&a->soft_key, memory_order_relaxed);
 	long kb = atomic_load_explicit(&b->soft_key, memory_order_relaxed);
@@ -246,44 +238,4 @@ struct mcg_group *soft_pick(struct mcg_engine *e, long *excess)
 	pthread_mutex_unlock(&h->lock);
 	*excess = 0;
 	return NULL;
-}
-
-/* Caller holds tree_lock and h->lock. */
-static int soft_check_group(struct soft_heap *h, struct mcg_group *g, char *msg, size_t len)
-{
-	if (!mcg_is_root(g) && soft_excess(g) > 0 && (!g->soft_pos || g->soft_pos == SOFT_GONE))
-		return check_fail(msg, len, "group %u: %ld over its soft limit, not in the order",
-				 g->id, soft_excess(g));
-	for (struct mcg_group *k = g->children; k; k = k->sibling)
-		if (soft_check_group(h, k, msg, len))
-			return -1;
-	return 0;
-}
-
-int soft_check(struct mcg_engine *e, char *msg, size_t len)
-{
-	struct soft_heap *h = e->soft;
-	int err = 0;
-
-	/* lock order (docs/design.md): tree_lock, then soft_heap.lock */
-	pthread_rwlock_rdlock(&e->tree_lock);
-	pthread_mutex_lock(&h->lock);
-	for (unsigned i = 0; i < h->nr && !err; i++) {
-		struct mcg_group *g = h->heap[i];
-		long key = atomic_load(&g->soft_key);
-
-		if (g->soft_pos != i + 1 || mcg_is_root(g) || !g->linked)
-			err = check_fail(msg, len, "soft order: slot %u holds group %u (at %u)", i,
-					g->id, g->soft_pos);
-		else if (key <= 0 || key < soft_excess(g))
-			err = check_fail(msg, len, "group %u: soft key %ld, excess %ld", g->id, key,
-					soft_excess(g));
-		else if (i > 0 && soft_above(g, h->heap[(i - 1) / 2]))
-			err = check_fail(msg, len, "soft order: group %u above its parent slot", g->id);
-	}
-	if (!err)
-		err = soft_check_group(h, e->root, msg, len);
-	pthread_mutex_unlock(&h->lock);
-	pthread_rwlock_unlock(&e->tree_lock);
-	return err;
 }

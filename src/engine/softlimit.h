@@ -5,10 +5,23 @@
 #ifndef MEMCGFS_SOFTLIMIT_H
 #define MEMCGFS_SOFTLIMIT_H
 
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct mcg_engine;
 struct mcg_group;
+
+#define SOFT_GONE UINT_MAX         /* soft_pos of a reaped group */
+
+/* The order itself (the invariant checker reads it under its lock). */
+struct soft_heap {
+	pthread_mutex_t lock;          /* the heap, every soft_pos and soft_key */
+	unsigned nr;
+	unsigned long linked;          /* soft_seq of the last group linked */
+	struct mcg_group **heap;       /* [MCG_ID_MAX]: ids bound the groups */
+};
 
 int soft_init(struct mcg_engine *e);
 void soft_destroy(struct mcg_engine *e);
@@ -37,9 +50,10 @@ void soft_forget(struct mcg_group *g);
  * replaces chose. O(log n) when the keys are tight (see softlimit.c). */
 struct mcg_group *soft_pick(struct mcg_engine *e, long *excess);
 
-/* The invariant checker: the order is a heap, every member's key bounds
- * its excess, and every linked group over its soft limit is a member.
- * Quiescent engines only. 0, or -1 with msg filled. */
-int soft_check(struct mcg_engine *e, char *msg, size_t len);
+/* g's excess over its soft limit (pages; negative when under). */
+long soft_excess(struct mcg_group *g);
+/* a belongs above b in the order: a larger key, or the same key and
+ * first in mcg_iter's walk. */
+bool soft_above(const struct mcg_group *a, const struct mcg_group *b);
 
 #endif
