@@ -21,7 +21,6 @@
 #include "engine/reclaim.h"
 #include "engine/softlimit.h"
 #include "engine/swap.h"
-#include "engine/writeback.h"
 
 #define CHARGE_COSTLY_PAGES     8     /* PAGE_ALLOC_COSTLY_ORDER */
 #define CHARGE_RECLAIM_MIN      32    /* SWAP_CLUSTER_MAX */
@@ -483,7 +482,7 @@ long charge_new_page(struct mcg_group *g, unsigned cpu, unsigned node, enum page
 {
 	long ret;
 
-	wb_complete(g->eng);          /* cheap unless writeback is due */
+	reclaim_wb_complete(g->eng);  /* cheap unless writeback is due */
 	/* A charge to a group that rmdir has just reaped backs out and goes
 	 * to the parent (every group pins its parent, so the walk is safe). */
 	while ((ret = charge_new_page_locked(g, cpu, node, kind, owner, flags, mode)) == -EAGAIN)

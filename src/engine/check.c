@@ -119,7 +119,7 @@ static int check_rstat(struct mcg_engine *e, char *msg, size_t len)
 	while ((g = mcg_iter(e->root, g))) {
 		for (size_t i = 0; i < sizeof(check_state_items) / sizeof(check_state_items[0]); i++) {
 			enum stat_item it = check_state_items[i];
-			long got = stat_total(g, it), want = stat_total_walk(g, it);
+			long got = rstat_item(g, it), want = stat_total_walk(g, it);
 
 			if (got != want) {
 				mcg_put(g);
@@ -129,7 +129,7 @@ static int check_rstat(struct mcg_engine *e, char *msg, size_t len)
 		}
 		for (int n = 0; n < (int)e->m.nodes; n++)
 			for (int l = 0; l < LRU__COUNT; l++) {
-				long got = stat_lru_total(g, l, n), want = stat_lru_total_walk(g, l, n);
+				long got = rstat_lru(g, l, n), want = stat_lru_total_walk(g, l, n);
 
 				if (got != want) {
 					mcg_put(g);

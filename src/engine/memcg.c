@@ -756,13 +756,13 @@ int mcg_set_move_charge(struct mcg_group *g, unsigned long long v)
 
 long mcg_root_usage(struct mcg_engine *e)
 {
-	return stat_total(e->root, STAT_CACHE) + stat_total(e->root, STAT_RSS);
+	return rstat_item(e->root, STAT_CACHE) + rstat_item(e->root, STAT_RSS);
 }
 
 long mcg_usage(struct mcg_group *g, enum mcg_counter c)
 {
 	if (mcg_is_root(g) && (c == MCG_MEM || c == MCG_MEMSW))
-		return mcg_root_usage(g->eng) + (c == MCG_MEMSW ? stat_total(g, STAT_SWAP) : 0);
+		return mcg_root_usage(g->eng) + (c == MCG_MEMSW ? rstat_item(g, STAT_SWAP) : 0);
 	return pc_usage(&g->cnt[c]);
 }
 

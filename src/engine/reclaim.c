@@ -133,6 +133,8 @@ static void reclaim_rescue(struct reclaim_ctl *rc, struct mcg_group *g, unsigned
 }
 
 /* Decide one isolated inactive page. Returns true when it was reclaimed. */
+static bool reclaim_isolated_page(struct mcg_group *g, uint32_t idx);
+
 static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t idx, bool anon)
 {
 	struct mcg_engine *e = rc->e;
@@ -156,7 +158,7 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 		 * no dirty throttling); it comes back clean. The machine's
 		 * reclaim never waits (the kernel's global reclaim marks the
 		 * page and moves on) */
-		wb_wait(e, idx);
+		wb_wait(e, idx, reclaim_isolated_page);
 		spin_lock(&v->lock);
 		flags = p->flags;
 		spin_unlock(&v->lock);
@@ -383,11 +385,18 @@ void reclaim_node_counts(struct mcg_group *g, unsigned node, long *scanned, long
 	*stolen = atomic_load(&g->lruvec[node].pgsteal);
 }
 
-bool reclaim_isolated_page(struct mcg_group *g, uint32_t idx)
+/* The device's immediate reclaim (wb_reclaim_fn): page idx of g, isolated
+ * by the device, freed now if it can be. */
+static bool reclaim_isolated_page(struct mcg_group *g, uint32_t idx)
 {
 	struct reclaim_ctl rc = { .e = g->eng, .want = 1, .stop = 1, .ctx = RECLAIM_DIRECT };
 
 	return reclaim_page(&rc, g, idx, false);
+}
+
+void reclaim_wb_complete(struct mcg_engine *e)
+{
+	wb_complete(e, reclaim_isolated_page);
 }
 
 long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim_ctx ctx)
@@ -398,7 +407,7 @@ long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim
 	};
 	int prio;
 
-	wb_complete(rc.e);
+	wb_complete(rc.e, reclaim_isolated_page);
 	if (nr <= 0)
 		return 0;
 	reclaim_shares(&rc, top);

@@ -41,8 +41,8 @@ long reclaim_soft_limits(struct mcg_engine *e, long nr);
 /* Pages reclaim scanned and stole from g (not its subtree) on node. */
 void reclaim_node_counts(struct mcg_group *g, unsigned node, long *scanned, long *stolen);
 
-/* Evict a clean page of g that the caller has isolated (writeback's
- * immediate reclaim): true if it went, else it is back on its list. */
-bool reclaim_isolated_page(struct mcg_group *g, uint32_t idx);
+/* Complete the writeback due by now, reclaiming at once the pages the
+ * immediate policy hands back (seed topic 4). Cheap when nothing is due. */
+void reclaim_wb_complete(struct mcg_engine *e);
 
 #endif

@@ -1,12 +1,12 @@
-/* stat.c: statistics items of each group and their sums over a subtree
- * (through rstat.c; a full walk for the checker). Owns the arithmetic
- * only; never renders text and never walks pages. */
+/* stat.c: statistics items of each group, in per-thread shards, and their
+ * sums over a subtree by a full walk (the checker's; the sums read on the
+ * file surface are rstat.c's). Owns the arithmetic only; never renders
+ * text, never walks pages, never calls rstat (which sits above it). */
 #include <pthread.h>
 #include <stdint.h>
 
 #include "engine/internal.h"
 #include "engine/memcg.h"
-#include "engine/rstat.h"
 #include "engine/stat.h"
 
 /* Shard ownership. Shard STAT_SHARED takes atomic adds from any thread;
@@ -111,16 +111,6 @@ static long stat_get_item(const struct mcg_group *g, int it, int unused)
 static long stat_get_lru(const struct mcg_group *g, int l, int node)
 {
 	return stat_lru_local(g, (enum stat_lru)l, node);
-}
-
-long stat_total(struct mcg_group *g, enum stat_item it)
-{
-	return rstat_item(g, it);
-}
-
-long stat_lru_total(struct mcg_group *g, enum stat_lru l, int node)
-{
-	return rstat_lru(g, l, node);
 }
 
 long stat_total_walk(struct mcg_group *g, enum stat_item it)

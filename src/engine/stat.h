@@ -50,14 +50,13 @@ struct stat_shard {
 
 struct mcg_group;
 
+/* A group's own values (its subtree's sums are rstat.h's rstat_item and
+ * rstat_lru). */
 long stat_local(const struct mcg_group *g, enum stat_item it);
-/* Subtree sums, as of now (rstat.h: only what changed is flushed). The
- * event items keep what reaped groups counted, as the kernel's do. */
-long stat_total(struct mcg_group *g, enum stat_item it);
 /* LRU sizes in pages; node < 0 means all nodes. */
 long stat_lru_local(const struct mcg_group *g, enum stat_lru l, int node);
-long stat_lru_total(struct mcg_group *g, enum stat_lru l, int node);
-/* The same by walking every group under g (the invariant checker's). */
+/* Subtree sums by walking every group under g (the invariant checker's,
+ * held against rstat's). */
 long stat_total_walk(struct mcg_group *g, enum stat_item it);
 long stat_lru_total_walk(struct mcg_group *g, enum stat_lru l, int node);
 /* The lists in mask (a bit per enum stat_lru) of g's subtree, summed per

@@ -12,7 +12,6 @@
 #include "engine/lru.h"
 #include "engine/memcg.h"
 #include "engine/page_state.h"
-#include "engine/reclaim.h"
 #include "engine/writeback.h"
 
 struct wb_entry {
@@ -100,7 +99,7 @@ static bool wb_no_rotate(const struct mcg_engine *e)
 /* Write-back finished for one page: it is clean. One marked for reclaim
  * rotates to the inactive tail, or under the immediate policy goes now;
  * one that reclaim holds isolated is left to reclaim's decision. */
-static void wb_finish(struct mcg_engine *e, const struct wb_entry *en)
+static void wb_finish(struct mcg_engine *e, const struct wb_entry *en, wb_reclaim_fn reclaim)
 {
 	struct page *p = &e->pages.pages[en->idx];
 	struct mcg_group *g = mcg_by_id(e, en->memcg);
@@ -140,14 +139,14 @@ static void wb_finish(struct mcg_engine *e, const struct wb_entry *en)
 		}
 	}
 	spin_unlock(&v->lock);
-	if (reclaim_now && reclaim_isolated_page(g, en->idx))
+	if (reclaim_now && reclaim(g, en->idx))
 		atomic_fetch_add(&e->wb->immediate, 1);
 	mcg_put(g);
 }
 
 /* Complete queued pages due by until (all of them up to idx's entry when
  * idx is not PAGE_NONE). Returns the completion time of idx's entry. */
-static uint64_t wb_drain(struct mcg_engine *e, uint64_t until, uint32_t idx)
+static uint64_t wb_drain(struct mcg_engine *e, uint64_t until, uint32_t idx, wb_reclaim_fn reclaim)
 {
 	struct wb_dev *w = e->wb;
 	uint64_t hit = 0;
@@ -169,11 +168,11 @@ static uint64_t wb_drain(struct mcg_engine *e, uint64_t until, uint32_t idx)
 			hit = en.done;
 		atomic_fetch_sub(&w->inflight, 1);
 		atomic_fetch_add(&w->completed, 1);
-		wb_finish(e, &en);
+		wb_finish(e, &en, reclaim);
 	}
 }
 
-void wb_wait(struct mcg_engine *e, uint32_t idx)
+void wb_wait(struct mcg_engine *e, uint32_t idx, wb_reclaim_fn reclaim)
 {
 	struct wb_dev *w = e->wb;
 	uint64_t now = env_now(&e->env), due = 0;
@@ -190,14 +189,14 @@ void wb_wait(struct mcg_engine *e, uint32_t idx)
 		return;
 	if (due > now)
 		env_sleep(&e->env, due - now);   /* a simulated clock accounts it */
-	wb_drain(e, due, idx);
+	wb_drain(e, due, idx, reclaim);
 }
 
-void wb_complete(struct mcg_engine *e)
+void wb_complete(struct mcg_engine *e, wb_reclaim_fn reclaim)
 {
 	if (!e->wb || atomic_load(&e->wb->inflight) == 0)
 		return;
-	wb_drain(e, env_now(&e->env), PAGE_NONE);
+	wb_drain(e, env_now(&e->env), PAGE_NONE, reclaim);
 }
 
 void wb_note_marked(struct mcg_engine *e)

@@ -225,9 +225,9 @@ static long stat_key_value(struct mcg_group *g, const struct stat_key *k, bool t
 	long v;
 
 	if (k->item >= 0)
-		v = total ? stat_total(g, k->item) : stat_local(g, k->item);
+		v = total ? rstat_item(g, k->item) : stat_local(g, k->item);
 	else
-		v = total ? stat_lru_total(g, k->lru, -1) : stat_lru_local(g, k->lru, -1);
+		v = total ? rstat_lru(g, k->lru, -1) : stat_lru_local(g, k->lru, -1);
 	return k->count ? v : v * PAGE;
 }
 
@@ -281,7 +281,7 @@ static long numa_value(struct mcg_group *g, int line, bool total, int node)
 
 	for (int l = 0; l < LRU__COUNT; l++)
 		if (sets[line] & (1 << l))
-			v += total ? stat_lru_total(g, l, node) : stat_lru_local(g, l, node);
+			v += total ? rstat_lru(g, l, node) : stat_lru_local(g, l, node);
 	return v;
 }
 

@@ -602,10 +602,10 @@ static void rp_print(struct rp *rp, uint64_t t)
 			rp->grp[i].path,
 			mcg_usage(g, MCG_MEM) * PC_PAGE_SIZE,
 			mcg_max_usage(g, MCG_MEM) * PC_PAGE_SIZE, mcg_failcnt(g, MCG_MEM),
-			stat_total(g, STAT_RSS) * PC_PAGE_SIZE, stat_total(g, STAT_CACHE) * PC_PAGE_SIZE,
-			stat_total(g, STAT_SWAP) * PC_PAGE_SIZE, stat_total(g, STAT_PGFAULT),
-			stat_total(g, STAT_PGMAJFAULT), stat_total(g, STAT_REFAULT_FILE),
-			stat_total(g, STAT_REFAULT_ANON), rc.scanned[0], rc.reclaimed[0],
+			rstat_item(g, STAT_RSS) * PC_PAGE_SIZE, rstat_item(g, STAT_CACHE) * PC_PAGE_SIZE,
+			rstat_item(g, STAT_SWAP) * PC_PAGE_SIZE, rstat_item(g, STAT_PGFAULT),
+			rstat_item(g, STAT_PGMAJFAULT), rstat_item(g, STAT_REFAULT_FILE),
+			rstat_item(g, STAT_REFAULT_ANON), rc.scanned[0], rc.reclaimed[0],
 			mcg_oom_kills(g));
 		if (rp->wmarks || rp->throttle || rp->cpu_model)
 			fprintf(rp->out, "  %s scan_bg=%ld steal_bg=%ld allocstall=%ld bg_runs=%ld\n",

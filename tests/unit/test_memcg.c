@@ -239,7 +239,7 @@ START_TEST(test_dying_group_keeps_charges)
 	 * structures too (§11.5: they go when it is reaped) */
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 5 + MCG_MKDIR_KMEM_PAGES + charge_stocked(e, a));
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), MCG_MKDIR_KMEM_PAGES);
-	ck_assert_int_eq(stat_total(a, STAT_CACHE), 5);
+	ck_assert_int_eq(rstat_item(a, STAT_CACHE), 5);
 	ck_assert_int_eq(mcg_remove(e, a), 0);
 	ck_assert_uint_eq(e->nr_groups, 3);                 /* both still hold an ID */
 	ck_assert_int_eq(mcg_create(e, e->root, "a", NULL, NULL, NULL), 0);

@@ -123,7 +123,7 @@ START_TEST(test_ledger_follows_the_faulting_group)
 	ck_assert_int_eq(mirror_ledger_set(&p, MK_KMEM, root, 3, 0), 0);
 	ck_assert_int_eq(mirror_ledger(&p, MK_ANON), 100);
 	ck_assert_int_eq(mirror_charged(&p), 0);
-	ck_assert_int_eq(stat_total(root, STAT_RSS), 0);
+	ck_assert_int_eq(rstat_item(root, STAT_RSS), 0);
 	/* in g: only the growth is g's, kernel memory too */
 	vm_object_set_group(p.obj, g);
 	ck_assert_int_eq(mirror_ledger_set(&p, MK_ANON, g, 116, 0), 0);

@@ -35,28 +35,28 @@ START_TEST(test_rstat_flushes_only_what_changed)
 		g[i] = fixture_group(e, a, name);
 		page_in(g[i], i % 2 ? PK_ANON : PK_FILE, (unsigned)i % 2);
 	}
-	ck_assert_int_eq(stat_total(e->root, STAT_RSS), 50);
-	ck_assert_int_eq(stat_total(e->root, STAT_CACHE), 50);
-	ck_assert_int_eq(stat_lru_total(a, LRU_INACTIVE_FILE, 0), 50);
-	ck_assert_int_eq(stat_lru_total(a, LRU_INACTIVE_ANON, -1), 50);
+	ck_assert_int_eq(rstat_item(e->root, STAT_RSS), 50);
+	ck_assert_int_eq(rstat_item(e->root, STAT_CACHE), 50);
+	ck_assert_int_eq(rstat_lru(a, LRU_INACTIVE_FILE, 0), 50);
+	ck_assert_int_eq(rstat_lru(a, LRU_INACTIVE_ANON, -1), 50);
 	/* nothing changed: the next reads are copies, at the root or below */
 	before = rstat_flushed(e);
-	ck_assert_int_eq(stat_total(e->root, STAT_RSS), 50);
-	ck_assert_int_eq(stat_total(a, STAT_PGPGIN), 100);
-	ck_assert_int_eq(stat_total(g[7], STAT_RSS), 1);
+	ck_assert_int_eq(rstat_item(e->root, STAT_RSS), 50);
+	ck_assert_int_eq(rstat_item(a, STAT_PGPGIN), 100);
+	ck_assert_int_eq(rstat_item(g[7], STAT_RSS), 1);
 	ck_assert_int_eq(rstat_flushed(e), before);
 	/* three groups change: a read of the root flushes them and the path */
 	for (int i = 0; i < 3; i++)
 		page_in(g[i * 10 + 1], PK_ANON, 0);
-	ck_assert_int_eq(stat_total(e->root, STAT_RSS), 53);
+	ck_assert_int_eq(rstat_item(e->root, STAT_RSS), 53);
 	ck_assert_int_eq(rstat_flushed(e) - before, 3 + 2);   /* g1, g11, g21, a, root */
 	/* a leaf's read flushes the leaf alone; the root's then the rest */
 	before = rstat_flushed(e);
 	page_in(g[5], PK_SHMEM, 1);
-	ck_assert_int_eq(stat_total(g[5], STAT_SHMEM), 1);
+	ck_assert_int_eq(rstat_item(g[5], STAT_SHMEM), 1);
 	ck_assert_int_eq(rstat_flushed(e) - before, 1);
-	ck_assert_int_eq(stat_total(e->root, STAT_SHMEM), 1);
-	ck_assert_int_eq(stat_total(e->root, STAT_CACHE), 51);
+	ck_assert_int_eq(rstat_item(e->root, STAT_SHMEM), 1);
+	ck_assert_int_eq(rstat_item(e->root, STAT_CACHE), 51);
 	ck_assert_int_eq(rstat_flushed(e) - before, 3);
 	CHECK_OK(e);
 	for (int i = 0; i < 100; i++)
@@ -76,15 +76,15 @@ START_TEST(test_rstat_reaped_child_keeps_events)
 
 	for (int i = 0; i < 4; i++)
 		idx[i] = page_in(c, PK_ANON, 0);
-	ck_assert_int_eq(stat_total(a, STAT_RSS), 4);
+	ck_assert_int_eq(rstat_item(a, STAT_RSS), 4);
 	for (int i = 0; i < 4; i++)
 		charge_free_page(e, (uint32_t)idx[i], NULL);
 	ck_assert_int_eq(mcg_remove(e, c), 0);
 	mcg_put(c);                       /* reaped: nothing charged, no child */
-	ck_assert_int_eq(stat_total(a, STAT_RSS), 0);
-	ck_assert_int_eq(stat_total(a, STAT_PGPGIN), 4);
-	ck_assert_int_eq(stat_total(a, STAT_PGPGOUT), 4);
-	ck_assert_int_eq(stat_total(e->root, STAT_PGPGIN), 4);
+	ck_assert_int_eq(rstat_item(a, STAT_RSS), 0);
+	ck_assert_int_eq(rstat_item(a, STAT_PGPGIN), 4);
+	ck_assert_int_eq(rstat_item(a, STAT_PGPGOUT), 4);
+	ck_assert_int_eq(rstat_item(e->root, STAT_PGPGIN), 4);
 	ck_assert_int_eq(stat_total_walk(a, STAT_PGPGIN), 0);   /* a walk forgets */
 	CHECK_OK(e);
 	mcg_put(a);
@@ -135,8 +135,8 @@ static void *rs_reader_main(void *arg)
 	while (!atomic_load(c->stop)) {
 		/* sums of page state are never negative (a lost or doubled
 		 * delta would show sooner or later) */
-		ck_assert_int_ge(stat_total(c->e->root, STAT_RSS) + stat_total(c->e->root, STAT_CACHE), 0);
-		ck_assert_int_ge(stat_total(c->g[reads % (unsigned)c->ng], STAT_CACHE), 0);
+		ck_assert_int_ge(rstat_item(c->e->root, STAT_RSS) + rstat_item(c->e->root, STAT_CACHE), 0);
+		ck_assert_int_ge(rstat_item(c->g[reads % (unsigned)c->ng], STAT_CACHE), 0);
 		reads++;
 	}
 	return NULL;
@@ -167,10 +167,10 @@ START_TEST(test_rstat_concurrent_chargers_and_reader)
 	atomic_store(&stop, true);
 	pthread_join(t[2], NULL);
 	/* everything was freed: every page-state sum is back at zero */
-	ck_assert_int_eq(stat_total(e->root, STAT_RSS), 0);
-	ck_assert_int_eq(stat_total(e->root, STAT_CACHE), 0);
-	ck_assert_int_eq(stat_lru_total(g[0], LRU_INACTIVE_FILE, -1), 0);
-	ck_assert_int_eq(stat_total(e->root, STAT_PGPGIN), stat_total_walk(e->root, STAT_PGPGIN));
+	ck_assert_int_eq(rstat_item(e->root, STAT_RSS), 0);
+	ck_assert_int_eq(rstat_item(e->root, STAT_CACHE), 0);
+	ck_assert_int_eq(rstat_lru(g[0], LRU_INACTIVE_FILE, -1), 0);
+	ck_assert_int_eq(rstat_item(e->root, STAT_PGPGIN), stat_total_walk(e->root, STAT_PGPGIN));
 	CHECK_OK(e);
 	for (int i = 5; i >= 0; i--)
 		mcg_put(g[i]);

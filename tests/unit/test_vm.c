@@ -810,7 +810,7 @@ START_TEST(test_random_shape_and_faults)
 				cost += MCG_MKDIR_KMEM_PAGES;
 		ck_assert_int_eq(pc_usage(&rt.groups[i]->cnt[MCG_MEM]), cost);
 		ck_assert_int_eq(pc_usage(&rt.groups[i]->cnt[MCG_MEMSW]), cost);
-		ck_assert_int_eq(stat_total(rt.groups[i], STAT_RSS) + stat_total(rt.groups[i], STAT_CACHE), 0);
+		ck_assert_int_eq(rstat_item(rt.groups[i], STAT_RSS) + rstat_item(rt.groups[i], STAT_CACHE), 0);
 		mcg_put(rt.groups[i]);
 	}
 	/* the dying groups were reaped with their last pages */
@@ -900,11 +900,11 @@ START_TEST(test_writeback_rotate_or_immediate)
 		wb_counts(e, &inflight, &done, &rotated, &immediate);
 		ck_assert_int_eq(inflight, 40);
 		wb_test_now += 1000000;                             /* not yet: latency 2ms */
-		wb_complete(e);
+		reclaim_wb_complete(e);
 		wb_counts(e, &inflight, &done, &rotated, &immediate);
 		ck_assert_int_eq(done, 0);
 		wb_test_now += 100000000;                           /* 40 pages at 1000/s */
-		wb_complete(e);
+		reclaim_wb_complete(e);
 		wb_counts(e, &inflight, &done, &rotated, &immediate);
 		ck_assert_int_eq(done, 40);
 		ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), 0);
@@ -961,7 +961,7 @@ START_TEST(test_writeback_immediate_list)
 	mcg_reclaim_counts(a, &rc);
 	ck_assert_int_eq(rc.scanned[1], scanned);
 	wb_test_now += 200000000;
-	wb_complete(e);
+	reclaim_wb_complete(e);
 	wb_counts(e, &inflight, &done, &rotated, &immediate);
 	ck_assert_int_eq(done, 40);
 	ck_assert_int_eq(rotated, 40);
