@@ -41,6 +41,7 @@
 
 #include "engine/charge.h"
 #include "engine/memcg.h"
+#include "engine/memcg_policy.h"
 #include "engine/page_counter.h"
 #include "engine/vm.h"
 

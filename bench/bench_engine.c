@@ -24,6 +24,7 @@
 
 #include "engine/charge.h"
 #include "engine/memcg.h"
+#include "engine/memcg_policy.h"
 #include "engine/vm.h"
 
 #define PAIRS_PER_SLICE  (64L * 2000)   /* about 10 ms */

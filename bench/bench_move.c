@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "engine/memcg.h"
+#include "engine/memcg_policy.h"
 #include "engine/move.h"
 #include "engine/vm.h"
 

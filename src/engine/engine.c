@@ -45,7 +45,7 @@ struct mcg_engine *mcg_engine_new(const struct mcg_machine *m, const struct mcg_
 	e->by_id_live = calloc(MCG_ID_CHUNKS, sizeof(*e->by_id_live));
 	e->tasks = task_table_new();
 	if (e->m.mem_pages >= (long)VM_MAX_PAGES || e->m.swap_pages >= (long)VM_MAX_PAGES ||
-	    page_pool_init(&e->pages, e->m.mem_pages, e->m.nodes, e->m.node_pages) || charge_init(e) ||
+	    page_pool_init(&e->pages, e->m.mem_pages, e->m.nodes, e->m.node_pages) || uncharge_init(e) || charge_core_init(e) ||
 	    swap_init(e, e->m.swap_pages) || vm_init(e) || oom_init(e) || move_init(e) || wb_init(e) ||
 	    bgr_init(e) || soft_init(e) || rstat_init(e) || names_init(e)) {
 		mcg_engine_free(e);
@@ -74,7 +74,8 @@ void mcg_engine_free(struct mcg_engine *e)
 	move_destroy(e);
 	wb_destroy(e);
 	task_table_free(e->tasks);     /* it holds references on groups */
-	charge_destroy(e);             /* so do the stocks */
+	charge_core_destroy(e);        /* so do the stocks */
+	uncharge_destroy(e);
 	e->tearing_down = true;        /* the whole tree goes, refs or not */
 	if (e->root)
 		mcg_free_subtree(e->root);

@@ -109,7 +109,24 @@ struct mcg_group *mcg_alloc(struct mcg_engine *e, struct mcg_group *parent, cons
 /* memcg.c: give g the next free id (the caller checked there is one);
  * -ENOMEM without memory for the id table's chunk. */
 int mcg_id_assign(struct mcg_engine *e, struct mcg_group *g);
+/* memcg.c: free g now, references or not (a group mcg_create never
+ * linked). */
+void mcg_free(struct mcg_group *g);
 /* memcg.c: free g and everything below it, references or not (teardown). */
 void mcg_free_subtree(struct mcg_group *g);
+/* memcg.c, for memcg_policy.c: the live child of parent named name (or
+ * NULL), with tree_lock held; whether name may name a group (0, -EINVAL,
+ * -ENAMETOOLONG); claim id at generation gen for g (-EBUSY when taken);
+ * the release agent's rule of §3.19 evaluated under tree_lock (the path,
+ * malloc'ed, or NULL), and its firing once the lock is dropped. */
+struct mcg_group *mcg_find_live(struct mcg_group *parent, const char *name);
+int mcg_check_name(const char *name);
+int mcg_id_claim(struct mcg_engine *e, struct mcg_group *g, unsigned id, unsigned gen);
+char *mcg_release_candidate(struct mcg_group *g);
+void mcg_fire_release(struct mcg_engine *e, char *path);
+/* g leaves its parent's list and the group count (uncharge_reap, with
+ * tree_lock held for writing); the tree's reference stays for the caller
+ * to put. */
+void mcg_unlink(struct mcg_group *g);
 
 #endif

@@ -1,6 +1,10 @@
-/* memcg.c: the engine's group tree: creation, removal, renaming, lifetime
- * and the rules for every per-group setting. Never does I/O, never knows
- * about files, paths on disk or FUSE; callers get 0 or a negative errno. */
+/* memcg.c: the engine's group tree: a group's allocation, id, links,
+ * names, references and end (its last reference frees it), the walks, the
+ * release agent's rule, renaming, and every accessor. Below the charge
+ * path: what needs a charge or reclaim (creation, removal, limits and the
+ * other settings) is memcg_policy.c's, and a removed group's reap when
+ * its last charge goes is uncharge.c's. Never does I/O, never knows about
+ * files, paths on disk or FUSE; callers get 0 or a negative errno. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +20,6 @@
 #include "engine/task.h"
 #include "engine/vm.h"
 #include "engine/writeback.h"
-
-#define MCG_ENOTSUPP 524    /* the kernel-internal errno of kmem limits 5.16..6.5 */
 
 static bool mcg_counter_tracks_failcnt(const struct prof *p, enum mcg_counter c)
 {
@@ -132,7 +134,7 @@ int mcg_id_assign(struct mcg_engine *e, struct mcg_group *g)
 
 /* Give g the id and generation it had before a restart: -EBUSY when the
  * id is taken. Every later group gets a generation above gen. */
-static int mcg_id_claim(struct mcg_engine *e, struct mcg_group *g, unsigned id, unsigned gen)
+int mcg_id_claim(struct mcg_engine *e, struct mcg_group *g, unsigned id, unsigned gen)
 {
 	int err;
 
@@ -186,7 +188,7 @@ struct mcg_group *mcg_by_id(struct mcg_engine *e, unsigned id)
 	return g;
 }
 
-static void mcg_free(struct mcg_group *g)
+void mcg_free(struct mcg_group *g)
 {
 	struct mcg_engine *e = g->eng;
 
@@ -239,7 +241,7 @@ void mcg_put(struct mcg_group *g)
 }
 
 /* Caller holds tree_lock. */
-static struct mcg_group *mcg_find_live(struct mcg_group *parent, const char *name)
+struct mcg_group *mcg_find_live(struct mcg_group *parent, const char *name)
 {
 	return names_find(parent->eng, parent, name);
 }
@@ -256,7 +258,7 @@ struct mcg_group *mcg_lookup(struct mcg_engine *e, struct mcg_group *parent, con
 	return c;
 }
 
-static int mcg_check_name(const char *name)
+int mcg_check_name(const char *name)
 {
 	if (strchr(name, '\n'))
 		return -EINVAL;
@@ -267,108 +269,7 @@ static int mcg_check_name(const char *name)
 	return 0;
 }
 
-/* The errors of §4.1 that come before the allocation. Caller holds
- * tree_lock. */
-static int mcg_create_check(struct mcg_engine *e, struct mcg_group *parent, const char *name)
-{
-	if (parent->removed)
-		return -ENODEV;
-	if (mcg_find_live(parent, name))
-		return -EEXIST;
-	if (e->nr_groups >= MCG_ID_MAX)
-		return prof_has(&e->m.prof, PF_ID_EXHAUST_EBUSY) ? -EBUSY : -ENOSPC;
-	return 0;
-}
-
-/* Charge a new child's structures to parent (§11.5) as the kernel's
- * mem_cgroup_css_alloc does, through the stock, so that the parent's usage
- * shows the batch; *pages is what was charged. Never waits under
- * oom_kill_disable (no user fault: the kernel fails such a charge). Called
- * with no lock held: the charge may reclaim and OOM-kill. */
-static int mcg_mkdir_charge(struct mcg_engine *e, struct mcg_group *parent, long *pages)
-{
-	struct charge_mode mode = { .nowait = true };
-	int err;
-
-	*pages = 0;
-	if (mcg_is_root(parent) || !prof_has(&e->m.prof, PF_MKDIR_KMEM))
-		return 0;
-	err = charge_kmem(parent, parent->id % e->m.cpus, MCG_MKDIR_KMEM_PAGES, &mode);
-	if (mode.over)
-		mcg_put(mode.over);
-	if (err)
-		return -ENOMEM;
-	*pages = MCG_MKDIR_KMEM_PAGES;
-	return 0;
-}
-
-int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
-	       int (*init)(struct mcg_group *g, void *arg), void *arg,
-	       struct mcg_group **out)
-{
-	return mcg_create_as(e, parent, name, 0, 0, init, arg, out);
-}
-
-int mcg_create_as(struct mcg_engine *e, struct mcg_group *parent, const char *name,
-		  unsigned id, unsigned gen, int (*init)(struct mcg_group *g, void *arg),
-		  void *arg, struct mcg_group **out)
-{
-	struct mcg_group *g;
-	long charged;
-	int err = mcg_check_name(name);
-
-	if (err)
-		return err;
-	if (id > MCG_ID_MAX)
-		return -EINVAL;
-	pthread_rwlock_rdlock(&e->tree_lock);
-	err = mcg_create_check(e, parent, name);
-	pthread_rwlock_unlock(&e->tree_lock);
-	if (err || (err = mcg_mkdir_charge(e, parent, &charged)))
-		return err;
-	pthread_rwlock_wrlock(&e->tree_lock);
-	if ((err = mcg_create_check(e, parent, name))) {
-		;                         /* changed while the charge ran */
-	} else if (!(g = mcg_alloc(e, parent, name))) {
-		err = -ENOMEM;
-	} else if ((err = id ? mcg_id_claim(e, g, id, gen) : mcg_id_assign(e, g))) {
-		mcg_free(g);           /* (no id: nothing of the table to clear) */
-	} else if (init && (err = init(g, arg))) {
-		mcg_free(g);
-	} else {
-		g->sibling = parent->children;
-		if (g->sibling)
-			g->sibling->sib_pp = &g->sibling;
-		parent->children = g;
-		g->sib_pp = &parent->children;
-		g->linked = true;
-		names_add(e, g);
-		g->mkdir_kmem = charged;
-		charged = 0;
-		soft_link(g);
-		parent->nr_live_children++;
-		atomic_store(&parent->ever_populated, true);
-		e->nr_groups++;
-		if (out) {
-			mcg_get(g);
-			*out = g;
-		}
-	}
-	pthread_rwlock_unlock(&e->tree_lock);
-	charge_kmem_uncharge(parent, charged);   /* (a failed creation's) */
-	return err;
-}
-
-/* Anything that still needs g: charges, or pages and slots (which exist
- * without charges in the root and with accounting off). */
-static bool mcg_charged(const struct mcg_group *g)
-{
-	return pc_usage(&g->cnt[MCG_MEM]) || pc_usage(&g->cnt[MCG_MEMSW]) ||
-	       stat_local(g, STAT_RSS) || stat_local(g, STAT_CACHE) || stat_local(g, STAT_SWAP);
-}
-
-/* Caller holds tree_lock for writing. */
-static void mcg_unlink(struct mcg_group *g)
+void mcg_unlink(struct mcg_group *g)
 {
 	*g->sib_pp = g->sibling;
 	if (g->sibling)
@@ -429,51 +330,9 @@ void mcg_walk(struct mcg_engine *e, void (*fn)(struct mcg_group *g, unsigned dep
 	pthread_rwlock_unlock(&e->tree_lock);
 }
 
-void mcg_reap(struct mcg_group *g)
-{
-	struct mcg_engine *e = g->eng;
-
-	while (g && g->removed) {
-		struct mcg_group *parent = g->parent;
-		bool gone = false;
-
-		pthread_rwlock_wrlock(&e->tree_lock);
-		if (g->linked && !g->children && !mcg_charged(g)) {
-			/* Dekker with charge_new_page: we publish reaped, then
-			 * look for charges again; a charger charges, then looks
-			 * at reaped. At least one of the two sees the other. */
-			atomic_store(&g->reaped, true);
-			if (!mcg_charged(g)) {
-				rstat_forget(g);  /* its sums stay with its parent */
-				mcg_unlink(g);
-				soft_forget(g);   /* before the tree's reference goes */
-				gone = true;
-			} else {
-				atomic_store(&g->reaped, false);
-			}
-		}
-		pthread_rwlock_unlock(&e->tree_lock);
-		if (!gone)
-			return;
-		if (g->mkdir_kmem) {
-			/* its structures go (§11.5): the parent's charge with
-			 * them, which reaps the parent if it waited for this
-			 * (g still pins it) */
-			long n = g->mkdir_kmem;
-
-			g->mkdir_kmem = 0;
-			charge_kmem_uncharge(parent, n);
-			mcg_put(g);       /* the tree's reference */
-			return;
-		}
-		mcg_put(g);               /* the tree's reference */
-		g = parent;               /* a dying parent may have waited for it */
-	}
-}
-
 /* Release rule of §3.19, evaluated by the caller under tree_lock: the
  * returned path (malloc'ed) is handed to the hook after unlocking. */
-static char *mcg_release_candidate(struct mcg_group *g)
+char *mcg_release_candidate(struct mcg_group *g)
 {
 	char buf[4096];
 
@@ -485,39 +344,12 @@ static char *mcg_release_candidate(struct mcg_group *g)
 	return strdup(buf);
 }
 
-static void mcg_fire_release(struct mcg_engine *e, char *path)
+void mcg_fire_release(struct mcg_engine *e, char *path)
 {
 	if (path) {
 		e->own.ops->release(path, e->own.arg);
 		free(path);
 	}
-}
-
-int mcg_remove(struct mcg_engine *e, struct mcg_group *g)
-{
-	char *release = NULL;
-
-	pthread_rwlock_wrlock(&e->tree_lock);
-	if (mcg_is_root(g) || g->removed) {
-		pthread_rwlock_unlock(&e->tree_lock);
-		return mcg_is_root(g) ? -EBUSY : -ENOENT;
-	}
-	if (atomic_load(&g->ntasks) || g->nr_live_children) {
-		pthread_rwlock_unlock(&e->tree_lock);
-		return -EBUSY;
-	}
-	names_del(e, g);          /* (before removed: never found as dying) */
-	g->removed = true;
-	g->parent->nr_live_children--;
-	release = mcg_release_candidate(g->parent);
-	pthread_rwlock_unlock(&e->tree_lock);
-	/* Pages parked in stocks go back first. A group still holding charges
-	 * stays linked, hidden, so that its pages keep counting in its
-	 * ancestors (§4.2); it is reaped when they go. */
-	charge_drain(e, g);
-	mcg_reap(g);
-	mcg_fire_release(e, release);
-	return 0;
 }
 
 int mcg_rename(struct mcg_engine *e, struct mcg_group *g, const char *name)
@@ -602,88 +434,6 @@ int mcg_path(struct mcg_engine *e, struct mcg_group *g, char *buf, size_t size)
 	return ret;
 }
 
-static long mcg_reclaim(struct mcg_group *g, long nr, bool may_swap)
-{
-	return reclaim_subtree(g, nr, may_swap, RECLAIM_DIRECT);   /* in the writer's thread */
-}
-
-static int mcg_shrink_to(struct mcg_group *g, enum mcg_counter c, long pages,
-			 mcg_stop_fn stop, void *stop_arg)
-{
-	for (int round = 0;; round++) {
-		if (stop && stop(stop_arg))
-			return -EINTR;
-		if (c == MCG_MEM && pages > pc_max(&g->cnt[MCG_MEMSW]))
-			return -EINVAL;
-		if (c == MCG_MEMSW && pages < pc_max(&g->cnt[MCG_MEM]))
-			return -EINVAL;
-		if (pc_set_max(&g->cnt[c], pages) == 0)
-			return 0;
-		/* The first failure only drains the per-CPU stocks; later ones
-		 * must reclaim or give up. */
-		if (round == 0)
-			charge_drain(g->eng, g);
-		else if (mcg_reclaim(g, pc_usage(&g->cnt[c]) - pages, c == MCG_MEM) == 0)
-			return -EBUSY;
-	}
-}
-
-int mcg_set_limit(struct mcg_group *g, enum mcg_counter c, long pages,
-		  mcg_stop_fn stop, void *stop_arg)
-{
-	const struct prof *p = &g->eng->m.prof;
-	int err = 0;
-
-	if (mcg_is_root(g))
-		return -EINVAL;
-	if (pages > PC_MAX)
-		pages = PC_MAX;
-	pthread_mutex_lock(&g->lock);
-	switch (c) {
-	case MCG_MEM:
-	case MCG_MEMSW:
-		err = mcg_shrink_to(g, c, pages, stop, stop_arg);
-		if (!err && c == MCG_MEM)
-			bgr_limit_changed(g, pages);
-		if (!err)
-			oom_wake(g->eng);     /* a raised limit ends OOM waits */
-		break;
-	case MCG_KMEM:
-		if (prof_has(p, PF_KMEM_LIMIT_IGNORED))
-			err = 0;
-		else if (prof_has(p, PF_KMEM_LIMIT_524))
-			err = -MCG_ENOTSUPP;
-		else
-			err = pc_set_max(&g->cnt[c], pages);
-		break;
-	case MCG_TCP:
-		err = pc_set_max(&g->cnt[c], pages);
-		if (!err)
-			atomic_store(&g->tcp_active, true);
-		break;
-	default:
-		err = -EINVAL;
-	}
-	pthread_mutex_unlock(&g->lock);
-	return err;
-}
-
-int mcg_force_empty(struct mcg_group *g, mcg_stop_fn stop, void *stop_arg)
-{
-	unsigned retries = prof_reclaim_retries(&g->eng->m.prof);
-
-	if (mcg_is_root(g))
-		return -EINVAL;
-	charge_drain(g->eng, g);
-	while (pc_usage(&g->cnt[MCG_MEM]) > 0 && retries > 0) {
-		if (stop && stop(stop_arg))
-			return -EINTR;
-		if (mcg_reclaim(g, pc_usage(&g->cnt[MCG_MEM]), true) == 0)
-			retries--;
-	}
-	return 0;
-}
-
 long mcg_hierarchical_limit(struct mcg_group *g, enum mcg_counter c)
 {
 	long min = PC_MAX;
@@ -694,64 +444,9 @@ long mcg_hierarchical_limit(struct mcg_group *g, enum mcg_counter c)
 	return min;
 }
 
-int mcg_set_use_hierarchy(struct mcg_group *g, unsigned long long v)
-{
-	struct mcg_engine *e = g->eng;
-	int err = 0;
-
-	if (prof_has(&e->m.prof, PF_HIERARCHY_ONLY))
-		return v == 1 ? 0 : -EINVAL;
-	pthread_rwlock_rdlock(&e->tree_lock);
-	if (atomic_load(&g->use_hierarchy) == (v == 1) && v <= 1)
-		err = 0;
-	else if (v > 1 || (g->parent && atomic_load(&g->parent->use_hierarchy)))
-		err = -EINVAL;
-	else if (g->nr_live_children || g->children)
-		err = -EBUSY;
-	else
-		atomic_store(&g->use_hierarchy, v == 1);
-	pthread_rwlock_unlock(&e->tree_lock);
-	return err;
-}
-
-void mcg_set_soft_limit(struct mcg_group *g, long pages)
-{
-	atomic_store(&g->soft_limit, pages);
-	soft_limit_changed(g);
-}
-
 unsigned mcg_swappiness(struct mcg_group *g)
 {
 	return mcg_is_root(g) ? atomic_load(&g->eng->vm_swappiness) : atomic_load(&g->swappiness);
-}
-
-int mcg_set_swappiness(struct mcg_group *g, unsigned long long v)
-{
-	if (v > prof_swappiness_max(&g->eng->m.prof))
-		return -EINVAL;
-	if (mcg_is_root(g))
-		atomic_store(&g->eng->vm_swappiness, (unsigned)v);
-	else
-		atomic_store(&g->swappiness, (unsigned)v);
-	return 0;
-}
-
-int mcg_set_oom_control(struct mcg_group *g, unsigned long long v)
-{
-	if (mcg_is_root(g) || v > 1)
-		return -EINVAL;
-	atomic_store(&g->oom_kill_disable, v == 1);
-	if (v == 0)
-		oom_wake(g->eng);
-	return 0;
-}
-
-int mcg_set_move_charge(struct mcg_group *g, unsigned long long v)
-{
-	if (prof_has(&g->eng->m.prof, PF_NO_MOVE_CHARGE) ? v != 0 : (v & ~3ull) != 0)
-		return -EINVAL;
-	atomic_store(&g->move_charge, (unsigned)v);
-	return 0;
 }
 
 long mcg_root_usage(struct mcg_engine *e)

@@ -1,7 +1,8 @@
 /* memcg.h: the group tree of the engine and each group's settings and
- * counters. Owns creation, removal, renaming, lifetime (refcounts, dying
- * groups) and the limit/setting rules of the contract. Never does I/O, never
- * knows about files or FUSE. */
+ * counters: lifetime (ids, links, refcounts, dying groups), renaming,
+ * walks and accessors. Creation, removal and the setting rules of the
+ * contract are memcg_policy.h's. Never does I/O, never knows about files
+ * or FUSE. */
 #ifndef MEMCGFS_MEMCG_H
 #define MEMCGFS_MEMCG_H
 
@@ -198,22 +199,6 @@ static inline uint64_t mcg_now(const struct mcg_engine *e)
 /* The child named name of parent, with a reference, or NULL. Removed
  * groups are invisible. */
 struct mcg_group *mcg_lookup(struct mcg_engine *e, struct mcg_group *parent, const char *name);
-/* -EEXIST, -ENODEV (parent removed), -EINVAL (newline in name),
- * -ENAMETOOLONG, -EBUSY/-ENOSPC (ID space full), -ENOMEM (also: the parent
- * cannot take the child's MCG_MKDIR_KMEM_PAGES, charged to it as kernel
- * memory through the normal charge path, with reclaim and OOM, never
- * waiting; the root is never charged; given back when the child is
- * reaped). init (may be NULL) runs on the new group before it becomes
- * visible; its error aborts the creation. */
-int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
-	       int (*init)(struct mcg_group *g, void *arg), void *arg,
-	       struct mcg_group **out);
-/* mcg_create with the id and generation the group had before a restart
- * (id 0: the next free one, as mcg_create): -EBUSY when id is taken,
- * -EINVAL above MCG_ID_MAX; the id's next holder gets gen + 1 or more. */
-int mcg_create_as(struct mcg_engine *e, struct mcg_group *parent, const char *name,
-		  unsigned id, unsigned gen, int (*init)(struct mcg_group *g, void *arg),
-		  void *arg, struct mcg_group **out);
 /* What keeps inode numbers of a restarted hierarchy from naming a group
  * they never named: the next id to hand out and a generation above every
  * one handed out so far. mcg_ids_restore (before any child is created)
@@ -232,8 +217,6 @@ void mcg_walk(struct mcg_engine *e, void (*fn)(struct mcg_group *g, unsigned dep
  * stops early puts the last group itself. No allocation, no lock held
  * between steps; a group reaped under the walk ends it early. */
 struct mcg_group *mcg_iter(struct mcg_group *top, struct mcg_group *prev);
-/* -EBUSY with tasks or live children, or for the root. */
-int mcg_remove(struct mcg_engine *e, struct mcg_group *g);
 /* -EEXIST, -EINVAL (newline), -ENODEV (removed). */
 int mcg_rename(struct mcg_engine *e, struct mcg_group *g, const char *name);
 
@@ -298,22 +281,10 @@ unsigned mcg_nr_children(struct mcg_engine *e, struct mcg_group *g);
 /* "/a/b" (the root is "/"). Returns the length or -ENAMETOOLONG. */
 int mcg_path(struct mcg_engine *e, struct mcg_group *g, char *buf, size_t size);
 
-/* Hard limits (memory, memsw, kmem in old profiles, tcp), in pages, with
- * every rule of §3.3/§3.6/§3.8/§5.7. stop may be NULL. */
-int mcg_set_limit(struct mcg_group *g, enum mcg_counter c, long pages,
-		  mcg_stop_fn stop, void *stop_arg);
-int mcg_force_empty(struct mcg_group *g, mcg_stop_fn stop, void *stop_arg);
 /* min of the limits from g to the root along linked counters */
 long mcg_hierarchical_limit(struct mcg_group *g, enum mcg_counter c);
 
-int mcg_set_use_hierarchy(struct mcg_group *g, unsigned long long v);
-/* memory.soft_limit_in_bytes: any value (§3.5); reclaim under global
- * pressure goes to the groups furthest over it first. */
-void mcg_set_soft_limit(struct mcg_group *g, long pages);
-int mcg_set_swappiness(struct mcg_group *g, unsigned long long v);
 unsigned mcg_swappiness(struct mcg_group *g);
-int mcg_set_oom_control(struct mcg_group *g, unsigned long long v);
-int mcg_set_move_charge(struct mcg_group *g, unsigned long long v);
 
 /* The root's usage_in_bytes: the global formula applied to the simulated
  * machine (file pages + anon pages), in pages. */
@@ -322,11 +293,6 @@ long mcg_root_usage(struct mcg_engine *e);
  * for the root (no counter of its own) mcg_root_usage, plus swap in use
  * for memsw (§3.1, §3.6). */
 long mcg_usage(struct mcg_group *g, enum mcg_counter c);
-
-/* A removed group whose last page, slot or stocked charge is gone leaves
- * the tree (and then its parent, if that was waiting for it). Cheap when g
- * is alive. Call with no engine lock held. */
-void mcg_reap(struct mcg_group *g);
 
 
 /* Task count bookkeeping, for task.c only. */

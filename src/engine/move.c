@@ -315,7 +315,7 @@ static int move_do(struct vm_object *o, struct mcg_group *dst, unsigned mask, bo
 			lm = lw < 0 ? -1 : pc_try_charge_upto(&dst->cnt[MCG_MEM], c.pages,
 							      stop_mem, &fail);
 		}
-		/* Dekker with mcg_reap, as charge_new_page: charged first,
+		/* Dekker with uncharge_reap, as charge_new_page: charged first,
 		 * then reaped read; a reaped destination gives it all back */
 		if (lw >= 0 && lm >= 0 && atomic_load(&dst->reaped)) {
 			pc_uncharge_upto(&dst->cnt[MCG_MEM], c.pages, stop_mem);
@@ -377,7 +377,7 @@ moved:
 	/* a removed source may be empty now: reap it while our references
 	 * still hold it, and release them last */
 	if (atomic_load(&src->removed))
-		mcg_reap(src);
+		uncharge_reap(src);
 	mcg_put(src);                     /* o's old reference */
 	mcg_put(src);                     /* ours */
 	return 0;

@@ -39,7 +39,7 @@ void soft_charged(struct mcg_group *g);
 /* g's soft limit was written: its key is its excess now. */
 void soft_limit_changed(struct mcg_group *g);
 
-/* g was reaped (mcg_reap, with tree_lock held for writing): it leaves the
+/* g was reaped (uncharge_reap, with tree_lock held for writing): it leaves the
  * order for good, before it can be freed. */
 void soft_forget(struct mcg_group *g);
 

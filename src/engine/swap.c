@@ -83,7 +83,7 @@ static void swap_disown(struct mcg_engine *e, unsigned id, bool uncharge)
 		pc_uncharge(&g->cnt[MCG_MEMSW], 1);
 	mcg_put(g);                       /* the slot's */
 	if (g->removed)
-		mcg_reap(g);
+		uncharge_reap(g);
 	mcg_put(g);                       /* ours */
 }
 

@@ -10,6 +10,7 @@
 
 #include "engine/bgreclaim.h"
 #include "engine/memcg.h"
+#include "engine/memcg_policy.h"
 #include "engine/stat.h"
 #include "fs/cgfiles.h"
 #include "fs/sources.h"

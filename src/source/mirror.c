@@ -310,7 +310,7 @@ static void mirror_release(struct mirror_proc *p)
 		struct mirror_era *e = &p->era[i];
 
 		if (e->kind == MK_KMEM && !mcg_is_root(e->g))
-			charge_kmem_uncharge(e->g, e->pages);
+			uncharge_kmem(e->g, e->pages);
 		mcg_put(e->g);
 		free(e->reg);
 	}

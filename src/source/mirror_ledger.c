@@ -126,7 +126,7 @@ static void mirror_era_trim(struct mirror_era *e, long n, struct charge_batch *b
 		n = e->pages;
 	if (mcg_is_root(e->g) || e->kind == MK_KMEM) {
 		if (!mcg_is_root(e->g))
-			charge_kmem_uncharge(e->g, n);
+			uncharge_kmem(e->g, n);
 		e->pages -= n;
 		return;
 	}

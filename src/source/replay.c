@@ -15,6 +15,7 @@
 
 #include "engine/bgreclaim.h"
 #include "engine/memcg.h"
+#include "engine/memcg_policy.h"
 #include "engine/reclaim.h"
 #include "source/replay.h"
 #include "engine/swap.h"

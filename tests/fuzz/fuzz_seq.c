@@ -14,6 +14,7 @@
 #include "engine/check.h"
 #include "engine/internal.h"   /* (white-box: the engine's state between inputs) */
 #include "engine/memcg.h"
+#include "engine/memcg_policy.h"
 #include "engine/move.h"
 #include "engine/reclaim.h"
 #include "engine/task.h"
@@ -409,7 +410,7 @@ static void fs_op(struct fs_state *s, unsigned op)
 			if (charge_kmem(g, b & 1, n, NULL) == 0 && !mcg_is_root(g))
 				s->kmem[a] += n;
 		} else if (s->kmem[a] >= n) {
-			charge_kmem_uncharge(g, n);
+			uncharge_kmem(g, n);
 			s->kmem[a] -= n;
 		}
 		break;
@@ -532,7 +533,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			vm_object_free(s->f[i].o);
 	for (int i = 0; i < s->ng; i++)
 		if (s->kmem[i])
-			charge_kmem_uncharge(s->g[i], s->kmem[i]);
+			uncharge_kmem(s->g[i], s->kmem[i]);
 	charge_drain(s->e, NULL);
 	fs_check(s, "after teardown");
 	for (uint32_t i = 0; i < s->e->pages.nr_pages; i++)

@@ -17,6 +17,7 @@
 #include "engine/check.h"
 #include "engine/internal.h"   /* (white-box: the engine's state between inputs) */
 #include "engine/memcg.h"
+#include "engine/memcg_policy.h"
 #include "engine/vm.h"
 #include "fs/cgfiles.h"
 #include "fs/event.h"

@@ -7,6 +7,7 @@
 #include "engine/bgreclaim.h"
 #include "engine/check.h"
 #include "engine/memcg.h"
+#include "engine/memcg_policy.h"
 #include "engine/vm.h"
 #include "engine_fixture.h"
 #include "suites.h"

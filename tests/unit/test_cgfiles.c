@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine/memcg.h"
+#include "engine/memcg_policy.h"
 #include "engine_fixture.h"
 #include "fs/cgfiles.h"
 #include "fs/tasks.h"

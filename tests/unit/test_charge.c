@@ -8,6 +8,7 @@
 #include "engine/charge.h"
 #include "engine/check.h"
 #include "engine/memcg.h"
+#include "engine/memcg_policy.h"
 #include "engine/reclaim.h"
 #include "engine/swap.h"
 #include "engine_fixture.h"
@@ -473,7 +474,7 @@ START_TEST(test_stock_drain_reaps_removed)
 	ck_assert(!atomic_load(&a->reaped));          /* one kmem page left */
 	ck_assert_int_eq(charge_kmem(a, 0, 1, NULL), 0);    /* a batch: the rest stocked */
 	ck_assert_int_gt(charge_stocked(e, a), 0);
-	charge_kmem_uncharge(a, 2);
+	uncharge_kmem(a, 2);
 	ck_assert(!atomic_load(&a->reaped));          /* the stock still holds some */
 	charge_drain(e, NULL);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);
@@ -483,11 +484,11 @@ START_TEST(test_stock_drain_reaps_removed)
 	ck_assert_int_eq(charge_kmem(b, 0, 1, NULL), 0);
 	ck_assert_int_eq(mcg_remove(e, b), 0);
 	ck_assert_int_eq(charge_kmem(b, 0, 1, NULL), 0);
-	charge_kmem_uncharge(b, 2);
+	uncharge_kmem(b, 2);
 	ck_assert(!atomic_load(&b->reaped));
 	ck_assert_int_eq(charge_kmem(c, 0, 1, NULL), 0);
 	ck_assert(atomic_load(&b->reaped));
-	charge_kmem_uncharge(c, 1);
+	uncharge_kmem(c, 1);
 	CHECK_OK(e);
 	mcg_put(a);
 	mcg_put(b);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "engine/memcg.h"
+#include "engine/memcg_policy.h"
 #include "fs/event.h"
 #include "fs/node.h"
 #include "suites.h"

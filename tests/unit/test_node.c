@@ -11,6 +11,7 @@
 
 #include "engine/internal.h"   /* (white-box: reference counts) */
 #include "engine/memcg.h"
+#include "engine/memcg_policy.h"
 #include "fs/acl.h"
 #include "fs/cgfiles.h"
 #include "fs/node.h"

@@ -10,6 +10,7 @@
 
 #include "engine/charge.h"
 #include "engine/memcg.h"
+#include "engine/memcg_policy.h"
 #include "engine/rstat.h"
 #include "engine_fixture.h"
 #include "suites.h"

@@ -11,6 +11,7 @@
 #include "engine/charge.h"
 #include "engine/check.h"
 #include "engine/memcg.h"
+#include "engine/memcg_policy.h"
 #include "engine/softlimit.h"
 #include "engine_fixture.h"
 #include "suites.h"
@@ -104,17 +105,17 @@ START_TEST(test_pick_follows_usage_and_soft_limits)
 	expect_pick(e, b, 35);
 	charge(a, 10);
 	expect_pick(e, a, 40);
-	charge_uncharge(a, 35, false);           /* a's key is loose now: tightened */
+	uncharge_pages(a, 35, false);           /* a's key is loose now: tightened */
 	expect_pick(e, b, 35);
 	mcg_set_soft_limit(b, PC_MAX);           /* b leaves */
 	expect_pick(e, a, 5);
 	mcg_set_soft_limit(c, 90);               /* c enters on the write alone */
 	expect_pick(e, c, 10);
 	mcg_set_soft_limit(e->root, 0);          /* the root is never picked */
-	charge_uncharge(c, 100, false);
-	charge_uncharge(a, 5, false);
+	uncharge_pages(c, 100, false);
+	uncharge_pages(a, 5, false);
 	expect_pick(e, NULL, 0);
-	charge_uncharge(b, 55, false);
+	uncharge_pages(b, 55, false);
 	mcg_put(a);
 	mcg_put(b);
 	mcg_put(c);
@@ -146,9 +147,9 @@ START_TEST(test_ties_follow_the_walk)
 	expect_pick(e, q, 5);
 	charge(k1, 1);                           /* k1 6 and p 6: p first */
 	expect_pick(e, p, 6);
-	charge_uncharge(k1, 11, false);
-	charge_uncharge(k2, 10, false);
-	charge_uncharge(q, 5, false);
+	uncharge_pages(k1, 11, false);
+	uncharge_pages(k2, 10, false);
+	uncharge_pages(q, 5, false);
 	expect_pick(e, NULL, 0);
 	mcg_put(k1);
 	mcg_put(k2);
@@ -173,16 +174,16 @@ START_TEST(test_removed_group_leaves_the_order)
 	expect_pick(e, a, 20);
 	ck_assert_int_eq(mcg_remove(e, a), 0);
 	expect_pick(e, a, 20);                   /* dying, still charged */
-	charge_uncharge(a, 20, false);
-	mcg_reap(a);
+	uncharge_pages(a, 20, false);
+	uncharge_reap(a);
 	ck_assert(atomic_load(&a->reaped));
 	SOFT_OK(e);                              /* a left at the reap, not at a pick */
 	mcg_put(a);                              /* freed: the order holds no pointer */
 	expect_pick(e, b, 10);
 	ck_assert_int_eq(mcg_remove(e, b), 0);   /* charged: dying */
-	charge_uncharge(b, 10, false);
+	uncharge_pages(b, 10, false);
 	expect_pick(e, NULL, 0);                 /* out at 0 excess, before the reap */
-	mcg_reap(b);
+	uncharge_reap(b);
 	mcg_put(b);
 	SOFT_OK(e);
 	mcg_engine_free(e);
@@ -259,10 +260,10 @@ static void rnd_run(unsigned version, unsigned long seed)
 		} else if (op <= 7) {
 			long n = r.mine[i] ? 1 + rnd_next(&r, (unsigned)(r.mine[i] < 8 ? r.mine[i] : 8)) : 0;
 
-			charge_uncharge(r.g[i], n, false);
+			uncharge_pages(r.g[i], n, false);
 			r.mine[i] -= n;
 			if (r.gone[i])
-				mcg_reap(r.g[i]);   /* as the last page's free would */
+				uncharge_reap(r.g[i]);   /* as the last page's free would */
 		} else if (op == 8) {
 			unsigned v = rnd_next(&r, 12);
 
@@ -287,8 +288,8 @@ static void rnd_run(unsigned version, unsigned long seed)
 		expect_walk(e);
 	}
 	for (int i = r.n - 1; i >= 0; i--) {
-		charge_uncharge(r.g[i], r.mine[i], false);
-		mcg_reap(r.g[i]);
+		uncharge_pages(r.g[i], r.mine[i], false);
+		uncharge_reap(r.g[i]);
 		mcg_put(r.g[i]);
 	}
 	expect_pick(e, NULL, 0);
@@ -315,7 +316,7 @@ static void *soft_charger(void *arg)
 
 	for (int i = 0; i < 20000; i++) {
 		if (charge_try(t->g, t->cpu, 1 + i % 5, NULL) == 0)
-			charge_uncharge(t->g, 1 + i % 5, false);
+			uncharge_pages(t->g, 1 + i % 5, false);
 	}
 	return NULL;
 }
@@ -360,8 +361,8 @@ START_TEST(test_concurrent_charges_and_picks)
 		pthread_join(th[i], NULL);
 	SOFT_OK(e);
 	expect_walk(e);
-	charge_uncharge(a, 40, false);
-	charge_uncharge(b, 40, false);
+	uncharge_pages(a, 40, false);
+	uncharge_pages(b, 40, false);
 	expect_pick(e, NULL, 0);
 	mcg_put(a);
 	mcg_put(b);

@@ -13,6 +13,7 @@
 #include <sys/xattr.h>
 
 #include "engine/memcg.h"
+#include "engine/memcg_policy.h"
 #include "fs/acl.h"
 #include "fs/cgfiles.h"
 #include "fs/node.h"

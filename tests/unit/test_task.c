@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "engine/memcg.h"
+#include "engine/memcg_policy.h"
 #include "engine/task.h"
 #include "engine_fixture.h"
 #include "suites.h"

@@ -12,6 +12,7 @@
 #include "engine/charge.h"
 #include "engine/check.h"
 #include "engine/memcg.h"
+#include "engine/memcg_policy.h"
 #include "engine/oom.h"
 #include "engine/reclaim.h"
 #include "engine/swap.h"
@@ -627,7 +628,7 @@ START_TEST(test_kmem_charges)
 	ck_assert_int_eq(charge_kmem(a, 0, 10, NULL), -ENOMEM);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), 12);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 12);
-	charge_kmem_uncharge(a, 12);
+	uncharge_kmem(a, 12);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), 0);
 	ck_assert_int_eq(pc_usage(&p->cnt[MCG_MEM]), MCG_MKDIR_KMEM_PAGES);   /* a's structures */
 	CHECK_OK(e);

@@ -1,0 +1,58 @@
+/* uncharge.h: charges going back, and a removed group's end when its last
+ * charge goes (the kernel's last css_put: here whoever drops a group's
+ * last charge, of any kind, calls uncharge_reap). Below the charge core
+ * and swap, above the group tree and the soft-limit order. Owns the
+ * reclaim throttle's wait queue and the usage-event count; never charges,
+ * never reclaims. */
+#ifndef MEMCGFS_UNCHARGE_H
+#define MEMCGFS_UNCHARGE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+struct mcg_engine;
+struct mcg_group;
+
+/* Throttled direct reclaim (seed topic 1, patches 5/8 and 8/8): at most
+ * charge_reclaim_slots(cpus) tasks reclaim directly on one group; the
+ * others wait here until a slot is released or memory is uncharged, then
+ * retry their charge (charge.c). */
+struct charge_throttle {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	atomic_int waiters;
+	unsigned long gen;
+};
+
+static inline unsigned charge_reclaim_slots(unsigned cpus)
+{
+	return cpus / 4 + 1;
+}
+
+int uncharge_init(struct mcg_engine *e);
+void uncharge_destroy(struct mcg_engine *e);
+
+/* n pages were charged to or uncharged from g (counters up to date): every
+ * CHARGE_EVENTS_TARGET (128) of them on this thread, the owner's
+ * usage_event checks thresholds. */
+void uncharge_events(struct mcg_group *g, long n);
+/* Throttled reclaimers may retry (a slot was released, memory went). */
+void uncharge_throttle_wake(struct mcg_engine *e);
+/* n pages off g's memory counter, and off memsw unless keep_memsw (as on
+ * swap-out); nothing else (a stock's drain). */
+void uncharge_counters(struct mcg_group *g, long n, bool keep_memsw);
+/* n pages of g go back at once: counters, events, and a wake of whoever
+ * waits for room. The root and an engine without accounting: nothing. */
+void uncharge_pages(struct mcg_group *g, long n, bool keep_memsw);
+/* Kernel memory of g's tasks goes back (charge_kmem's): kmem, memory and
+ * memsw; a removed group whose last charge it was is reaped. */
+void uncharge_kmem(struct mcg_group *g, long n);
+/* g was removed and may hold its last charge no more: if nothing is
+ * charged to it and it has no children, it leaves the tree (its sums stay
+ * with its parent), the soft-limit order and its parent's mkdir charge;
+ * a dying parent that waited for it follows. Called by whoever dropped a
+ * charge of a removed group, with no engine lock held. */
+void uncharge_reap(struct mcg_group *g);
+
+#endif
