@@ -44,6 +44,7 @@
 #include "engine/memcg_policy.h"
 #include "engine/page_counter.h"
 #include "engine/vm.h"
+#include "engine/vm_fault.h"
 
 #define REGION_PAGES    256               /* 1 MiB */
 #define SLICE_FAULTS    (REGION_PAGES * 1024L)

@@ -26,6 +26,7 @@
 #include "engine/memcg.h"
 #include "engine/memcg_policy.h"
 #include "engine/vm.h"
+#include "engine/vm_fault.h"
 
 #define PAIRS_PER_SLICE  (64L * 2000)   /* about 10 ms */
 #define PAGES_PER_ROUND  64

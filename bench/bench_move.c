@@ -21,6 +21,7 @@
 #include "engine/memcg_policy.h"
 #include "engine/move.h"
 #include "engine/vm.h"
+#include "engine/vm_fault.h"
 
 #define RUNS 5
 

@@ -15,6 +15,7 @@
 #include "engine/internal.h"
 #include "engine/lru.h"
 #include "engine/memcg.h"
+#include "engine/oom_wait.h"
 #include "engine/page_state.h"
 #include "engine/swap.h"
 #include "engine/uncharge.h"

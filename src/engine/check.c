@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "engine/charge_core.h"
 #include "engine/check.h"
 #include "engine/internal.h"
+#include "engine/lru.h"
 #include "engine/memcg.h"
 #include "engine/names.h"
 #include "engine/softlimit.h"
@@ -235,9 +237,9 @@ int check_invariants(struct mcg_engine *e, char *msg, size_t len)
 			c->dirty += !!(pg[i].flags & PG_DIRTY);
 		}
 	}
-	for (uint32_t s = 0; s < e->swap.nr_slots; s++)
-		if (e->swap.memcg[s])
-			counts[e->swap.memcg[s]].swap++;
+	for (uint32_t s = 0; s < e->swap->nr_slots; s++)
+		if (e->swap->memcg[s])
+			counts[e->swap->memcg[s]].swap++;
 	/* every cached slot belongs to a page in the swap cache */
 	if (cached != (slots = swap_nr_cached(e))) {
 		free(counts);

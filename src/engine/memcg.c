@@ -10,16 +10,9 @@
 #include <string.h>
 
 #include "engine/internal.h"
+#include "engine/lru.h"
 #include "engine/memcg.h"
 #include "engine/names.h"
-#include "engine/move.h"
-#include "engine/reclaim.h"
-#include "engine/bgreclaim.h"
-#include "engine/oom_wait.h"
-#include "engine/softlimit.h"
-#include "engine/task.h"
-#include "engine/vm.h"
-#include "engine/writeback.h"
 
 static bool mcg_counter_tracks_failcnt(const struct prof *p, enum mcg_counter c)
 {

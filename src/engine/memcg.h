@@ -12,14 +12,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "engine/charge.h"
 #include "engine/env.h"
-#include "engine/lru.h"
 #include "engine/page.h"
 #include "engine/page_counter.h"
 #include "engine/profile.h"
 #include "engine/stat.h"
-#include "engine/swap.h"
 
 #define MCG_ID_MAX 65535   /* groups alive at once, dying ones and the root included */
 #define MCG_ID_CHUNK_SHIFT 8
@@ -48,6 +45,11 @@ struct oom_state;
 struct wb_dev;
 struct bgr_pool;
 struct charge_throttle;
+struct charge_stock;
+struct swap_dev;
+struct task_table;
+struct move_state;
+struct name_index;
 struct rstat_state;
 struct soft_heap;
 
@@ -151,7 +153,7 @@ struct mcg_engine {
 	struct page_pool pages;       /* the simulated machine's memory */
 	struct charge_stock *stock;   /* [cpus] */
 	struct charge_throttle *throttle;
-	struct swap_dev swap;
+	struct swap_dev *swap;        /* the simulated swap device (swap.c) */
 	struct vm_space *vm;          /* simulated tasks' and files' pages */
 	struct oom_state *oom;
 	struct move_state *move;      /* the move in flight, if any */

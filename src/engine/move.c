@@ -12,7 +12,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "engine/charge.h"
 #include "engine/internal.h"
 #include "engine/lru.h"
 #include "engine/memcg.h"
@@ -22,6 +21,7 @@
 #include "engine/reclaim.h"
 #include "engine/softlimit.h"
 #include "engine/swap.h"
+#include "engine/uncharge.h"
 #include "engine/vm.h"
 
 /* Where a bulk charge of dst (and uncharge of src) stops: the lowest

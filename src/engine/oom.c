@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "engine/charge.h"
 #include "engine/internal.h"
 #include "engine/memcg.h"
 #include "engine/oom.h"

@@ -8,7 +8,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "engine/charge.h"
 #include "engine/internal.h"
 #include "engine/memcg.h"
 #include "engine/oom_wait.h"

@@ -11,7 +11,7 @@
  * charges and never sleeps on a device. */
 #include <stdlib.h>
 
-#include "engine/charge.h"
+#include "engine/charge_core.h"
 #include "engine/internal.h"
 #include "engine/lru.h"
 #include "engine/memcg.h"

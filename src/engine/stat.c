@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "engine/internal.h"
+#include "engine/lru.h"
 #include "engine/memcg.h"
 #include "engine/stat.h"
 

@@ -6,15 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/charge.h"
 #include "engine/internal.h"
 #include "engine/memcg.h"
 #include "engine/swap.h"
+#include "engine/uncharge.h"
 
 int swap_init(struct mcg_engine *e, long nr_slots)
 {
-	struct swap_dev *s = &e->swap;
+	struct swap_dev *s = calloc(1, sizeof(*s));
 
+	if (!s)
+		return -ENOMEM;
+	e->swap = s;
 	pthread_mutex_init(&s->lock, NULL);
 	s->free_head = SWAP_NONE;
 	if (nr_slots <= 0)
@@ -38,16 +41,22 @@ int swap_init(struct mcg_engine *e, long nr_slots)
 
 void swap_destroy(struct mcg_engine *e)
 {
-	pthread_mutex_destroy(&e->swap.lock);
-	free(e->swap.memcg);
-	free(e->swap.next);
-	free(e->swap.cache_page);
-	free(e->swap.cache_slot);
+	struct swap_dev *s = e->swap;
+
+	if (!s)
+		return;
+	pthread_mutex_destroy(&s->lock);
+	free(s->memcg);
+	free(s->next);
+	free(s->cache_page);
+	free(s->cache_slot);
+	free(s);
+	e->swap = NULL;
 }
 
 uint32_t swap_out(struct mcg_group *g)
 {
-	struct swap_dev *s = &g->eng->swap;
+	struct swap_dev *s = g->eng->swap;
 	uint32_t slot = SWAP_NONE;
 
 	pthread_mutex_lock(&s->lock);
@@ -97,7 +106,7 @@ static void swap_slot_push(struct swap_dev *s, uint32_t slot)
 
 static void swap_free_slot(struct mcg_engine *e, uint32_t slot, bool uncharge)
 {
-	struct swap_dev *s = &e->swap;
+	struct swap_dev *s = e->swap;
 	unsigned id;
 
 	pthread_mutex_lock(&s->lock);
@@ -113,9 +122,9 @@ static long swap_read(struct mcg_engine *e, const long *field)
 {
 	long n;
 
-	pthread_mutex_lock(&e->swap.lock);
+	pthread_mutex_lock(&e->swap->lock);
 	n = *field;
-	pthread_mutex_unlock(&e->swap.lock);
+	pthread_mutex_unlock(&e->swap->lock);
 	return n;
 }
 
@@ -126,29 +135,29 @@ void swap_release(struct mcg_engine *e, uint32_t slot)
 
 void swap_cancel(struct mcg_engine *e, uint32_t slot)
 {
-	pthread_mutex_lock(&e->swap.lock);
-	e->swap.outs--;                   /* never written after all */
-	pthread_mutex_unlock(&e->swap.lock);
+	pthread_mutex_lock(&e->swap->lock);
+	e->swap->outs--;                   /* never written after all */
+	pthread_mutex_unlock(&e->swap->lock);
 	swap_free_slot(e, slot, false);
 }
 
 long swap_outs(struct mcg_engine *e)
 {
-	return swap_read(e, &e->swap.outs);
+	return swap_read(e, &e->swap->outs);
 }
 
 long swap_nr_free(struct mcg_engine *e)
 {
-	return swap_read(e, &e->swap.nr_free);
+	return swap_read(e, &e->swap->nr_free);
 }
 
 unsigned swap_owner(struct mcg_engine *e, uint32_t slot)
 {
 	unsigned id;
 
-	pthread_mutex_lock(&e->swap.lock);
-	id = e->swap.memcg[slot];
-	pthread_mutex_unlock(&e->swap.lock);
+	pthread_mutex_lock(&e->swap->lock);
+	id = e->swap->memcg[slot];
+	pthread_mutex_unlock(&e->swap->lock);
 	return id;
 }
 
@@ -156,12 +165,12 @@ bool swap_move(struct mcg_engine *e, uint32_t slot, struct mcg_group *src, struc
 {
 	bool moved = false;
 
-	pthread_mutex_lock(&e->swap.lock);
-	if (e->swap.memcg[slot] == src->id) {
-		e->swap.memcg[slot] = (uint16_t)dst->id;
+	pthread_mutex_lock(&e->swap->lock);
+	if (e->swap->memcg[slot] == src->id) {
+		e->swap->memcg[slot] = (uint16_t)dst->id;
 		moved = true;
 	}
-	pthread_mutex_unlock(&e->swap.lock);
+	pthread_mutex_unlock(&e->swap->lock);
 	if (moved) {
 		stat_add(src, STAT_SWAP, -1);
 		stat_add(dst, STAT_SWAP, 1);
@@ -217,7 +226,7 @@ static uint32_t swap_cache_remove(struct swap_dev *s, uint32_t page)
 
 bool swap_cache_keep(struct mcg_engine *e, uint32_t slot, uint32_t page)
 {
-	struct swap_dev *s = &e->swap;
+	struct swap_dev *s = e->swap;
 	unsigned id;
 	uint32_t i;
 
@@ -241,7 +250,7 @@ bool swap_cache_keep(struct mcg_engine *e, uint32_t slot, uint32_t page)
 
 uint32_t swap_cache_reuse(struct mcg_group *g, uint32_t page)
 {
-	struct swap_dev *s = &g->eng->swap;
+	struct swap_dev *s = g->eng->swap;
 	uint32_t slot;
 
 	pthread_mutex_lock(&s->lock);
@@ -262,7 +271,7 @@ void swap_cache_unreuse(struct mcg_engine *e, uint32_t slot)
 
 void swap_cache_drop(struct mcg_engine *e, uint32_t page)
 {
-	struct swap_dev *s = &e->swap;
+	struct swap_dev *s = e->swap;
 	uint32_t slot;
 
 	pthread_mutex_lock(&s->lock);
@@ -273,5 +282,5 @@ void swap_cache_drop(struct mcg_engine *e, uint32_t page)
 
 long swap_nr_cached(struct mcg_engine *e)
 {
-	return swap_read(e, &e->swap.nr_cached);
+	return swap_read(e, &e->swap->nr_cached);
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "engine/charge.h"
+#include "engine/charge_core.h"
 #include "engine/internal.h"
 #include "engine/memcg.h"
 #include "engine/page_state.h"
@@ -354,106 +354,6 @@ void vm_object_free(struct vm_object *o)
 	vm_object_unpin(o);
 }
 
-static void vm_accessed(struct mcg_engine *e, uint32_t idx, bool write, bool mapped)
-{
-	pgstate_accessed(e, idx, (uint8_t)((write ? PG_DIRTY : 0) | (mapped ? PG_MAPPED : 0)));
-}
-
-int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_fault *fault)
-{
-	return vm_touch_by(r->obj, r, i, cpu, write, fault);
-}
-
-int vm_touch_by(struct vm_object *who, struct vm_region *r, uint32_t i, unsigned cpu, bool write,
-		enum vm_fault *fault)
-{
-	struct vm_region *t = r->file ? r->file : r;     /* where the slot lives */
-	uint32_t off = r->file ? r->file_off + i : i;
-	struct vm_object *o = t->obj;
-	struct mcg_engine *e = o->eng;
-	struct mcg_group *charge_to, *faulter;
-	uint32_t v, distance = 0;
-	long idx;
-
-	if (i >= r->npages)
-		return -EINVAL;
-	if (atomic_load(&who->dead))
-		return -EFAULT;
-	for (;;) {
-		/* A file page is charged to the group of the task that brings
-		 * it in; anon and shmem pages to their owner's (the same task:
-		 * r's object). Taken before the slot's object is locked. */
-		charge_to = vm_object_group(who);
-		faulter = charge_to;
-		pthread_mutex_lock(&o->lock);
-		v = atomic_load(&t->slot[off]);
-		if (v != VM_EMPTY && (v & VM_TAG_MASK) == VM_TAG_PAGE) {
-			/* a write makes the copy in swap stale */
-			if (write && e->swap.nr_slots && t->kind != PK_FILE &&
-			    pgstate_swapcache(e, v, false))
-				swap_cache_drop(e, v);
-			vm_accessed(e, v, write, r->file != NULL);
-			pthread_mutex_unlock(&o->lock);
-			mcg_put(charge_to);
-			*fault = VM_HIT;
-			return 0;
-		}
-		pthread_mutex_unlock(&o->lock);
-
-		/* the faulting task's mode, not the file's */
-		idx = charge_new_page(charge_to, cpu, cpu, t->kind, t->vbase + off,
-				      write && t->kind != PK_ANON ? PG_DIRTY : 0, who->mode);
-		if (idx < 0) {
-			mcg_put(charge_to);
-			return (int)idx;
-		}
-		pthread_mutex_lock(&o->lock);
-		if (atomic_load(&t->slot[off]) != v || atomic_load(&o->dead) ||
-		    atomic_load(&who->dead)) {
-			/* someone else faulted it, or the task was killed */
-			bool dead = atomic_load(&o->dead) || atomic_load(&who->dead);
-
-			pthread_mutex_unlock(&o->lock);
-			charge_free_page(e, (uint32_t)idx, NULL);
-			mcg_put(charge_to);
-			if (dead)
-				return -EFAULT;
-			continue;
-		}
-		atomic_store(&t->slot[off], (uint32_t)idx);
-		atomic_fetch_add(&o->resident, 1);
-		if (v == VM_EMPTY) {
-			*fault = t->kind == PK_FILE ? VM_MAJOR : VM_MINOR;
-		} else if ((v & VM_TAG_MASK) == VM_TAG_SWAP) {
-			/* swap-in: the page's new charge replaces the slot's; a
-			 * read keeps the slot as the page's swap cache */
-			if (write)
-				swap_release(e, v & ~VM_TAG_MASK);
-			else if (swap_cache_keep(e, v & ~VM_TAG_MASK, (uint32_t)idx))
-				pgstate_swapcache(e, (uint32_t)idx, true);   /* (else released) */
-			atomic_fetch_sub(&o->swapped, 1);
-			stat_add(charge_to, STAT_REFAULT_ANON, 1);
-			*fault = VM_REFAULT;
-		} else {
-			distance = (atomic_load(&e->vm->evictions) - (v & ~VM_TAG_MASK)) & ~VM_TAG_MASK;
-			stat_add(charge_to, STAT_REFAULT_FILE, 1);
-			*fault = VM_REFAULT;
-		}
-		if (r->file || *fault == VM_REFAULT)
-			vm_accessed(e, (uint32_t)idx, write, r->file != NULL);
-		/* a refault within the file LRU's reach was a working-set page */
-		if (distance && distance <= (uint32_t)(stat_lru_local(charge_to, LRU_ACTIVE_FILE, -1) +
-							 stat_lru_local(charge_to, LRU_INACTIVE_FILE, -1)))
-			pgstate_flags(e, (uint32_t)idx, PG_ACTIVE, 0);
-		pthread_mutex_unlock(&o->lock);
-		stat_add(faulter, STAT_PGFAULT, 1);
-		if (*fault != VM_MINOR)
-			stat_add(faulter, STAT_PGMAJFAULT, 1);
-		mcg_put(charge_to);
-		return 0;
-	}
-}
-
 bool vm_resident(const struct vm_region *r, uint32_t i)
 {
 	uint32_t v = atomic_load(&r->slot[i]);
@@ -542,6 +442,11 @@ bool vm_evict(uint32_t vpage, uint32_t page, uint32_t slot, void *engine)
 	pthread_mutex_unlock(&o->lock);
 	pthread_mutex_unlock(&vs->lock);
 	return done;
+}
+
+uint32_t vm_evictions(struct mcg_engine *e)
+{
+	return atomic_load(&e->vm->evictions);
 }
 
 long vm_object_footprint(struct vm_object *o)

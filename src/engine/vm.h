@@ -3,7 +3,8 @@
  * virtual page slot is empty, resident (a page), swapped (a swap slot) or a
  * shadow (an evicted file page, for refault detection). A page's owner
  * field is its virtual page number, so reclaim finds the slot in O(1).
- * Owns faults, swap-in, refaults and freeing; never picks pages to reclaim
+ * Owns objects, regions, slots and freeing; faults, swap-in and refaults
+ * are vm_fault.h's (above the charge path). Never picks pages to reclaim
  * and never decides OOM victims. */
 #ifndef MEMCGFS_VM_H
 #define MEMCGFS_VM_H
@@ -63,13 +64,6 @@ struct vm_region {
 	uint32_t file_off;
 };
 
-/* What a touch did, for statistics and tests. */
-enum vm_fault {
-	VM_HIT,        /* already resident */
-	VM_MINOR,      /* new page (anon zero page, or file page in cache) */
-	VM_MAJOR,      /* read in: swap-in, or a file page not in cache */
-	VM_REFAULT,    /* a major fault that hit a shadow: it was evicted recently */
-};
 
 int vm_init(struct mcg_engine *e);
 void vm_destroy(struct mcg_engine *e);
@@ -107,15 +101,6 @@ int vm_map_file(struct vm_object *task, struct vm_region *file, uint32_t off, ui
 		struct vm_region **out);
 void vm_region_free(struct vm_region *r);
 
-/* Access virtual page i of r from simulated CPU cpu: fault it in if needed
- * (charging r's object's group, or for file pages the toucher's), mark it
- * referenced, dirty on write. 0 with *fault set, or -ENOMEM. */
-int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_fault *fault);
-/* The same for task who, r being any region (a file's own: read(2) or
- * write(2) through the page cache, no mapping): charged to who's group,
- * as who's fault (its mode; -EFAULT once who is dead). */
-int vm_touch_by(struct vm_object *who, struct vm_region *r, uint32_t i, unsigned cpu, bool write,
-		enum vm_fault *fault);
 /* Drop virtual page i (munmap of one page, or truncate for a file), its
  * uncharge gathered into b (charge.h; NULL: at once). */
 void vm_discard(struct vm_region *r, uint32_t i, struct charge_batch *b);
@@ -134,5 +119,7 @@ bool vm_evict(uint32_t vpage, uint32_t page, uint32_t slot, void *engine);
 
 /* Pages and swap slots of o: the OOM killer's badness. */
 long vm_object_footprint(struct vm_object *o);
+/* File pages evicted so far: the clock a shadow's distance is read on. */
+uint32_t vm_evictions(struct mcg_engine *e);
 
 #endif

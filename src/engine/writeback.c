@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "engine/charge.h"
 #include "engine/internal.h"
 #include "engine/lru.h"
 #include "engine/memcg.h"

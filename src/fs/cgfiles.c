@@ -11,11 +11,12 @@
 #include "engine/bgreclaim.h"
 #include "engine/memcg.h"
 #include "engine/memcg_policy.h"
+#include "engine/rstat.h"
 #include "engine/stat.h"
 #include "fs/cgfiles.h"
-#include "fs/sources.h"
 #include "fs/event.h"
 #include "fs/release.h"
+#include "fs/sources.h"
 #include "fs/tasks.h"
 
 #define PAGE PC_PAGE_SIZE

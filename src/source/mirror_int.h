@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "engine/charge.h"
 #include "engine/memcg.h"
 #include "engine/vm.h"
 #include "source/mirror.h"

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "engine/charge.h"
-#include "engine/oom.h"
+#include "engine/vm_fault.h"
 #include "source/mirror_int.h"
 #include "source/proc.h"
 #include "source/watchdog.h"

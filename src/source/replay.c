@@ -14,14 +14,16 @@
 #include <string.h>
 
 #include "engine/bgreclaim.h"
+#include "engine/charge.h"
 #include "engine/memcg.h"
 #include "engine/memcg_policy.h"
 #include "engine/reclaim.h"
-#include "source/replay.h"
+#include "engine/rstat.h"
 #include "engine/swap.h"
 #include "engine/vm.h"
-#include "source/workload.h"
 #include "engine/writeback.h"
+#include "source/replay.h"
+#include "source/workload.h"
 
 #define RP_MAX       64           /* groups, files, tasks */
 #define RP_STEP      64           /* pages touched per scheduling step */

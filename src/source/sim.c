@@ -21,16 +21,17 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "engine/charge.h"
 #include "engine/memcg.h"
 #include "engine/move.h"
 #include "engine/oom.h"
 #include "engine/task.h"
 #include "engine/vm.h"
-#include "source/workload.h"
 #include "source/mirror.h"
 #include "source/proc.h"
 #include "source/sim.h"
 #include "source/source.h"
+#include "source/workload.h"
 
 #define SIM_DIR        "/run/memcgfs"
 #define SIM_LINE       1024

@@ -10,6 +10,7 @@
 #include "engine/memcg.h"
 #include "engine/size.h"
 #include "engine/vm.h"
+#include "engine/vm_fault.h"
 #include "source/workload.h"
 
 uint64_t wl_rand(uint64_t *s)

@@ -19,6 +19,7 @@
 #include "engine/reclaim.h"
 #include "engine/task.h"
 #include "engine/vm.h"
+#include "engine/vm_fault.h"
 #include "fs/cgfiles.h"
 
 #define FS_GROUPS  12
@@ -157,10 +158,10 @@ static void fs_check(struct fs_state *s, const char *when)
 		if (e->pages.pages[i].memcg && !linked[e->pages.pages[i].memcg])
 			FS_FAIL("%s (step %u, profile %u): page %u charged to group %u, which left the tree",
 				when, s->step, e->m.prof.version, i, e->pages.pages[i].memcg);
-	for (uint32_t i = 0; i < e->swap.nr_slots; i++)
-		if (e->swap.memcg[i] && !linked[e->swap.memcg[i]])
+	for (uint32_t i = 0; i < e->swap->nr_slots; i++)
+		if (e->swap->memcg[i] && !linked[e->swap->memcg[i]])
 			FS_FAIL("%s (step %u, profile %u): swap slot %u charged to group %u, which left the tree",
-				when, s->step, e->m.prof.version, i, e->swap.memcg[i]);
+				when, s->step, e->m.prof.version, i, e->swap->memcg[i]);
 }
 
 /* One write(2) through the file table, as the daemon would do it. */

@@ -19,6 +19,7 @@
 #include "engine/memcg.h"
 #include "engine/memcg_policy.h"
 #include "engine/vm.h"
+#include "engine/vm_fault.h"
 #include "fs/cgfiles.h"
 #include "fs/event.h"
 #include "fs/node.h"

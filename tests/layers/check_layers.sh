@@ -18,6 +18,15 @@
 #     only itself: it knows memcgfs only through the mount's files, never
 #     through the engine, the file surface or the sources; and only
 #     src/memcgfs-run.c and the unit tests include src/run/.
+# Inside the engine, every file has a rank (ENGINE_RANKS below, drawn in
+# docs/design.md): a file calls functions of other modules only where
+# they are defined in a file of a lower rank, and includes only headers of
+# a lower rank, so no two modules call each other. A module is a .c and
+# its .h (internal.h is memcg's); a header may rank below its .c when
+# lower files need its types. Calls are read from function bodies (names
+# followed by "(" inside braces, comments and strings left out), against
+# the non-static functions and the static inline ones of headers defined
+# in src/engine/; a file missing from the table is a violation too.
 # Prints each violation and the count; exit 1 if any.
 set -u
 cd "$(dirname "$0")/../.."
@@ -65,5 +74,87 @@ while IFS= read -r line; do
 		[ "$inc" != engine/internal.h ] || violation "$file" "includes the engine's internals" ;;
 	esac
 done < <(grep -rHn -E '^[[:space:]]*#[[:space:]]*include' src tests bench | sed -E 's/^([^:]*):[0-9]+:/\1:/')
+
+# The engine's ranks, from the bottom: "RANK FILE..." (a bare name is the
+# module's .c and .h). Reasons for the order are in docs/design.md.
+ENGINE_RANKS='
+1  spin.h
+2  env log size profile page_counter
+3  page stat.h
+4  rstat.h
+5  lru.h
+6  memcg.h internal.h
+7  stat.c names oom_wait
+8  rstat.c
+9  lru.c
+10 memcg.c
+11 softlimit task page_state
+12 uncharge
+13 swap
+14 charge_core
+15 vm writeback
+16 reclaim
+17 bgreclaim oom move
+18 charge
+19 vm_fault memcg_policy
+20 engine check
+'
+rank_out=$(ENGINE_RANKS="$ENGINE_RANKS" python3 - src/engine <<'PY'
+import os, re, sys, glob
+eng = sys.argv[1]
+rank = {}
+for line in os.environ["ENGINE_RANKS"].strip().splitlines():
+    r, *names = line.split()
+    for n in names:
+        for f in ([n] if "." in n else [n + ".c", n + ".h"]):
+            rank[f] = int(r)
+alias = {"internal": "memcg"}
+def module(f):
+    m = os.path.splitext(f)[0]
+    return alias.get(m, m)
+files = sorted(os.path.basename(p) for p in glob.glob(eng + "/*.[ch]"))
+raw = {f: open(os.path.join(eng, f)).read() for f in files}
+def code(s):
+    s = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), s, flags=re.S)
+    s = re.sub(r"//[^\n]*", "", s)
+    return re.sub(r'"(\\.|[^"\\])*"', '""', s)
+src = {f: code(raw[f]) for f in files}
+bad = [f"{f}: has no rank" for f in files if f not in rank]
+defined = {}
+for f, s in src.items():
+    # non-static definitions, and static inline ones of headers
+    for m in re.finditer(r"^(?!static\b)[A-Za-z_][\w \t*]*?[\s*]\(?([a-z_]\w*)\)?\s*\([^;{}]*\)\s*\{", s, re.M):
+        defined.setdefault(m.group(1), f)
+    if f.endswith(".h"):
+        for m in re.finditer(r"^static inline (?:[^;{(]|__attribute__\(\([^)]*\)\))*?\b([a-z_]\w*)\s*\(", s, re.M):
+            defined.setdefault(m.group(1), f)
+for n in [n for n in defined if n.startswith("__")]:
+    del defined[n]
+def below(a, b):
+    """a may use b"""
+    return module(a) == module(b) or rank.get(b, 99) < rank.get(a, 0)
+for f in files:
+    if f not in rank:
+        continue
+    for m in re.finditer(r'^\s*#\s*include\s*"engine/(\w+\.h)"', raw[f], re.M):
+        h = m.group(1)
+        if not below(f, h):
+            bad.append(f"{f}: includes {h} (rank {rank.get(h, 'none')}, not below {rank[f]})")
+    depth, body = 0, []
+    for ch in src[f]:
+        depth += (ch == "{") - (ch == "}")
+        body.append(ch if depth > 0 or ch == "\n" else " ")
+    seen = set()
+    for m in re.finditer(r"\b([a-z_]\w*)\s*\(", "".join(body)):
+        g = defined.get(m.group(1))
+        if g and (m.group(1), g) not in seen and not below(f, g):
+            seen.add((m.group(1), g))
+            bad.append(f"{f}: calls {m.group(1)} of {g} (rank {rank.get(g, 'none')}, not below {rank[f]})")
+print("\n".join(bad))
+PY
+)
+if [ -n "$rank_out" ]; then
+	while IFS= read -r v; do violation "src/engine/${v%%:*}" "${v#*: }"; done <<< "$rank_out"
+fi
 echo "layers: $bad violations"
 [ "$bad" -eq 0 ]

@@ -9,6 +9,7 @@
 #include "engine/memcg.h"
 #include "engine/memcg_policy.h"
 #include "engine/vm.h"
+#include "engine/vm_fault.h"
 #include "engine_fixture.h"
 #include "suites.h"
 

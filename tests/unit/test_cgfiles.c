@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/lru.h"
 #include "engine/memcg.h"
 #include "engine/memcg_policy.h"
 #include "engine_fixture.h"

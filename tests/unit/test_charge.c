@@ -7,6 +7,7 @@
 
 #include "engine/charge.h"
 #include "engine/check.h"
+#include "engine/lru.h"
 #include "engine/memcg.h"
 #include "engine/memcg_policy.h"
 #include "engine/reclaim.h"

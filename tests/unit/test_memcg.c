@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/charge.h"
 #include "engine/memcg.h"
 #include "engine/memcg_policy.h"
 #include "engine/names.h"

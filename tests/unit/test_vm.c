@@ -17,6 +17,7 @@
 #include "engine/reclaim.h"
 #include "engine/swap.h"
 #include "engine/vm.h"
+#include "engine/vm_fault.h"
 #include "engine/writeback.h"
 #include "engine_fixture.h"
 #include "suites.h"
