@@ -28,8 +28,10 @@ ENGINE_SRC := $(wildcard src/engine/*.c)
 # The sources: what charges the engine (real processes, simulated tasks,
 # replay).
 SOURCE_SRC := $(wildcard src/source/*.c)
+# Utilities every floor above the engine may use (the log, the size parser).
+UTIL_SRC   := $(wildcard src/util/*.c)
 # The FUSE layer minus its glue: everything here is testable without a mount.
-FSLIB_SRC  := $(filter-out src/fs/ops.c,$(wildcard src/fs/*.c)) $(SOURCE_SRC)
+FSLIB_SRC  := $(filter-out src/fs/ops.c,$(wildcard src/fs/*.c)) $(SOURCE_SRC) $(UTIL_SRC)
 # memcgfs-run's modules (a program of the top floor, split in parts that
 # talk to memcgfs only through its mount's files).
 RUN_SRC    := $(wildcard src/run/*.c)

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "engine/bgreclaim.h"
-#include "engine/log.h"
+#include "util/log.h"
 #include "engine/memcg.h"
 #include "fs/cgfs.h"
 #include "fs/event.h"

@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/log.h"
+#include "util/log.h"
 #include "supervisor.h"
 
 #define SUP_AGENT_FD    3             /* where the unmount agent finds its socket */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "engine/page_counter.h"
-#include "engine/size.h"
+#include "util/size.h"
 #include "fs/grammar.h"
 
 /* The kernel hands the handlers a C string: a write ends at its first NUL

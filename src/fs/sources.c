@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "engine/log.h"
+#include "util/log.h"
 #include "engine/memcg.h"
 #include "engine/page_counter.h"
 #include "fs/cgfs.h"

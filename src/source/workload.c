@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "engine/memcg.h"
-#include "engine/size.h"
+#include "util/size.h"
 #include "engine/vm.h"
 #include "engine/vm_fault.h"
 #include "source/workload.h"

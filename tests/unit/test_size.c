@@ -7,7 +7,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "engine/size.h"
+#include "util/size.h"
 #include "source/workload.h"
 #include "suites.h"
 

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 
-#include "engine/size.h"
+#include "util/size.h"
 
 /* The value of digit c in base, or -1. */
 static int size_digit(char c, unsigned base)

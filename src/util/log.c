@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/log.h"
+#include "util/log.h"
 
 static _Atomic(mcg_log_sink) log_sink;
 
