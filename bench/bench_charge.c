@@ -39,12 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/charge.h"
-#include "engine/memcg.h"
-#include "engine/memcg_policy.h"
-#include "engine/page_counter.h"
-#include "engine/vm.h"
-#include "engine/vm_fault.h"
+#include "engine/engine.h"
 
 #define REGION_PAGES    256               /* 1 MiB */
 #define SLICE_FAULTS    (REGION_PAGES * 1024L)

@@ -22,11 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/charge.h"
-#include "engine/memcg.h"
-#include "engine/memcg_policy.h"
-#include "engine/vm.h"
-#include "engine/vm_fault.h"
+#include "engine/engine.h"
 
 #define PAIRS_PER_SLICE  (64L * 2000)   /* about 10 ms */
 #define PAGES_PER_ROUND  64

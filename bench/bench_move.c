@@ -17,11 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine/memcg.h"
-#include "engine/memcg_policy.h"
-#include "engine/move.h"
-#include "engine/vm.h"
-#include "engine/vm_fault.h"
+#include "engine/engine.h"
 
 #define RUNS 5
 

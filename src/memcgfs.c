@@ -19,9 +19,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "engine/bgreclaim.h"
-#include "util/log.h"
-#include "engine/memcg.h"
+#include "engine/engine.h"
 #include "fs/cgfs.h"
 #include "fs/event.h"
 #include "fs/grammar.h"
@@ -37,6 +35,7 @@
 #include "source/sim.h"
 #include "source/watchdog.h"
 #include "supervisor.h"
+#include "util/log.h"
 
 struct memcgfs_opts {
 	char *kernel;

@@ -12,8 +12,8 @@
 #include <time.h>
 
 #include "engine/bgreclaim.h"
+#include "engine/engine.h"
 #include "engine/internal.h"
-#include "engine/memcg.h"
 #include "engine/reclaim.h"
 
 #define BGR_BATCH       32

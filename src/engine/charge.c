@@ -11,9 +11,9 @@
 
 #include "engine/bgreclaim.h"
 #include "engine/charge.h"
+#include "engine/engine.h"
 #include "engine/internal.h"
 #include "engine/lru.h"
-#include "engine/memcg.h"
 #include "engine/move.h"
 #include "engine/oom.h"
 #include "engine/oom_wait.h"

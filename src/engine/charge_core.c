@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "engine/charge_core.h"
+#include "engine/engine.h"
 #include "engine/internal.h"
 #include "engine/lru.h"
-#include "engine/memcg.h"
 #include "engine/oom_wait.h"
 #include "engine/page_state.h"
 #include "engine/swap.h"

@@ -7,9 +7,9 @@
 
 #include "engine/charge_core.h"
 #include "engine/check.h"
+#include "engine/engine.h"
 #include "engine/internal.h"
 #include "engine/lru.h"
-#include "engine/memcg.h"
 #include "engine/names.h"
 #include "engine/softlimit.h"
 #include "engine/swap.h"

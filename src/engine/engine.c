@@ -5,8 +5,8 @@
 
 #include "engine/bgreclaim.h"
 #include "engine/charge.h"
+#include "engine/engine.h"
 #include "engine/internal.h"
-#include "engine/memcg.h"
 #include "engine/move.h"
 #include "engine/names.h"
 #include "engine/oom.h"

@@ -19,7 +19,7 @@
 struct mcg_group;
 
 /* Each op gets the environment's one argument last, as the owner's hooks
- * do (memcg.h). */
+ * do (engine.h). */
 struct mcg_env_ops {
 	/* The engine's clock: ns, never going back. With workers it must be
 	 * CLOCK_MONOTONIC's (their timed waits are on that clock). */

@@ -12,7 +12,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-#include "engine/memcg.h"
+#include "engine/engine.h"
 #include "engine/page_counter.h"
 #include "engine/rstat.h"
 #include "engine/stat.h"
@@ -93,7 +93,7 @@ static inline struct mcg_group *mcg_by_id_pinned(struct mcg_engine *e, unsigned 
 	return atomic_load_explicit(&chunk[id & (MCG_ID_CHUNK - 1)], memory_order_acquire);
 }
 
-/* memcg.h's mcg_is_root, inline for the charge path */
+/* engine.h's mcg_is_root, inline for the charge path */
 #define mcg_is_root(g) ((g)->parent == NULL)
 
 /* Slot tags of a virtual page (vm.c), in the top two bits. */
@@ -128,5 +128,21 @@ void mcg_fire_release(struct mcg_engine *e, char *path);
  * tree_lock held for writing); the tree's reference stays for the caller
  * to put. */
 void mcg_unlink(struct mcg_group *g);
+
+/* memcg.c, for the engine only: the pre-order walk with dying groups, the
+ * root's usage, the task counts. */
+/* Walk top's subtree in pre-order, dying groups included, as the kernel's
+ * mem_cgroup_iter does: the group after prev (NULL: top itself), referenced,
+ * or NULL at the end. prev's reference passes to the call; a caller that
+ * stops early puts the last group itself. No allocation, no lock held
+ * between steps; a group reaped under the walk ends it early. */
+struct mcg_group *mcg_iter(struct mcg_group *top, struct mcg_group *prev);
+
+/* The root's usage_in_bytes: the global formula applied to the simulated
+ * machine (file pages + anon pages), in pages. */
+long mcg_root_usage(struct mcg_engine *e);
+
+/* Task count bookkeeping, for task.c only. */
+void mcg_note_tasks(struct mcg_group *g, long delta);
 
 #endif

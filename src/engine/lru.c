@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/engine.h"
 #include "engine/internal.h"
 #include "engine/lru.h"
-#include "engine/memcg.h"
 
 int lru_vecs_init(struct mcg_group *g, unsigned nodes)
 {

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/engine.h"
 #include "engine/internal.h"
 #include "engine/lru.h"
-#include "engine/memcg.h"
 #include "engine/names.h"
 
 static bool mcg_counter_tracks_failcnt(const struct prof *p, enum mcg_counter c)
@@ -467,7 +467,7 @@ void mcg_note_tasks(struct mcg_group *g, long delta)
 		mcg_fire_release(g->eng, release);
 }
 
-/* ---- accessors for the layers above (memcg.h) ---- */
+/* ---- accessors for the layers above (engine.h) ---- */
 
 bool (mcg_is_root)(const struct mcg_group *g)
 {

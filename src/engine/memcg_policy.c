@@ -1,4 +1,4 @@
-/* memcg_policy.c: what is done to a group from above (memcg_policy.h):
+/* memcg_policy.c: what is done to a group from above (engine.h):
  * its creation with the kernel memory it costs its parent (§11.5), its
  * removal (the stocks drained, the release agent's rule of §3.19), and
  * every setting with the rules of the contract: limits with the reclaim
@@ -13,9 +13,8 @@
 
 #include "engine/bgreclaim.h"
 #include "engine/charge.h"
+#include "engine/engine.h"
 #include "engine/internal.h"
-#include "engine/memcg.h"
-#include "engine/memcg_policy.h"
 #include "engine/names.h"
 #include "engine/oom_wait.h"
 #include "engine/reclaim.h"

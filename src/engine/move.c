@@ -12,9 +12,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "engine/engine.h"
 #include "engine/internal.h"
 #include "engine/lru.h"
-#include "engine/memcg.h"
 #include "engine/move.h"
 #include "engine/oom_wait.h"
 #include "engine/page_state.h"

@@ -7,33 +7,11 @@
 
 #include <stdbool.h>
 
+#include "engine/engine.h"
+
 struct mcg_engine;
 struct mcg_group;
 struct vm_object;
-
-#define MOVE_ANON 1u   /* anon pages and their swap entries */
-#define MOVE_FILE 2u   /* file and shmem pages the task maps */
-
-struct move_stats {
-	long pages;        /* resident pages moved */
-	long swap;         /* swap entries moved */
-	long counter_ops;  /* page-counter levels touched (charge + uncharge) */
-};
-
-/* Move task o's charges selected by mask from the group they are charged
- * to (o's group) to dst, and make dst o's group. Pages charged elsewhere
- * (shared page cache first touched by another group) stay. 0, -ENODEV when
- * dst was removed (nothing moved), or -ENOMEM
- * when dst cannot take them even after reclaim: then nothing moved, and o
- * stays in its group. */
-int move_charges(struct vm_object *o, struct mcg_group *dst, unsigned mask, struct move_stats *st);
-#ifdef MCG_BENCH
-/* bench/ only: the same move done as the 2009 code did before batching, a
- * try-charge of the whole hierarchy and an uncharge per page (the
- * baseline bench_move measures against). */
-int move_charges_naive(struct vm_object *o, struct mcg_group *dst, unsigned mask,
-		       struct move_stats *st);
-#endif
 
 int move_init(struct mcg_engine *e);
 void move_destroy(struct mcg_engine *e);

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/engine.h"
 #include "engine/env.h"
 #include "engine/internal.h"
-#include "engine/memcg.h"
 #include "engine/names.h"
 
 #define NAMES_MIN_BUCKETS 64u

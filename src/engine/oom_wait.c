@@ -8,8 +8,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "engine/engine.h"
 #include "engine/internal.h"
-#include "engine/memcg.h"
 #include "engine/oom_wait.h"
 
 struct oom_state {

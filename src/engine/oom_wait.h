@@ -8,25 +8,10 @@
 
 #include <stdbool.h>
 
+#include "engine/engine.h"
+
 struct mcg_engine;
 struct mcg_group;
-
-/* How a charge may wait for room under oom_kill_disable, passed down with
- * each charge as the kernel passes gfp_t (never per-thread state). A task's
- * owner keeps one per task (vm_object_set_mode) and serialises the task's
- * charges; NULL is the default: wait until there is room. */
-struct charge_mode {
-	/* Fail the charge instead of waiting: a thread that serves many
-	 * tasks (the mirror's) must not sleep for one of them. */
-	bool nowait;
-	/* Asked at least every 50 ms while waiting: true ends the wait with
-	 * a failed charge (the task the charge is for is gone). */
-	bool (*cancelled)(void *arg);
-	void *cancel_arg;
-	/* Out, with nowait: the group whose oom_kill_disable failed the
-	 * last charge, referenced (the owner puts it), or left as it was. */
-	struct mcg_group *over;
-};
 
 int oom_init(struct mcg_engine *e);
 void oom_destroy(struct mcg_engine *e);

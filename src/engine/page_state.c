@@ -1,9 +1,9 @@
 /* page_state.c: changing a charged page's state (page_state.h) under its
  * lruvec's lock, with its group's statistics and LRU list kept right.
  * Never charges, uncharges or frees a page. */
+#include "engine/engine.h"
 #include "engine/internal.h"
 #include "engine/lru.h"
-#include "engine/memcg.h"
 #include "engine/page_state.h"
 
 static inline void pgstate_add_delta(void *d, enum stat_item it, long v)

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 
 #include "engine/charge_core.h"
+#include "engine/engine.h"
 #include "engine/internal.h"
 #include "engine/lru.h"
-#include "engine/memcg.h"
 #include "engine/page_state.h"
 #include "engine/reclaim.h"
 #include "engine/softlimit.h"

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine/engine.h"
+
 struct mcg_engine;
 struct mcg_group;
 
@@ -37,9 +39,6 @@ long reclaim_subtree(struct mcg_group *g, long nr, bool may_swap, enum reclaim_c
  * or a quarter of it was reclaimed; stop once something came back or after
  * two fruitless picks. Returns pages reclaimed (0: nobody is over). */
 long reclaim_soft_limits(struct mcg_engine *e, long nr);
-
-/* Pages reclaim scanned and stole from g (not its subtree) on node. */
-void reclaim_node_counts(struct mcg_group *g, unsigned node, long *scanned, long *stolen);
 
 /* Complete the writeback due by now, reclaiming at once the pages the
  * immediate policy hands back (seed topic 4). Cheap when nothing is due. */

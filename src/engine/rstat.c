@@ -6,8 +6,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "engine/engine.h"
 #include "engine/internal.h"
-#include "engine/memcg.h"
 #include "engine/rstat.h"
 #include "engine/stat.h"
 

@@ -65,11 +65,6 @@ static inline void rstat_updated(struct rstat_node *n)
 		rstat_queue(n);
 }
 
-/* Subtree sums of g, as of now: flushed first if anything under it
- * changed. The event items keep what reaped groups counted, as the
- * kernel's do. */
-long rstat_item(struct mcg_group *g, enum stat_item it);
-long rstat_lru(struct mcg_group *g, enum stat_lru l, int node);   /* node < 0: all */
 /* How many group nodes all flushes so far went through (tests, benchmarks:
  * a read of an unchanged subtree adds none). */
 long rstat_flushed(const struct mcg_engine *e);

@@ -23,8 +23,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "engine/engine.h"
 #include "engine/internal.h"
-#include "engine/memcg.h"
 #include "engine/softlimit.h"
 
 #define SOFT_SLACK 64              /* pages a charge's key runs ahead */

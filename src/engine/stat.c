@@ -5,9 +5,9 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "engine/engine.h"
 #include "engine/internal.h"
 #include "engine/lru.h"
-#include "engine/memcg.h"
 #include "engine/stat.h"
 
 /* Shard ownership. Shard STAT_SHARED takes atomic adds from any thread;

@@ -5,6 +5,7 @@
 #define MEMCGFS_STAT_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 
 /* Page-state items are in pages; event items are counts. */
 enum stat_item {
@@ -50,11 +51,6 @@ struct stat_shard {
 
 struct mcg_group;
 
-/* A group's own values (its subtree's sums are rstat.h's rstat_item and
- * rstat_lru). */
-long stat_local(const struct mcg_group *g, enum stat_item it);
-/* LRU sizes in pages; node < 0 means all nodes. */
-long stat_lru_local(const struct mcg_group *g, enum stat_lru l, int node);
 /* Subtree sums by walking every group under g (the invariant checker's,
  * held against rstat's). */
 long stat_total_walk(struct mcg_group *g, enum stat_item it);
@@ -63,7 +59,7 @@ long stat_lru_total_walk(struct mcg_group *g, enum stat_lru l, int node);
  * node into out[nodes], in one walk. */
 void stat_lru_nodes(struct mcg_group *g, unsigned mask, long *out);
 
-/* Add delta to item it of a group's shards (stat_add in memcg.h). */
+/* Add delta to item it of a group's shards (stat_add in internal.h). */
 #define STAT_SHARED 0                 /* the shard shared with atomic adds */
 extern __thread int stat_my_shard;    /* this thread's, -1: none claimed yet */
 void stat_shard_add_slow(struct stat_shard *st, enum stat_item it, long delta);

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/engine.h"
 #include "engine/internal.h"
-#include "engine/memcg.h"
 #include "engine/swap.h"
 #include "engine/uncharge.h"
 

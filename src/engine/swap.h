@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine/engine.h"
+
 #define SWAP_NONE UINT32_MAX
 
 struct mcg_engine;
@@ -35,8 +37,6 @@ void swap_destroy(struct mcg_engine *e);
 /* A slot for a page of g being swapped out (its memsw charge stays and now
  * stands for the slot), or SWAP_NONE when swap is full or absent. */
 uint32_t swap_out(struct mcg_group *g);
-/* Pages swapped out so far (a cost model's I/O count). */
-long swap_outs(struct mcg_engine *e);
 /* The slot is gone (freed, or its page came back in): memsw uncharged. */
 void swap_release(struct mcg_engine *e, uint32_t slot);
 /* A swap-out that did not happen: the slot goes, the page keeps its memsw

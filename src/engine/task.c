@@ -5,8 +5,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "engine/engine.h"
 #include "engine/internal.h"
-#include "engine/memcg.h"
 #include "engine/task.h"
 
 struct task_entry {

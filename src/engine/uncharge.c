@@ -9,8 +9,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "engine/engine.h"
 #include "engine/internal.h"
-#include "engine/memcg.h"
 #include "engine/oom_wait.h"
 #include "engine/softlimit.h"
 #include "engine/uncharge.h"

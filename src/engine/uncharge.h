@@ -11,6 +11,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "engine/engine.h"
+
 struct mcg_engine;
 struct mcg_group;
 
@@ -24,11 +26,6 @@ struct charge_throttle {
 	atomic_int waiters;
 	unsigned long gen;
 };
-
-static inline unsigned charge_reclaim_slots(unsigned cpus)
-{
-	return cpus / 4 + 1;
-}
 
 int uncharge_init(struct mcg_engine *e);
 void uncharge_destroy(struct mcg_engine *e);
@@ -45,9 +42,6 @@ void uncharge_counters(struct mcg_group *g, long n, bool keep_memsw);
 /* n pages of g go back at once: counters, events, and a wake of whoever
  * waits for room. The root and an engine without accounting: nothing. */
 void uncharge_pages(struct mcg_group *g, long n, bool keep_memsw);
-/* Kernel memory of g's tasks goes back (charge_kmem's): kmem, memory and
- * memsw; a removed group whose last charge it was is reaped. */
-void uncharge_kmem(struct mcg_group *g, long n);
 /* g was removed and may hold its last charge no more: if nothing is
  * charged to it and it has no children, it leaves the tree (its sums stay
  * with its parent), the soft-limit order and its parent's mkdir charge;

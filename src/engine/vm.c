@@ -8,8 +8,8 @@
 #include <sys/mman.h>
 
 #include "engine/charge_core.h"
+#include "engine/engine.h"
 #include "engine/internal.h"
-#include "engine/memcg.h"
 #include "engine/page_state.h"
 #include "engine/swap.h"
 #include "engine/vm.h"

@@ -1,4 +1,4 @@
-/* vm_fault.c: a task's touch of a virtual page (vm_fault.h): a hit marks
+/* vm_fault.c: a task's touch of a virtual page (engine.h): a hit marks
  * it referenced (dirty on write); a fault charges a new page to the group
  * of the task that brings it in (the charge path, charge.c, with reclaim
  * and OOM as the task's mode says) and fills the slot: a new page, a
@@ -10,12 +10,11 @@
 #include <errno.h>
 
 #include "engine/charge.h"
+#include "engine/engine.h"
 #include "engine/internal.h"
-#include "engine/memcg.h"
 #include "engine/page_state.h"
 #include "engine/swap.h"
 #include "engine/vm.h"
-#include "engine/vm_fault.h"
 
 static void vm_accessed(struct mcg_engine *e, uint32_t idx, bool write, bool mapped)
 {

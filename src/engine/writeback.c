@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "engine/engine.h"
 #include "engine/internal.h"
 #include "engine/lru.h"
-#include "engine/memcg.h"
 #include "engine/page_state.h"
 #include "engine/writeback.h"
 

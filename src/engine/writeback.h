@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine/engine.h"
+
 struct mcg_engine;
 struct mcg_group;
 
@@ -37,8 +39,5 @@ void wb_wait(struct mcg_engine *e, uint32_t idx, wb_reclaim_fn reclaim);
 void wb_note_marked(struct mcg_engine *e);
 void wb_note_listed(struct mcg_engine *e);
 void wb_note_rescued(struct mcg_engine *e, long n);
-void wb_immediate_counts(struct mcg_engine *e, long *marked, long *listed, long *rescued);
-/* Pages in flight, completed, rotated, and reclaimed at completion. */
-void wb_counts(struct mcg_engine *e, long *inflight, long *done, long *rotated, long *immediate);
 
 #endif

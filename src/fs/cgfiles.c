@@ -8,11 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/bgreclaim.h"
-#include "engine/memcg.h"
-#include "engine/memcg_policy.h"
-#include "engine/rstat.h"
-#include "engine/stat.h"
+#include "engine/engine.h"
 #include "fs/cgfiles.h"
 #include "fs/event.h"
 #include "fs/release.h"

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "engine/profile.h"
+#include "engine/engine.h"
 #include "fs/cgfs.h"
 #include "fs/grammar.h"
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "engine/memcg.h"
+#include "engine/engine.h"
 
 #define CGFS_SOURCES 4
 

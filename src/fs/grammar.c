@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "engine/page_counter.h"
-#include "util/size.h"
+#include "engine/engine.h"
 #include "fs/grammar.h"
+#include "util/size.h"
 
 /* The kernel hands the handlers a C string: a write ends at its first NUL
  * (§11.1), whatever length write(2) gave. */

@@ -12,8 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/memcg_policy.h"
-#include "engine/task.h"
+#include "engine/engine.h"
 #include "fs/cgfiles.h"
 #include "fs/event.h"
 #include "fs/node.h"

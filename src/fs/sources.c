@@ -6,12 +6,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "util/log.h"
-#include "engine/memcg.h"
-#include "engine/page_counter.h"
+#include "engine/engine.h"
 #include "fs/cgfs.h"
 #include "fs/sources.h"
 #include "source/proc.h"
+#include "util/log.h"
 
 int cgfs_source_add(struct cgfs *fs, const struct source_ops *ops, void *self)
 {

@@ -11,8 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/memcg_policy.h"
-#include "engine/task.h"
+#include "engine/engine.h"
 #include "fs/acl.h"
 #include "fs/cgfiles.h"
 #include "fs/node.h"

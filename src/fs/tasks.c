@@ -8,12 +8,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "engine/task.h"
-#include "source/pidwatch.h"
+#include "engine/engine.h"
 #include "fs/sources.h"
-#include "source/proc.h"
 #include "fs/state.h"
 #include "fs/tasks.h"
+#include "source/pidwatch.h"
+#include "source/proc.h"
 
 
 /* The root lists every live task (or process) with a thread outside the

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "engine/profile.h"
+#include "engine/engine.h"
 
 #include "fs/cgfs.h"
 #include "fs/grammar.h"

@@ -25,17 +25,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/charge.h"
-#include "engine/memcg.h"
-#include "engine/move.h"
-#include "engine/oom.h"
-#include "engine/task.h"
-#include "engine/vm.h"
+#include "engine/engine.h"
 #include "source/mirror.h"
 #include "source/mirror_int.h"
-#include "source/source.h"
 #include "source/proc.h"
 #include "source/sim.h"
+#include "source/source.h"
 #include "source/watchdog.h"
 
 /* ---- one sample ---- */

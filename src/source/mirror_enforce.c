@@ -16,8 +16,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "engine/charge.h"
-#include "engine/oom.h"
+#include "engine/engine.h"
 #include "source/mirror_int.h"
 #include "source/proc.h"
 #include "source/watchdog.h"

@@ -10,9 +10,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "engine/charge.h"
-#include "engine/memcg.h"
-#include "engine/vm.h"
+#include "engine/engine.h"
 #include "source/mirror.h"
 #include "source/proc.h"
 #include "source/source.h"

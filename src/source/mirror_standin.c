@@ -15,8 +15,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "engine/charge.h"
-#include "engine/vm_fault.h"
+#include "engine/engine.h"
 #include "source/mirror_int.h"
 #include "source/proc.h"
 #include "source/watchdog.h"

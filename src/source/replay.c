@@ -13,15 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/bgreclaim.h"
-#include "engine/charge.h"
-#include "engine/memcg.h"
-#include "engine/memcg_policy.h"
-#include "engine/reclaim.h"
-#include "engine/rstat.h"
-#include "engine/swap.h"
-#include "engine/vm.h"
-#include "engine/writeback.h"
+#include "engine/engine.h"
 #include "source/replay.h"
 #include "source/workload.h"
 

@@ -21,12 +21,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "engine/charge.h"
-#include "engine/memcg.h"
-#include "engine/move.h"
-#include "engine/oom.h"
-#include "engine/task.h"
-#include "engine/vm.h"
+#include "engine/engine.h"
 #include "source/mirror.h"
 #include "source/proc.h"
 #include "source/sim.h"

@@ -7,11 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/memcg.h"
-#include "util/size.h"
-#include "engine/vm.h"
-#include "engine/vm_fault.h"
+#include "engine/engine.h"
 #include "source/workload.h"
+#include "util/size.h"
 
 uint64_t wl_rand(uint64_t *s)
 {

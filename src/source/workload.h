@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/page.h"
+#include "engine/engine.h"
 
 #define WL_NAME        32
 #define WL_MAX_REGIONS 64

@@ -12,14 +12,13 @@
 #include "engine/bgreclaim.h"
 #include "engine/charge.h"
 #include "engine/check.h"
+#include "engine/engine.h"
 #include "engine/internal.h"   /* (white-box: the engine's state between inputs) */
-#include "engine/memcg.h"
-#include "engine/memcg_policy.h"
 #include "engine/move.h"
 #include "engine/reclaim.h"
+#include "engine/swap.h"
 #include "engine/task.h"
 #include "engine/vm.h"
-#include "engine/vm_fault.h"
 #include "fs/cgfiles.h"
 
 #define FS_GROUPS  12

@@ -15,11 +15,9 @@
 
 #include "engine/bgreclaim.h"
 #include "engine/check.h"
+#include "engine/engine.h"
 #include "engine/internal.h"   /* (white-box: the engine's state between inputs) */
-#include "engine/memcg.h"
-#include "engine/memcg_policy.h"
 #include "engine/vm.h"
-#include "engine/vm_fault.h"
 #include "fs/cgfiles.h"
 #include "fs/event.h"
 #include "fs/node.h"

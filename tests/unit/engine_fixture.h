@@ -7,9 +7,8 @@
 #include <check.h>
 
 #include "engine/check.h"
+#include "engine/engine.h"
 #include "engine/internal.h"
-#include "engine/memcg.h"
-#include "engine/memcg_policy.h"
 
 /* The invariant checker must find nothing to report. */
 #define CHECK_OK(e) do {                                                    \

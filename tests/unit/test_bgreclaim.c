@@ -6,10 +6,8 @@
 
 #include "engine/bgreclaim.h"
 #include "engine/check.h"
-#include "engine/memcg.h"
-#include "engine/memcg_policy.h"
+#include "engine/engine.h"
 #include "engine/vm.h"
-#include "engine/vm_fault.h"
 #include "engine_fixture.h"
 #include "suites.h"
 

@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/engine.h"
 #include "engine/lru.h"
-#include "engine/memcg.h"
-#include "engine/memcg_policy.h"
 #include "engine_fixture.h"
 #include "fs/cgfiles.h"
 #include "fs/tasks.h"

@@ -7,9 +7,8 @@
 
 #include "engine/charge.h"
 #include "engine/check.h"
+#include "engine/engine.h"
 #include "engine/lru.h"
-#include "engine/memcg.h"
-#include "engine/memcg_policy.h"
 #include "engine/reclaim.h"
 #include "engine/swap.h"
 #include "engine_fixture.h"

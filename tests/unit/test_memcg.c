@@ -5,8 +5,7 @@
 #include <string.h>
 
 #include "engine/charge.h"
-#include "engine/memcg.h"
-#include "engine/memcg_policy.h"
+#include "engine/engine.h"
 #include "engine/names.h"
 #include "engine/task.h"
 #include "engine_fixture.h"

@@ -7,11 +7,9 @@
 
 #include "engine/charge.h"
 #include "engine/check.h"
-#include "engine/memcg.h"
-#include "engine/memcg_policy.h"
+#include "engine/engine.h"
 #include "engine/move.h"
 #include "engine/vm.h"
-#include "engine/vm_fault.h"
 #include "engine_fixture.h"
 #include "suites.h"
 

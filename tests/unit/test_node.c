@@ -9,9 +9,8 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
+#include "engine/engine.h"
 #include "engine/internal.h"   /* (white-box: reference counts) */
-#include "engine/memcg.h"
-#include "engine/memcg_policy.h"
 #include "fs/acl.h"
 #include "fs/cgfiles.h"
 #include "fs/node.h"

@@ -9,8 +9,7 @@
 #include <stdlib.h>
 
 #include "engine/charge.h"
-#include "engine/memcg.h"
-#include "engine/memcg_policy.h"
+#include "engine/engine.h"
 #include "engine/rstat.h"
 #include "engine_fixture.h"
 #include "suites.h"

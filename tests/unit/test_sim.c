@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "engine/memcg.h"
+#include "engine/engine.h"
 #include "engine/task.h"
 #include "engine_fixture.h"
 #include "source/sim.h"

@@ -10,8 +10,7 @@
 
 #include "engine/charge.h"
 #include "engine/check.h"
-#include "engine/memcg.h"
-#include "engine/memcg_policy.h"
+#include "engine/engine.h"
 #include "engine/softlimit.h"
 #include "engine_fixture.h"
 #include "suites.h"

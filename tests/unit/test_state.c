@@ -12,8 +12,7 @@
 #include <string.h>
 #include <sys/xattr.h>
 
-#include "engine/memcg.h"
-#include "engine/memcg_policy.h"
+#include "engine/engine.h"
 #include "fs/acl.h"
 #include "fs/cgfiles.h"
 #include "fs/node.h"

@@ -4,8 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "engine/memcg.h"
-#include "engine/memcg_policy.h"
+#include "engine/engine.h"
 #include "engine/task.h"
 #include "engine_fixture.h"
 #include "suites.h"
