@@ -23,18 +23,20 @@ CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
 # Three floors (docs/design.md): the engine (no FUSE, no I/O), then the
-# file surface and the charge sources side by side, then the programs.
+# file surface and the charge sources side by side (with the state
+# journal, the OS helpers, replay and the utilities), then the programs.
 ENGINE_SRC := $(wildcard src/engine/*.c)
-# The sources: what charges the engine (real processes, simulated tasks,
-# replay).
-SOURCE_SRC := $(wildcard src/source/*.c)
-# Utilities every floor above the engine may use (the log, the size parser).
-UTIL_SRC   := $(wildcard src/util/*.c)
-# The FUSE layer minus its glue: everything here is testable without a mount.
-FSLIB_SRC  := $(filter-out src/fs/ops.c,$(wildcard src/fs/*.c)) $(SOURCE_SRC) $(UTIL_SRC)
-# memcgfs-run's modules (a program of the top floor, split in parts that
-# talk to memcgfs only through its mount's files).
-RUN_SRC    := $(wildcard src/run/*.c)
+# The files compiled with FUSE's headers: the daemon's main, the
+# supervisor that holds the FUSE connection, the FUSE operations.
+FUSE_SRC   := src/memcgfs.c src/daemon/supervisor.c src/daemon/ops.c
+# What needs no FUSE header and no mount, testable in process: the file
+# surface, the state journal, the charge sources, the OS helpers, replay,
+# the utilities, and the daemon's heap trimming.
+FSLIB_SRC  := $(wildcard src/fs/*.c src/journal/*.c src/source/*.c src/os/*.c src/replay/*.c \
+                src/util/*.c) $(filter-out $(FUSE_SRC),$(wildcard src/daemon/*.c))
+# The tools bridge (memcgfs-run's modules): a program of the top floor,
+# split in parts that talk to memcgfs only through its mount's files.
+BRIDGE_SRC := $(wildcard src/bridge/*.c)
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
 FSLIB_OBJ  := $(FSLIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   := $(wildcard tests/unit/*.c)
@@ -61,13 +63,13 @@ FUZZ_BINS    := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
 
 all: $(BUILD)/memcgfs $(BUILD)/memcgctl $(BUILD)/memcgfs-run $(TOOLS)
 
-# Only the FUSE glue sees FUSE's headers: "no FUSE below the programs and
-# ops.c" is the build's rule, not a comment's.
+# Only the FUSE glue (FUSE_SRC) sees FUSE's headers: "no FUSE below the
+# daemon" is the build's rule, not a comment's.
 $(BUILD)/%.o: %.c $(wildcard src/*/*.h src/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/src/memcgfs.o $(BUILD)/src/supervisor.o $(BUILD)/src/fs/ops.o: $(BUILD)/%.o: %.c $(wildcard src/*/*.h src/*.h)
+$(FUSE_SRC:%.c=$(BUILD)/%.o): $(BUILD)/%.o: %.c $(wildcard src/*/*.h src/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(FUSE_CFLAGS) -c -o $@ $<
 
@@ -75,25 +77,25 @@ $(BUILD)/libmemcg.a: $(ENGINE_OBJ) $(FSLIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/memcgfs: $(BUILD)/src/memcgfs.o $(BUILD)/src/supervisor.o $(BUILD)/src/fs/ops.o $(BUILD)/libmemcg.a
+$(BUILD)/memcgfs: $(FUSE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libmemcg.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(FUSE_LIBS) -lpthread
 
 $(BUILD)/memcgctl: $(BUILD)/src/memcgctl.o $(BUILD)/libmemcg.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
 
-$(BUILD)/librun.a: $(RUN_SRC:%.c=$(BUILD)/%.o)
+$(BUILD)/libbridge.a: $(BRIDGE_SRC:%.c=$(BUILD)/%.o)
 	rm -f $@ && ar rcs $@ $^
 
 # memcgfs-run is single-threaded and must stay so: unshare(CLONE_NEWUSER)
 # refuses a process with threads, and TSan's runtime starts one. Its parts
 # are built without TSan (ASan and UBSan start none and stay).
 NO_TSAN = $(filter-out -fsanitize=thread,$(1))
-$(BUILD)/src/memcgfs-run.o $(RUN_SRC:%.c=$(BUILD)/%.o): CFLAGS := $(call NO_TSAN,$(CFLAGS))
+$(BUILD)/src/memcgfs-run.o $(BRIDGE_SRC:%.c=$(BUILD)/%.o): CFLAGS := $(call NO_TSAN,$(CFLAGS))
 
-$(BUILD)/memcgfs-run: $(BUILD)/src/memcgfs-run.o $(BUILD)/librun.a
+$(BUILD)/memcgfs-run: $(BUILD)/src/memcgfs-run.o $(BUILD)/libbridge.a
 	$(CC) $(call NO_TSAN,$(LDFLAGS)) -o $@ $^ -lseccomp
 
-$(BUILD)/unit_tests: $(UNIT_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libmemcg.a $(BUILD)/librun.a
+$(BUILD)/unit_tests: $(UNIT_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libmemcg.a $(BUILD)/libbridge.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) -lpthread
 
 $(BUILD)/tests/unit/%.o: tests/unit/%.c $(wildcard src/*/*.h tests/unit/*.h)
@@ -119,7 +121,7 @@ $(BUILD)/bench_%: bench/bench_%.c $(BENCH_LIB)/libmemcg.a
 	$(CC) $(CFLAGS) -DMCG_BENCH $(LDFLAGS) -o $@ $^ -lpthread
 
 # The code under test instrumented for libFuzzer (no FUSE header is needed:
-# ops.c, the only file that includes one, is left out as in FSLIB_SRC).
+# FUSE_SRC, the only files that include one, are left out of FSLIB_SRC).
 $(FUZZ_BUILD)/%.o: %.c $(wildcard src/*/*.h src/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "source/replay.h"
+#include "replay/replay.h"
 
 /* Run text (malloc'ed; freed here) and return the start of its "end t="
  * line inside *out (malloc'ed, the caller's to free), or NULL when the

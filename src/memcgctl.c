@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "fs/cgfs.h"
-#include "source/replay.h"
-#include "source/workload.h"
+#include "replay/replay.h"
 #include "source/sim.h"
+#include "source/workload.h"
 
 #define CTL_MAX_LINES 4096
 

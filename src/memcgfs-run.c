@@ -23,9 +23,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "run/ns.h"
-#include "run/supervise.h"
-#include "run/view.h"
+#include "bridge/notify.h"
+#include "bridge/ns.h"
+#include "bridge/view.h"
 
 #define RUN_FAIL 125  /* memcgfs-run itself failed (as env(1) and nohup do) */
 
@@ -176,7 +176,7 @@ static void run_child(int sock, const char *mnt, const char *group, struct view_
 		snprintf(m.what, sizeof(m.what), "%s", what);
 	} else if (group && (m.err = run_join(mnt, group))) {
 		snprintf(m.what, sizeof(m.what), "joining %.140s", group);
-	} else if ((lfd = sup_install()) < 0) {
+	} else if ((lfd = notify_install()) < 0) {
 		m.err = lfd;
 		snprintf(m.what, sizeof(m.what), "loading the seccomp filter");
 	}
@@ -195,13 +195,13 @@ static void run_child(int sock, const char *mnt, const char *group, struct view_
 }
 
 /* Serves until the listener hangs up (no supervised process is left). */
-static void run_serve_rest(struct sup *s)
+static void run_serve_rest(struct notify *s)
 {
 	struct pollfd p = { .fd = s->lfd, .events = POLLIN };
 
 	while (poll(&p, 1, -1) >= 0 || errno == EINTR) {
 		if (p.revents & POLLIN) {
-			int rc = sup_serve_one(s);
+			int rc = notify_serve_one(s);
 
 			if (rc && rc != -ENOENT)
 				break;
@@ -214,7 +214,7 @@ static void run_serve_rest(struct sup *s)
 /* The parent: serves the tree; returns COMMAND's exit status once it has
  * ended. If processes it started outlive it, a detached copy of the
  * supervisor serves them until the last is gone. */
-static int run_parent(pid_t child, struct sup *s)
+static int run_parent(pid_t child, struct notify *s)
 {
 	int pidfd = pidfd_open(child, 0), sfd, status = 0, rc;
 	sigset_t set;
@@ -243,7 +243,7 @@ static int run_parent(pid_t child, struct sup *s)
 				continue;
 			break;
 		}
-		if ((p[0].revents & POLLIN) && (rc = sup_serve_one(s)) && rc != -ENOENT) {
+		if ((p[0].revents & POLLIN) && (rc = notify_serve_one(s)) && rc != -ENOENT) {
 			fprintf(stderr, "memcgfs-run: the seccomp listener failed: %s\n", strerror(-rc));
 			break;
 		}
@@ -280,7 +280,7 @@ static int run_parent(pid_t child, struct sup *s)
 					dup2(null, 2);
 				}
 				run_serve_rest(s);
-				sup_fini(s);
+				notify_fini(s);
 				_exit(0);
 			}
 		}
@@ -307,7 +307,7 @@ int main(int argc, char **argv)
 	struct view_ns ns = { 0 };
 	struct run_msg m;
 	struct guard g;
-	struct sup s;
+	struct notify s;
 	int c, sv[2], lfd, rc;
 	pid_t child;
 
@@ -391,7 +391,7 @@ int main(int argc, char **argv)
 		waitpid(child, NULL, 0);
 		return RUN_FAIL;
 	}
-	if (sup_init(&s, lfd, mnt, &g) || write(sv[0], "g", 1) != 1) {
+	if (notify_init(&s, lfd, mnt, &g) || write(sv[0], "g", 1) != 1) {
 		fprintf(stderr, "memcgfs-run: cannot start the supervisor\n");
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
@@ -404,7 +404,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "memcgfs-run: %lu notifications, %lu answered, %lu statfs, "
 			"%lu mount calls (%lu bound, %lu refused)\n", s.counts.seen, s.counts.answered,
 			s.counts.statfs, s.counts.mounts, g.bound, g.refused);
-	sup_fini(&s);
+	notify_fini(&s);
 	guard_close(&g);
 	close(lfd);
 	return rc;

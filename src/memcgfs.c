@@ -19,22 +19,22 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "daemon/ops.h"
+#include "daemon/supervisor.h"
+#include "daemon/trim.h"
 #include "engine/engine.h"
 #include "fs/cgfs.h"
 #include "fs/event.h"
 #include "fs/grammar.h"
 #include "fs/node.h"
-#include "fs/ops.h"
+#include "fs/registry.h"
 #include "fs/release.h"
-#include "fs/sources.h"
-#include "fs/state.h"
 #include "fs/tasks.h"
-#include "fs/trim.h"
+#include "journal/state.h"
+#include "os/pidwatch.h"
+#include "os/watchdog.h"
 #include "source/mirror.h"
-#include "source/pidwatch.h"
 #include "source/sim.h"
-#include "source/watchdog.h"
-#include "supervisor.h"
 #include "util/log.h"
 
 struct memcgfs_opts {

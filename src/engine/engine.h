@@ -33,7 +33,7 @@
 #include "engine/profile.h"
 #include "engine/stat.h"
 
-/* ---- The engine: its machine, environment and owner (engine.c) ---- */
+/* ---- The engine: its machine, environment and owner (construct.c) ---- */
 
 #define MCG_ID_MAX 65535   /* groups alive at once, dying ones and the root included */
 #define MCG_ID_CHUNK_SHIFT 8

@@ -11,8 +11,8 @@
 #include "engine/engine.h"
 #include "fs/cgfiles.h"
 #include "fs/event.h"
+#include "fs/registry.h"
 #include "fs/release.h"
-#include "fs/sources.h"
 #include "fs/tasks.h"
 
 #define PAGE PC_PAGE_SIZE

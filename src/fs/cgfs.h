@@ -19,6 +19,16 @@ struct release_runner;
 struct event_registry;
 struct source_ops;
 struct state;
+
+/* The state journal as the file surface sees it (the journal fills it in
+ * when its file is opened; all NULL without one): a group's records
+ * changed, to be committed before the reply; or changed where no reply
+ * waits (a fork seen by pidwatch), for the journal's saver to write. */
+struct cgfs_journal {
+	void (*changed)(void *arg, struct mcg_group *g);
+	void (*note)(void *arg, struct mcg_group *g);
+	void *arg;
+};
 struct trim;
 
 struct cgfs {
@@ -48,7 +58,8 @@ struct cgfs {
 	const char *state_file;        /* NULL: none (memcgctl status says so) */
 	const char *sim_socket;        /* the simulated-task socket, or NULL */
 	uint64_t fh_tag;               /* this worker's tag in every fi->fh (ops.c) */
-	struct state *state;           /* the state file (fs/state.h), or NULL */
+	struct state *state;           /* the state file (journal/state.h), or NULL */
+	struct cgfs_journal journal;   /* how the surface tells it of changes */
 };
 
 /* The root's extended attribute that says who serves the mount. */

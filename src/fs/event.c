@@ -24,7 +24,7 @@
 #include "fs/cgfiles.h"
 #include "fs/event.h"
 #include "fs/node.h"
-#include "source/proc.h"
+#include "os/proc.h"
 
 
 enum event_kind { EV_THRESHOLD, EV_MEMSW_THRESHOLD, EV_OOM, EV_PRESSURE };

@@ -9,11 +9,10 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
-#include "fs/sources.h"
-#include "fs/state.h"
+#include "fs/registry.h"
 #include "fs/tasks.h"
-#include "source/pidwatch.h"
-#include "source/proc.h"
+#include "os/pidwatch.h"
+#include "os/proc.h"
 
 
 /* The root lists every live task (or process) with a thread outside the
@@ -114,11 +113,11 @@ int cgfs_tasks_attach_thread(struct cgfs *fs, pid_t tid, pid_t tgid, struct mcg_
 		 * is not seen (kernels before 6.9 for non-leader threads). */
 	}
 	/* the group it leaves records it no more: its records change too */
-	old = fs->state ? task_group(fs->eng, tid) : NULL;
+	old = fs->journal.changed ? task_group(fs->eng, tid) : NULL;
 	err = task_attach(fs->eng, tid, tgid, g, fd, &drop);
 	if (old) {
 		if (!err && old != g && !mcg_is_root(old))
-			state_changed(fs->state, old);
+			fs->journal.changed(fs->journal.arg, old);
 		mcg_put(old);
 	}
 	if (err) {
@@ -207,8 +206,9 @@ static void tasks_forked(void *arg, pid_t parent, pid_t child, pid_t child_tgid)
 		return;
 	pthread_mutex_lock(&fs->attach_lock);
 	g = task_group(fs->eng, parent);
-	if (!mcg_is_root(g) && cgfs_tasks_attach_thread(fs, child, child_tgid, g) == 0)
-		state_note(fs->state, g);  /* no reply waits: the saver writes it */
+	if (!mcg_is_root(g) && cgfs_tasks_attach_thread(fs, child, child_tgid, g) == 0 &&
+	    fs->journal.note)
+		fs->journal.note(fs->journal.arg, g);  /* no reply waits: the saver writes it */
 	pthread_mutex_unlock(&fs->attach_lock);
 	mcg_put(g);
 }

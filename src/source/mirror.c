@@ -26,12 +26,12 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "os/proc.h"
+#include "os/watchdog.h"
 #include "source/mirror.h"
 #include "source/mirror_int.h"
-#include "source/proc.h"
 #include "source/sim.h"
 #include "source/source.h"
-#include "source/watchdog.h"
 
 /* ---- one sample ---- */
 

@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "os/proc.h"
+#include "os/watchdog.h"
 #include "source/mirror_int.h"
-#include "source/proc.h"
-#include "source/watchdog.h"
 
 /* Every signal goes through the pidfd the mirror holds, which names the
  * process itself (a reused PID is never signalled); the pidfd stays open

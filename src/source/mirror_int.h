@@ -11,8 +11,8 @@
 #include <time.h>
 
 #include "engine/engine.h"
+#include "os/proc.h"
 #include "source/mirror.h"
-#include "source/proc.h"
 #include "source/source.h"
 
 struct proc_task;

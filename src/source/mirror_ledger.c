@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "os/proc.h"
+#include "os/watchdog.h"
 #include "source/mirror_int.h"
-#include "source/proc.h"
-#include "source/watchdog.h"
 
 #define MIRROR_STACK_PAGES 4          /* THREAD_SIZE: 16 KiB a thread */
 

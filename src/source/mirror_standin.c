@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "os/proc.h"
+#include "os/watchdog.h"
 #include "source/mirror_int.h"
-#include "source/proc.h"
-#include "source/watchdog.h"
 
 static struct mirror_file *mirror_file_get(struct mirror *m, const struct mirror_vma *v)
 {

@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "os/proc.h"
 #include "source/mirror.h"
-#include "source/proc.h"
 #include "source/sim.h"
 #include "source/source.h"
 #include "source/workload.h"

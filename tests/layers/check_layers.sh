@@ -1,25 +1,32 @@
 #!/usr/bin/env bash
 # check_layers.sh: the include rules of docs/design.md ("Layers"), checked
-# on every #include "..." under src/. Three floors: programs (src/*.c),
-# then src/fs/ and src/source/ side by side, then src/engine/.
-#   - the engine includes only itself, and no system header of FUSE;
-#   - src/util/ (the log, the size parser: shared by every floor above the
-#     engine) includes only itself;
-#   - above the engine (src/fs/, src/source/, the programs, bench/) the
-#     one engine header included is engine/engine.h, the engine's public
-#     face; only the engine's white-box tests (tests/unit, tests/fuzz)
-#     include its other headers (engine/internal.h: a group's fields);
-#   - src/source/ includes engine/engine.h and its own, never src/fs/;
-#   - src/fs/ includes engine/engine.h and, of the sources, only
-#     source/source.h, source/proc.h and source/pidwatch.h;
-#   - only src/memcgfs.c, src/supervisor.c and src/fs/ops.[ch] include a
-#     FUSE header (and
-#     bench/fuse_floor.c, the bare server the benchmark reads beside us), and
-#     only they include fs/ops.h;
-#   - src/run/ (memcgfs-run's modules, a program of the top floor) includes
-#     only itself: it knows memcgfs only through the mount's files, never
-#     through the engine, the file surface or the sources; and only
-#     src/memcgfs-run.c and the unit tests include src/run/.
+# on every #include "..." under src/, tests/ and bench/. Three floors: the
+# programs (src/*.c, src/daemon/, src/bridge/), then the file surface and
+# the charge sources side by side with what they share, then the engine.
+#   - src/engine/ includes only itself, and no system header of FUSE;
+#   - src/util/ (the log, the size parser) and src/os/ (/proc, pidfd
+#     watches, the watchdog process) include only themselves (os/ may use
+#     util/); every floor above the engine may include them;
+#   - above the engine the one engine header included is engine/engine.h,
+#     the engine's public face; only the engine's white-box tests
+#     (tests/unit, tests/fuzz) include its other headers;
+#   - src/source/ (the charge sources) includes engine/engine.h, os/,
+#     util/ and its own, never src/fs/ nor the journal;
+#   - src/fs/ (the file surface) includes engine/engine.h, os/, util/,
+#     its own and, of the sources, only their interface source/source.h;
+#     it tells the journal of changes through a hook (struct
+#     cgfs_journal), so it never includes it;
+#   - src/journal/ (the state file) sits above the file surface: it may
+#     include fs/ as well;
+#   - src/replay/ (replay's own engine) includes engine/engine.h, util/,
+#     the workload language (source/workload.h) and its own;
+#   - only src/memcgfs.c, src/daemon/supervisor.c and src/daemon/ops.[ch]
+#     include a FUSE header (and bench/fuse_floor.c, the bare server the
+#     benchmark reads beside us), and only they include daemon/ops.h;
+#   - src/bridge/ (memcgfs-run's modules, a program of the top floor)
+#     includes only itself: it knows memcgfs only through the mount's
+#     files, never through the engine, the file surface or the sources;
+#     and only src/memcgfs-run.c and the unit tests include src/bridge/.
 # Inside the engine, every file has a rank (ENGINE_RANKS below, drawn in
 # docs/design.md): a file calls functions of other modules only where
 # they are defined in a file of a lower rank, and includes only headers of
@@ -42,43 +49,38 @@ while IFS= read -r line; do
 	if [ -n "$sys" ]; then
 		case $sys in
 		fuse*|fuse3/*)
-			case $file in src/memcgfs.c|src/supervisor.c|src/fs/ops.c|src/fs/ops.h|bench/fuse_floor.c) ;; *) violation "$file" "includes <$sys>" ;; esac ;;
+			case $file in src/memcgfs.c|src/daemon/supervisor.c|src/daemon/ops.c|src/daemon/ops.h|bench/fuse_floor.c) ;; *) violation "$file" "includes <$sys>" ;; esac ;;
 		esac
 		continue
 	fi
 	[ -n "$inc" ] || continue
-	if [ "$inc" = fs/ops.h ]; then
-		case $file in src/memcgfs.c|src/fs/ops.c) ;; *) violation "$file" "includes fs/ops.h (FUSE)" ;; esac
+	if [ "$inc" = daemon/ops.h ]; then
+		case $file in src/memcgfs.c|src/daemon/ops.c) ;; *) violation "$file" "includes daemon/ops.h (FUSE)" ;; esac
 	fi
 	case $inc in
-	run/*)
-		case $file in src/run/*|src/memcgfs-run.c|tests/unit/*) ;; *) violation "$file" "includes $inc (memcgfs-run's)" ;; esac ;;
+	bridge/*)
+		case $file in src/bridge/*|src/memcgfs-run.c|tests/unit/*) ;; *) violation "$file" "includes $inc (memcgfs-run's)" ;; esac ;;
+	engine/engine.h) ;;
+	engine/*)
+		case $file in src/engine/*|tests/unit/*|tests/fuzz/*) ;; *) violation "$file" "includes $inc (only engine/engine.h is the engine's face)" ;; esac ;;
 	esac
 	case $file in
-	src/run/*)
-		case $inc in run/*) ;; *) violation "$file" "memcgfs-run's module includes $inc" ;; esac ;;
+	src/bridge/*)
+		case $inc in bridge/*) ;; *) violation "$file" "memcgfs-run's module includes $inc" ;; esac ;;
 	src/engine/*)
 		case $inc in engine/*) ;; *) violation "$file" "the engine includes $inc" ;; esac ;;
 	src/util/*)
 		case $inc in util/*) ;; *) violation "$file" "a utility includes $inc" ;; esac ;;
+	src/os/*)
+		case $inc in os/*|util/*) ;; *) violation "$file" "an OS helper includes $inc" ;; esac ;;
 	src/source/*)
-		case $inc in
-		engine/engine.h|source/*|util/*) ;;
-		engine/*) violation "$file" "includes $inc (only engine/engine.h is the engine's face)" ;;
-		*) violation "$file" "a source includes $inc" ;;
-		esac ;;
+		case $inc in engine/*|source/*|os/*|util/*) ;; *) violation "$file" "a source includes $inc" ;; esac ;;
 	src/fs/*)
-		case $inc in
-		engine/engine.h|fs/*|source/source.h|source/proc.h|source/pidwatch.h|util/*) ;;
-		engine/*) violation "$file" "includes $inc (only engine/engine.h is the engine's face)" ;;
-		*) violation "$file" "the file layer includes $inc" ;;
-		esac ;;
-	tests/unit/*|tests/fuzz/*) ;;
-	*)
-		case $inc in
-		engine/engine.h) ;;
-		engine/*) violation "$file" "includes $inc (only engine/engine.h is the engine's face)" ;;
-		esac ;;
+		case $inc in engine/*|fs/*|source/source.h|os/*|util/*) ;; *) violation "$file" "the file layer includes $inc" ;; esac ;;
+	src/journal/*)
+		case $inc in engine/*|fs/*|journal/*|os/*|util/*) ;; *) violation "$file" "the journal includes $inc" ;; esac ;;
+	src/replay/*)
+		case $inc in engine/*|replay/*|source/workload.h|util/*) ;; *) violation "$file" "replay includes $inc" ;; esac ;;
 	esac
 done < <(grep -rHn -E '^[[:space:]]*#[[:space:]]*include' src tests bench | sed -E 's/^([^:]*):[0-9]+:/\1:/')
 
@@ -104,7 +106,7 @@ ENGINE_RANKS='
 17 bgreclaim oom move
 18 charge
 19 vm_fault memcg_policy
-20 engine.c check
+20 construct check
 '
 rank_out=$(ENGINE_RANKS="$ENGINE_RANKS" python3 - src/engine <<'PY'
 import os, re, sys, glob

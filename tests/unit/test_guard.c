@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/mount.h>
 
-#include "run/guard.h"
+#include "bridge/guard.h"
 #include "suites.h"
 
 START_TEST(test_guard_v1_ctl_view)

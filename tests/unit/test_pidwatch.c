@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "source/pidwatch.h"
+#include "os/pidwatch.h"
 #include "suites.h"
 
 struct pw_seen {

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "source/proc.h"
+#include "os/proc.h"
 #include "suites.h"
 
 START_TEST(test_proc_reads_self)

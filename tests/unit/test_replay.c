@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "source/replay.h"
+#include "replay/replay.h"
 #include "suites.h"
 
 /* Run text; the timeline (or the errors) in a malloc'ed string. */

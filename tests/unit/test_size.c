@@ -7,9 +7,9 @@
 #include <limits.h>
 #include <string.h>
 
-#include "util/size.h"
 #include "source/workload.h"
 #include "suites.h"
+#include "util/size.h"
 
 #define P64(n) ((unsigned long long)1 << (n))
 

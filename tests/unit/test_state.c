@@ -16,7 +16,7 @@
 #include "fs/acl.h"
 #include "fs/cgfiles.h"
 #include "fs/node.h"
-#include "fs/state.h"
+#include "journal/state.h"
 #include "suites.h"
 
 static struct cgfs sfs[2];

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "run/view.h"
+#include "bridge/view.h"
 #include "suites.h"
 
 static const struct view_ns ns = {

@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "source/proc.h"
-#include "source/watchdog.h"
+#include "os/proc.h"
+#include "os/watchdog.h"
 
 #define WATCHDOG_FD 3                 /* where the watchdog finds its socket */
 

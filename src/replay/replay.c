@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
-#include "source/replay.h"
+#include "replay/replay.h"
 #include "source/workload.h"
 
 #define RP_MAX       64           /* groups, files, tasks */

@@ -1,10 +1,10 @@
 /* ns.h: memcgfs-run's private mount namespace (and user namespace when
  * not root), in which /sys/fs/cgroup is a tmpfs holding the memcgfs
  * hierarchy and the read-only companions, as on a cgroup v1 host. */
-#ifndef MEMCGFS_RUN_NS_H
-#define MEMCGFS_RUN_NS_H
+#ifndef MEMCGFS_BRIDGE_NS_H
+#define MEMCGFS_BRIDGE_NS_H
 
-#include "run/view.h"
+#include "bridge/view.h"
 
 /* Called by the child before the filter and the exec: enters the new
  * namespaces and builds /sys/fs/cgroup there (memcgfs's MNT bound at

@@ -2,8 +2,8 @@
  * /proc files: which paths are answered, and their text, made from the
  * real text and what the wrapper set up. Pure functions on strings (no
  * I/O), so the unit suite checks every rule. */
-#ifndef MEMCGFS_RUN_VIEW_H
-#define MEMCGFS_RUN_VIEW_H
+#ifndef MEMCGFS_BRIDGE_VIEW_H
+#define MEMCGFS_BRIDGE_VIEW_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "source/pidwatch.h"
+#include "os/pidwatch.h"
 
 #define PIDWATCH_STOP UINT64_MAX
 #define PIDWATCH_CN   (UINT64_MAX - 1)

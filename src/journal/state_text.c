@@ -15,9 +15,9 @@
 #include "fs/acl.h"
 #include "fs/cgfiles.h"
 #include "fs/node.h"
-#include "fs/state.h"
-#include "fs/state_text.h"
-#include "source/proc.h"
+#include "journal/state.h"
+#include "journal/state_text.h"
+#include "os/proc.h"
 
 #define STATE_MAGIC "memcgfs-state"
 

@@ -28,9 +28,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "run/caller.h"
-#include "run/group.h"
-#include "run/guard.h"
+#include "bridge/caller.h"
+#include "bridge/group.h"
+#include "bridge/guard.h"
 
 #define GUARD_HELPER_MS 10000  /* a helper stuck on a path is killed */
 #define GUARD_EXIT_CONTINUE 255

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "fs/trim.h"
+#include "daemon/trim.h"
 
 struct trim {
 	pthread_mutex_t lock;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/view.h"
+#include "bridge/view.h"
 
 const char *const view_ctl_name[VIEW_NCTL] = {
 	[VIEW_CPUSET] = "cpuset", [VIEW_CPU] = "cpu", [VIEW_CPUACCT] = "cpuacct",

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "run/group.h"
+#include "bridge/group.h"
 
 /* Does the tasks file in directory DFD list TID? */
 static bool group_lists(int dfd, pid_t tid)

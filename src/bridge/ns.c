@@ -15,7 +15,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "run/ns.h"
+#include "bridge/ns.h"
 
 #define NS_SOURCE "memcgfs-run"  /* the stand-ins' source, seen from outside */
 

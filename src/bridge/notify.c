@@ -1,4 +1,4 @@
-/* supervise.c: memcgfs-run's seccomp filter and the supervisor answering
+/* notify.c: memcgfs-run's seccomp filter and the supervisor answering
  * it. Owns the reading of a caller's arguments (its memory, its cwd and
  * fds through /proc) and the answer: an injected fd of synthesized text
  * (SECCOMP_IOCTL_NOTIF_ADDFD with ADDFD_FLAG_SEND), a statfs written back
@@ -23,14 +23,14 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "run/caller.h"
-#include "run/group.h"
-#include "run/supervise.h"
+#include "bridge/caller.h"
+#include "bridge/group.h"
+#include "bridge/notify.h"
 
 /* An open that can be answered reads: no write access, no O_PATH, no
  * directory (nor O_TMPFILE, which includes it), no creation. The filter
  * lets every other open through without a round trip. */
-#define SUP_OPEN_SKIP ((unsigned long)(O_ACCMODE | O_PATH | O_DIRECTORY | O_CREAT))
+#define NOTIFY_OPEN_SKIP ((unsigned long)(O_ACCMODE | O_PATH | O_DIRECTORY | O_CREAT))
 
 /* The audit arch of the ABI this supervisor reads (seccomp_data.arch). */
 #if defined(__x86_64__)
@@ -44,7 +44,7 @@
 /* The mount family of the other ABIs of this machine, refused in the
  * filter (the supervisor reads native arguments only): a filter of those
  * ABIs alone, merged into CTX. */
-static int sup_compat_rules(scmp_filter_ctx ctx)
+static int notify_compat_rules(scmp_filter_ctx ctx)
 {
 	static const char *const calls[] = {
 		"mount", "umount", "umount2", "fsopen", "fspick", "open_tree", "move_mount",
@@ -89,7 +89,7 @@ out:
 /* The mount family, native ABI: every call that may create, bind, clone,
  * move, reconfigure or unmount a mount; a mount(2) that only changes
  * propagation, and an open_tree that clones nothing, pass in the kernel. */
-static int sup_mount_rules(scmp_filter_ctx ctx)
+static int notify_mount_rules(scmp_filter_ctx ctx)
 {
 	const scmp_datum_t prop = MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE;
 	int rc;
@@ -113,7 +113,7 @@ static int sup_mount_rules(scmp_filter_ctx ctx)
 	return 0;
 }
 
-int sup_install(void)
+int notify_install(void)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int rc, fd;
@@ -129,13 +129,13 @@ int sup_install(void)
 		goto out;
 	/* open(2) does not exist on every architecture: not an error */
 	(void)seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(open), 1,
-			       SCMP_A1(SCMP_CMP_MASKED_EQ, SUP_OPEN_SKIP, 0));
+			       SCMP_A1(SCMP_CMP_MASKED_EQ, NOTIFY_OPEN_SKIP, 0));
 	if ((rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 1,
-				   SCMP_A2(SCMP_CMP_MASKED_EQ, SUP_OPEN_SKIP, 0))) ||
+				   SCMP_A2(SCMP_CMP_MASKED_EQ, NOTIFY_OPEN_SKIP, 0))) ||
 	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat2), 0)) ||
 	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(statfs), 0)) ||
 	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(fstatfs), 0)) ||
-	    (rc = sup_mount_rules(ctx)) || (rc = sup_compat_rules(ctx)))
+	    (rc = notify_mount_rules(ctx)) || (rc = notify_compat_rules(ctx)))
 		goto out;
 	if ((rc = seccomp_load(ctx)))
 		goto out;
@@ -146,7 +146,7 @@ out:
 	return rc;
 }
 
-int sup_init(struct sup *s, int lfd, const char *mnt, struct guard *guard)
+int notify_init(struct notify *s, int lfd, const char *mnt, struct guard *guard)
 {
 	memset(s, 0, sizeof(*s));
 	s->lfd = lfd;
@@ -158,7 +158,7 @@ int sup_init(struct sup *s, int lfd, const char *mnt, struct guard *guard)
 	return 0;
 }
 
-void sup_fini(struct sup *s)
+void notify_fini(struct notify *s)
 {
 	if (s->req)
 		seccomp_notify_free(s->req, s->resp);
@@ -171,65 +171,65 @@ void sup_fini(struct sup *s)
 /* The raw ioctls, not libseccomp's wrappers, which fold every errno
  * into -ECANCELED: ENOENT (the caller is gone) must stay apart from a
  * broken listener. */
-static int sup_ioctl(struct sup *s, unsigned long op, void *arg)
+static int notify_ioctl(struct notify *s, unsigned long op, void *arg)
 {
 	return ioctl(s->lfd, op, arg) < 0 ? -errno : 0;
 }
 
-static int sup_respond(struct sup *s, __s64 val, __u32 flags)
+static int notify_respond(struct notify *s, __s64 val, __u32 flags)
 {
 	s->resp->id = s->req->id;
 	s->resp->val = val;
 	s->resp->error = 0;
 	s->resp->flags = flags;
-	return sup_ioctl(s, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
+	return notify_ioctl(s, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
 }
 
-static int sup_continue(struct sup *s)
+static int notify_continue(struct notify *s)
 {
-	return sup_respond(s, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+	return notify_respond(s, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 }
 
-static bool sup_still_valid(struct sup *s)
+static bool notify_still_valid(struct notify *s)
 {
 	__u64 id = s->req->id;
 
-	return sup_ioctl(s, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+	return notify_ioctl(s, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
 /* (the guard's form of it) */
-static bool sup_valid_cb(void *s)
+static bool notify_valid_cb(void *s)
 {
-	return sup_still_valid(s);
+	return notify_still_valid(s);
 }
 
 /* The call fails with -ERR, in place of running. */
-static int sup_fail(struct sup *s, int err)
+static int notify_fail(struct notify *s, int err)
 {
 	s->resp->id = s->req->id;
 	s->resp->val = 0;
 	s->resp->error = err;
 	s->resp->flags = 0;
-	return sup_ioctl(s, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
+	return notify_ioctl(s, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
 }
 
 /* The mount family: the guard's answer. */
-static int sup_mount_family(struct sup *s)
+static int notify_mount_family(struct notify *s)
 {
 	int rc;
 
 	s->counts.mounts++;
 	rc = guard_call(s->guard, (pid_t)s->req->pid, s->req->data.nr, s->req->data.args,
-			sup_valid_cb, s);
+			notify_valid_cb, s);
 	if (rc == GUARD_CONTINUE)
-		return sup_continue(s);
-	if (rc == -ENOENT && !sup_still_valid(s))
+		return notify_continue(s);
+	if (rc == -ENOENT && !notify_still_valid(s))
 		return -ENOENT;
-	return rc ? sup_fail(s, rc) : sup_respond(s, 0, 0);
+	return rc ? notify_fail(s, rc) : notify_respond(s, 0, 0);
 }
 
 /* The text of one answered file for REQ (whose process is resolved). */
-static int sup_text(struct sup *s, const struct view_req *req, pid_t pid, struct view_buf *out)
+static int notify_text(struct notify *s, const struct view_req *req, pid_t pid, struct view_buf *out)
 {
 	static const char *const file[] = {
 		[VIEW_MOUNTS] = "mounts", [VIEW_MOUNTINFO] = "mountinfo", [VIEW_CGROUP] = "cgroup",
@@ -279,7 +279,7 @@ static int sup_text(struct sup *s, const struct view_req *req, pid_t pid, struct
 }
 
 /* A read-only fd holding TEXT (a sealed memfd reopened O_RDONLY). */
-static int sup_memfd(const char *name, const struct view_buf *text)
+static int notify_memfd(const char *name, const struct view_buf *text)
 {
 	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING), ro;
 	char path[64];
@@ -304,7 +304,7 @@ static int sup_memfd(const char *name, const struct view_buf *text)
 }
 
 /* Installs FD in the caller and makes it the call's result, atomically. */
-static int sup_inject(struct sup *s, int fd, unsigned long flags)
+static int notify_inject(struct notify *s, int fd, unsigned long flags)
 {
 	struct seccomp_notif_addfd add = {
 		.id = s->req->id,
@@ -324,7 +324,7 @@ static int sup_inject(struct sup *s, int fd, unsigned long flags)
 	return -errno;
 }
 
-static int sup_open(struct sup *s, int dirfd, unsigned long path_addr, unsigned long flags)
+static int notify_open(struct notify *s, int dirfd, unsigned long path_addr, unsigned long flags)
 {
 	pid_t tid = (pid_t)s->req->pid, pid;
 	char path[PATH_MAX], base[PATH_MAX], abs[PATH_MAX], name[96];
@@ -332,13 +332,13 @@ static int sup_open(struct sup *s, int dirfd, unsigned long path_addr, unsigned 
 	struct view_req req;
 	int fd, rc;
 
-	if (s->no_addfd || (flags & SUP_OPEN_SKIP) ||
+	if (s->no_addfd || (flags & NOTIFY_OPEN_SKIP) ||
 	    caller_read_str(tid, path_addr, path, sizeof(path)) || !view_maybe(path))
-		return sup_continue(s);
+		return notify_continue(s);
 	if (path[0] != '/' && caller_base(tid, dirfd, base, sizeof(base)))
-		return sup_continue(s);
+		return notify_continue(s);
 	if (view_join(path[0] == '/' ? "/" : base, path, abs, sizeof(abs)))
-		return sup_continue(s);
+		return notify_continue(s);
 	req = view_classify(abs);
 	if (req.kind == VIEW_MTAB) {
 		/* answered only while it links to the mounts of the caller */
@@ -347,48 +347,48 @@ static int sup_open(struct sup *s, int dirfd, unsigned long path_addr, unsigned 
 
 		snprintf(link, sizeof(link), "/proc/%d/root/etc/mtab", (int)tid);
 		if ((n = readlink(link, base, sizeof(base) - 1)) < 0)
-			return sup_continue(s);
+			return notify_continue(s);
 		base[n] = '\0';
 		if (view_join("/etc", base, abs, sizeof(abs)))
-			return sup_continue(s);
+			return notify_continue(s);
 		req = view_classify(abs);
 		if (req.kind != VIEW_MOUNTS)
-			return sup_continue(s);
+			return notify_continue(s);
 	}
 	if (req.kind == VIEW_NONE)
-		return sup_continue(s);
+		return notify_continue(s);
 	/* the path came from memory a reused pid could own: still ours? */
-	if (!sup_still_valid(s))
+	if (!notify_still_valid(s))
 		return -ENOENT;
 	switch (req.who) {
 	case VIEW_WHO_SELF: pid = caller_tgid(tid); break;
 	case VIEW_WHO_THREAD_SELF: pid = tid; break;
 	default: pid = req.pid; break;
 	}
-	if (pid <= 0 || sup_text(s, &req, pid, &text)) {
+	if (pid <= 0 || notify_text(s, &req, pid, &text)) {
 		view_buf_free(&text);
-		return sup_continue(s);  /* the kernel's own answer (ENOENT...) */
+		return notify_continue(s);  /* the kernel's own answer (ENOENT...) */
 	}
 	/* the name /proc/PID/fd shows: "/memfd:memcgfs-run:mountinfo" */
 	snprintf(name, sizeof(name), "memcgfs-run:%s", strrchr(abs, '/') + 1);
-	fd = sup_memfd(name, &text);
+	fd = notify_memfd(name, &text);
 	view_buf_free(&text);
 	if (fd < 0)
-		return sup_continue(s);
-	rc = sup_inject(s, fd, flags);
+		return notify_continue(s);
+	rc = notify_inject(s, fd, flags);
 	close(fd);
 	if (rc == 0) {
 		s->counts.answered++;
 		return 0;
 	}
-	return rc == -ENOENT ? rc : sup_continue(s);
+	return rc == -ENOENT ? rc : notify_continue(s);
 }
 
 /* statfs(PATH) / fstatfs(FD): on one of our hierarchies, cgroupfs's
  * answer, written into the caller's buffer. The file is reached through
  * the caller's own root, cwd or fd under /proc/TID, so its mounts are
  * the ones looked at. */
-static int sup_statfs(struct sup *s, int fd, unsigned long path_addr, unsigned long buf)
+static int notify_statfs(struct notify *s, int fd, unsigned long path_addr, unsigned long buf)
 {
 	pid_t tid = (pid_t)s->req->pid;
 	char path[PATH_MAX], abs[PATH_MAX], via[PATH_MAX + 64];
@@ -399,10 +399,10 @@ static int sup_statfs(struct sup *s, int fd, unsigned long path_addr, unsigned l
 		snprintf(via, sizeof(via), "/proc/%d/fd/%d", (int)tid, fd);
 	} else {
 		if (caller_read_str(tid, path_addr, path, sizeof(path)))
-			return sup_continue(s);
+			return notify_continue(s);
 		if (path[0] == '/') {
 			if (view_join("/", path, abs, sizeof(abs)))
-				return sup_continue(s);
+				return notify_continue(s);
 			/* the caller's /proc/self is not ours */
 			if (!strncmp(abs, "/proc/self/", 11) || !strcmp(abs, "/proc/self"))
 				snprintf(via, sizeof(via), "/proc/%d%s", (int)tid, abs + 10);
@@ -417,8 +417,8 @@ static int sup_statfs(struct sup *s, int fd, unsigned long path_addr, unsigned l
 	if (statx(AT_FDCWD, via, AT_NO_AUTOMOUNT, STATX_MNT_ID, &sx) ||
 	    !(sx.stx_mask & STATX_MNT_ID) || view_ctl_of(s->ns, (int)sx.stx_mnt_id) < 0 ||
 	    statfs(via, &st))
-		return sup_continue(s);
-	if (!sup_still_valid(s))
+		return notify_continue(s);
+	if (!notify_still_valid(s))
 		return -ENOENT;
 	/* what cgroupfs's superblock says: no blocks, no inode counts */
 	st.f_type = VIEW_CGROUP_MAGIC;
@@ -426,43 +426,43 @@ static int sup_statfs(struct sup *s, int fd, unsigned long path_addr, unsigned l
 	st.f_blocks = st.f_bfree = st.f_bavail = st.f_files = st.f_ffree = 0;
 	st.f_namelen = 255;
 	if (caller_write_mem(tid, buf, &st, sizeof(st)))
-		return sup_continue(s);  /* a bad buffer: the kernel's EFAULT */
+		return notify_continue(s);  /* a bad buffer: the kernel's EFAULT */
 	s->counts.statfs++;
-	return sup_respond(s, 0, 0);
+	return notify_respond(s, 0, 0);
 }
 
-int sup_serve_one(struct sup *s)
+int notify_serve_one(struct notify *s)
 {
 	const __u64 *a;
 	struct open_how how;
 	int nr, rc;
 
 	memset(s->req, 0, sizeof(*s->req));
-	if ((rc = sup_ioctl(s, SECCOMP_IOCTL_NOTIF_RECV, s->req)))
+	if ((rc = notify_ioctl(s, SECCOMP_IOCTL_NOTIF_RECV, s->req)))
 		return rc == -EINTR ? -ENOENT : rc;
 	s->counts.seen++;
 	a = s->req->data.args;
 	nr = s->req->data.nr;
 	if (s->req->data.arch != SCMP_ARCH_NATIVE_AUDIT)
-		rc = sup_continue(s);  /* not ours to read (the filter holds none) */
+		rc = notify_continue(s);  /* not ours to read (the filter holds none) */
 	else if (nr == __NR_mount || nr == __NR_umount2 || nr == __NR_fsopen || nr == __NR_fspick ||
 		 nr == __NR_open_tree || nr == __NR_move_mount)
-		rc = sup_mount_family(s);
+		rc = notify_mount_family(s);
 	else if (nr == __NR_openat)
-		rc = sup_open(s, (int)a[0], a[1], a[2]);
+		rc = notify_open(s, (int)a[0], a[1], a[2]);
 #ifdef __NR_open
 	else if (nr == __NR_open)
-		rc = sup_open(s, AT_FDCWD, a[0], a[1]);
+		rc = notify_open(s, AT_FDCWD, a[0], a[1]);
 #endif
 	else if (nr == __NR_openat2 && a[3] >= sizeof(how.flags) &&
 		 !caller_read_mem((pid_t)s->req->pid, a[2], &how.flags, sizeof(how.flags)))
-		rc = sup_open(s, (int)a[0], a[1], (unsigned long)how.flags);
+		rc = notify_open(s, (int)a[0], a[1], (unsigned long)how.flags);
 	else if (nr == __NR_statfs)
-		rc = sup_statfs(s, -1, a[0], a[1]);
+		rc = notify_statfs(s, -1, a[0], a[1]);
 	else if (nr == __NR_fstatfs && (int)a[0] >= 0)
-		rc = sup_statfs(s, (int)a[0], 0, a[1]);
+		rc = notify_statfs(s, (int)a[0], 0, a[1]);
 	else
-		rc = sup_continue(s);
+		rc = notify_continue(s);
 	/* ENOENT: the caller was killed or its call interrupted meanwhile */
 	return rc;
 }

@@ -1,15 +1,15 @@
 /* caller.h: reading a supervised caller: its memory (the arguments of
  * the call it is stopped in), its /proc files, its thread group. Shared
- * by the two answerers of memcgfs-run's supervisor (supervise.c for the
+ * by the two answerers of memcgfs-run's supervisor (notify.c for the
  * /proc views, guard.c for the mount family). Never writes anything but
  * the buffer caller_write_mem is given. */
-#ifndef MEMCGFS_RUN_CALLER_H
-#define MEMCGFS_RUN_CALLER_H
+#ifndef MEMCGFS_BRIDGE_CALLER_H
+#define MEMCGFS_BRIDGE_CALLER_H
 
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "run/view.h"
+#include "bridge/view.h"
 
 /* A NUL-terminated string at ADDR in task TID's memory. 0, -EFAULT,
  * -ENAMETOOLONG (no NUL in SIZE bytes), or process_vm_readv's errno. */

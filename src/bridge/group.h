@@ -1,8 +1,8 @@
 /* group.h: which memcgfs group a task is in, and how many groups there
  * are, read from the mount's own files (every child group's tasks), as
  * any tool could. No other way into the daemon. */
-#ifndef MEMCGFS_RUN_GROUP_H
-#define MEMCGFS_RUN_GROUP_H
+#ifndef MEMCGFS_BRIDGE_GROUP_H
+#define MEMCGFS_BRIDGE_GROUP_H
 
 #include <stddef.h>
 #include <sys/types.h>

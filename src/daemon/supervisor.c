@@ -26,8 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/supervisor.h"
 #include "util/log.h"
-#include "supervisor.h"
 
 #define SUP_AGENT_FD    3             /* where the unmount agent finds its socket */
 #define SUP_BACKOFF_MS  100           /* the second restart in a row waits this, */

@@ -12,15 +12,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/ops.h"
+#include "daemon/trim.h"
 #include "engine/engine.h"
 #include "fs/cgfiles.h"
 #include "fs/event.h"
 #include "fs/node.h"
-#include "fs/ops.h"
-#include "fs/state.h"
 #include "fs/tasks.h"
-#include "fs/trim.h"
-#include "source/proc.h"
+#include "journal/state.h"
+#include "os/proc.h"
 
 /* What orders a handle's ops after its open is the kernel (the open's
  * reply comes first): told to the thread sanitizer, nothing otherwise. */

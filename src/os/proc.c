@@ -17,7 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "source/proc.h"
+#include "os/proc.h"
 
 #define PF_KTHREAD_FLAG        0x00200000UL
 #define PF_NO_SETAFFINITY_FLAG 0x04000000UL

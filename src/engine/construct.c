@@ -1,4 +1,4 @@
-/* engine.c: building and tearing down an engine: its machine, environment
+/* construct.c: building and tearing down an engine: its machine, environment
  * and owner, every module's state in dependency order, the root
  * group. Owns no policy; never does I/O. */
 #include <stdlib.h>

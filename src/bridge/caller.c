@@ -10,7 +10,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "run/caller.h"
+#include "bridge/caller.h"
 
 /* A NUL-terminated string at ADDR in task TID's memory, read a page at a
  * time (the string may end just before an unmapped page). */

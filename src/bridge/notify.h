@@ -1,33 +1,33 @@
-/* supervise.h: the seccomp user-notification side of memcgfs-run: the
+/* notify.h: the seccomp user-notification side of memcgfs-run: the
  * filter its command runs under, and the supervisor that answers the
  * intercepted open/openat/openat2/statfs/fstatfs calls and hands the
  * mount family (mount, umount2, fsopen, fspick, open_tree's clones,
  * move_mount) to the mount guard. A compatibility layer, not a security
  * boundary: paths are read from the caller's memory, which another of
  * its threads may change. */
-#ifndef MEMCGFS_RUN_SUPERVISE_H
-#define MEMCGFS_RUN_SUPERVISE_H
+#ifndef MEMCGFS_BRIDGE_NOTIFY_H
+#define MEMCGFS_BRIDGE_NOTIFY_H
 
 #include <stdbool.h>
 
-#include "run/guard.h"
-#include "run/view.h"
+#include "bridge/guard.h"
+#include "bridge/view.h"
 
 /* In the child, just before exec: loads the filter on this (single-
  * threaded) process; it survives exec and fork, so the whole tree is
  * supervised. The mount family of the other ABIs (i386, x32), which the
  * supervisor does not read, fails with EPERM in the filter itself.
  * Returns the listener fd, or a negative errno. */
-int sup_install(void);
+int notify_install(void);
 
-struct sup_counts {
+struct notify_counts {
 	unsigned long seen;      /* notifications received */
 	unsigned long answered;  /* answered with a synthesized file */
 	unsigned long statfs;    /* statfs/fstatfs answered as cgroupfs */
 	unsigned long mounts;    /* mount-family calls seen by the guard */
 };
 
-struct sup {
+struct notify {
 	int lfd;                 /* the listener */
 	const char *mnt;         /* memcgfs's mount point, as we see it */
 	const struct view_ns *ns;  /* the guard's: it records the mounts it binds */
@@ -35,17 +35,17 @@ struct sup {
 	struct seccomp_notif_resp *resp;
 	bool no_addfd;           /* the kernel has no ADDFD_FLAG_SEND (< 5.14) */
 	struct guard *guard;     /* the mount family's answerer */
-	struct sup_counts counts;
+	struct notify_counts counts;
 };
 
 /* 0 or a negative errno. GUARD (opened by the caller) answers the mount
  * family; the view is its namespace record (guard->ns). */
-int sup_init(struct sup *s, int lfd, const char *mnt, struct guard *guard);
+int notify_init(struct notify *s, int lfd, const char *mnt, struct guard *guard);
 /* Receives one notification and answers it: a synthesized fd, a
  * cgroupfs statfs, or "continue" (the call proceeds as if unwatched).
  * 0; -ENOENT when the caller went away meanwhile (harmless); another
  * negative errno when the listener itself failed. */
-int sup_serve_one(struct sup *s);
-void sup_fini(struct sup *s);
+int notify_serve_one(struct notify *s);
+void notify_fini(struct notify *s);
 
 #endif

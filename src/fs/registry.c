@@ -8,8 +8,8 @@
 
 #include "engine/engine.h"
 #include "fs/cgfs.h"
-#include "fs/sources.h"
-#include "source/proc.h"
+#include "fs/registry.h"
+#include "os/proc.h"
 #include "util/log.h"
 
 int cgfs_source_add(struct cgfs *fs, const struct source_ops *ops, void *self)

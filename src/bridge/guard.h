@@ -8,15 +8,15 @@
  * The decisions on strings are pure functions (unit-tested); those on
  * paths are made by a short-lived helper that enters the caller's
  * namespaces, root and cwd, so a path means what it means to the caller. */
-#ifndef MEMCGFS_RUN_GUARD_H
-#define MEMCGFS_RUN_GUARD_H
+#ifndef MEMCGFS_BRIDGE_GUARD_H
+#define MEMCGFS_BRIDGE_GUARD_H
 
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "run/view.h"
+#include "bridge/view.h"
 
 /* guard_call's answer "let the kernel run the call as it is" */
 #define GUARD_CONTINUE 1

@@ -17,10 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fs/state.h"
-#include "fs/state_text.h"
 #include "fs/tasks.h"
-#include "source/proc.h"
+#include "journal/state.h"
+#include "journal/state_text.h"
+#include "os/proc.h"
 
 #define STATE_NOTE_DELAY_MS 100       /* a fork is on disk this long after */
 
@@ -427,6 +427,18 @@ static int state_take_lock(struct state *st, char *msg, size_t msglen)
 	return err;
 }
 
+/* The file surface's view of the journal (cgfs.h's struct cgfs_journal):
+ * it calls these without knowing the journal. */
+static void state_journal_changed(void *st, struct mcg_group *g)
+{
+	state_changed(st, g);
+}
+
+static void state_journal_note(void *st, struct mcg_group *g)
+{
+	state_note(st, g);
+}
+
 int state_open(struct cgfs *fs, const char *path, bool fresh, struct state **out,
 	       char *msg, size_t msglen)
 {
@@ -489,6 +501,7 @@ int state_open(struct cgfs *fs, const char *path, bool fresh, struct state **out
 			return err;
 		}
 	}
+	fs->journal = (struct cgfs_journal){ state_journal_changed, state_journal_note, st };
 	*out = st;
 	return 0;
 }
