@@ -316,6 +316,18 @@ static const struct mcg_owner_ops memcgfs_owner = {
 	.free = node_free_group,
 };
 
+/* The sources' questions to each other (source.h), wired here so that
+ * neither source names the other. */
+static bool memcgfs_sim_fork_of_task(void *sim, pid_t tgid, pid_t ppid)
+{
+	return sim_fork_of_task(sim, tgid, ppid);
+}
+
+static int memcgfs_mirror_declare(void *mirror, pid_t tgid, int pidfd)
+{
+	return mirror_declare(mirror, tgid, pidfd);
+}
+
 /* The worker: build the engine and the sources, attach to the supervisor's
  * connection and serve until the connection ends (0) or a signal stops the
  * loop (0 too). fs->mountpoint is set; the options are checked. */
@@ -372,6 +384,8 @@ static int memcgfs_serve(struct cgfs *fs, struct mcg_machine *cfg, struct fuse_a
 	fs->watch = cgfs_tasks_watch(fs);
 	fs->rel = release_new(fs);
 	fs->trim = trim_start();
+	env.fork_of_simulated = memcgfs_sim_fork_of_task;
+	env.declare_simulated = memcgfs_mirror_declare;
 	env.mirror = mirror_start(&env, enforce);   /* before the socket admits */
 	env.sim = sim_start(&env);
 	/* the socket's tasks first: a simulated task's kill is its own */

@@ -15,7 +15,7 @@
 #include "fs/release.h"
 #include "fs/tasks.h"
 
-#define PAGE PC_PAGE_SIZE
+#define CGFS_PAGE PC_PAGE_SIZE   /* bytes a page: what a file shows per page */
 
 /* Room for n more bytes, or o->err. */
 static bool cgfs_out_room(struct cgfs_out *o, size_t n)
@@ -101,21 +101,21 @@ void cgfs_out_free(struct cgfs_out *o)
 
 static int rd_limit(struct cgfs_req *r, int cnt, struct cgfs_out *o)
 {
-	cgfs_kv(o, NULL, NULL, mcg_limit(r->g, (enum mcg_counter)cnt) * PAGE);
+	cgfs_kv(o, NULL, NULL, mcg_limit(r->g, (enum mcg_counter)cnt) * CGFS_PAGE);
 	return 0;
 }
 
 static int rd_usage(struct cgfs_req *r, int cnt, struct cgfs_out *o)
 {
 	cgfs_sources_refresh(r->fs, r->g);     /* real processes: a fresh sample */
-	cgfs_kv(o, NULL, NULL, mcg_usage(r->g, (enum mcg_counter)cnt) * PAGE);
+	cgfs_kv(o, NULL, NULL, mcg_usage(r->g, (enum mcg_counter)cnt) * CGFS_PAGE);
 	return 0;
 }
 
 static int rd_watermark(struct cgfs_req *r, int cnt, struct cgfs_out *o)
 {
 	cgfs_sources_refresh(r->fs, r->g);     /* real processes: a fresh sample */
-	cgfs_kv(o, NULL, NULL, mcg_max_usage(r->g, (enum mcg_counter)cnt) * PAGE);
+	cgfs_kv(o, NULL, NULL, mcg_max_usage(r->g, (enum mcg_counter)cnt) * CGFS_PAGE);
 	return 0;
 }
 
@@ -128,7 +128,7 @@ static int rd_failcnt(struct cgfs_req *r, int cnt, struct cgfs_out *o)
 
 static int rd_soft_limit(struct cgfs_req *r, int unused, struct cgfs_out *o)
 {
-	cgfs_kv(o, NULL, NULL, mcg_soft_limit(r->g) * PAGE);
+	cgfs_kv(o, NULL, NULL, mcg_soft_limit(r->g) * CGFS_PAGE);
 	return 0;
 }
 
@@ -226,7 +226,7 @@ static long stat_key_value(struct mcg_group *g, const struct stat_key *k, bool t
 		v = total ? rstat_item(g, k->item) : stat_local(g, k->item);
 	else
 		v = total ? rstat_lru(g, k->lru, -1) : stat_lru_local(g, k->lru, -1);
-	return k->count ? v : v * PAGE;
+	return k->count ? v : v * CGFS_PAGE;
 }
 
 static int rd_stat(struct cgfs_req *r, int unused, struct cgfs_out *o)
@@ -244,9 +244,9 @@ static int rd_stat(struct cgfs_req *r, int unused, struct cgfs_out *o)
 		}
 		if (!total) {
 			cgfs_kv(o, "", "hierarchical_memory_limit",
-				mcg_hierarchical_limit(r->g, MCG_MEM) * PAGE);
+				mcg_hierarchical_limit(r->g, MCG_MEM) * CGFS_PAGE);
 			cgfs_kv(o, "", "hierarchical_memsw_limit",
-				mcg_hierarchical_limit(r->g, MCG_MEMSW) * PAGE);
+				mcg_hierarchical_limit(r->g, MCG_MEMSW) * CGFS_PAGE);
 		}
 	}
 	/* memcgfs extensions, after every kernel key (names of the seed's
@@ -302,7 +302,7 @@ static int rd_numa_stat(struct cgfs_req *r, int unused, struct cgfs_out *o)
 
 static int rd_wmark(struct cgfs_req *r, int which, struct cgfs_out *o)
 {
-	cgfs_kv(o, NULL, NULL, bgr_wmark(r->g, which) * PAGE);
+	cgfs_kv(o, NULL, NULL, bgr_wmark(r->g, which) * CGFS_PAGE);
 	return 0;
 }
 
@@ -321,7 +321,7 @@ static int keep_wmark(struct cgfs_req *r, int which, struct cgfs_out *o)
 	if (pages < 0)
 		cgfs_printf(o, "-1\n");
 	else
-		cgfs_printf(o, "%ld\n", pages * PAGE);
+		cgfs_printf(o, "%ld\n", pages * CGFS_PAGE);
 	return 0;
 }
 

@@ -30,7 +30,6 @@
 #include "os/watchdog.h"
 #include "source/mirror.h"
 #include "source/mirror_int.h"
-#include "source/sim.h"
 #include "source/source.h"
 
 /* ---- one sample ---- */
@@ -162,7 +161,8 @@ static void mirror_sample_one(struct mirror *m, struct mirror_proc *p)
 	/* a simulated task's fork connects on its own in a moment; one that
 	 * does not within the grace is mirrored like any other process */
 	if (!p->sim && p->nera == 0 && p->nmap == 0 && now - p->born_ns < MIRROR_FORK_GRACE_NS &&
-	    sim_fork_of_task(m->env->sim, p->tgid, t ? t->ppid : 0)) {
+	    m->env->fork_of_simulated &&
+	    m->env->fork_of_simulated(m->env->sim, p->tgid, t ? t->ppid : 0)) {
 		p->next_ns = now + MIRROR_NEAR_PERIOD_NS;
 		return;
 	}

@@ -23,7 +23,6 @@
 
 #include "engine/engine.h"
 #include "os/proc.h"
-#include "source/mirror.h"
 #include "source/sim.h"
 #include "source/source.h"
 #include "source/workload.h"
@@ -359,7 +358,8 @@ static void sim_line(struct sim_conn *c, struct wl_task *t, char *line)
  * growth (past a small slack) to its group. NULL or the refusal. */
 static const char *sim_admit(struct sim_conn *c)
 {
-	int err = mirror_declare(c->s->env->mirror, c->pid, c->pidfd);
+	const struct source_env *env = c->s->env;
+	int err = env->declare_simulated ? env->declare_simulated(env->mirror, c->pid, c->pidfd) : 0;
 
 	if (err == -EBUSY)
 		return "err refused: this process's memory is accounted from /proc (mirrored)\n";

@@ -37,13 +37,21 @@ struct source_ops {
 };
 
 /* What the sources of one mount share, owned by the daemon: the engine,
- * the mount point (it names the socket), each other, and the watchdog. */
+ * the mount point (it names the socket), the watchdog, and the two
+ * questions the sources ask each other, which the daemon wires (NULL: no
+ * such source), so that neither source names the other. */
 struct source_env {
 	struct mcg_engine *eng;
 	const char *mountpoint;
-	struct sim_server *sim;
-	struct mirror *mirror;
 	struct watchdog *watchdog;
+	/* The simulated-task server's (sim): is process tgid, child of ppid,
+	 * a simulated task's fork, which connects on its own in a moment? */
+	bool (*fork_of_simulated)(void *sim, pid_t tgid, pid_t ppid);
+	void *sim;
+	/* The mirror's: process tgid (its pidfd) becomes a simulated task. 0,
+	 * -EBUSY when its memory is accounted from /proc already, -ENOMEM. */
+	int (*declare_simulated)(void *mirror, pid_t tgid, int pidfd);
+	void *mirror;
 };
 
 extern const struct source_ops sim_source_ops;
