@@ -292,6 +292,40 @@ static int run_parent(pid_t child, struct notify *s)
 	return WEXITSTATUS(status);
 }
 
+/* The memcgfs mount to use (WANT, or the only one) into MNT, and, with a
+ * group, that the group exists there. 0, or RUN_FAIL with the complaint
+ * printed. */
+static int run_target(const char *want, const char *group, char *mnt, size_t size)
+{
+	char real[PATH_MAX];
+	int rc;
+
+	if (want && !realpath(want, real)) {
+		fprintf(stderr, "memcgfs-run: %s: %s\n", want, strerror(errno));
+		return RUN_FAIL;
+	}
+	if ((rc = run_find_mount(want ? real : NULL, mnt, size))) {
+		if (want)
+			fprintf(stderr, "memcgfs-run: %s is not a memcgfs mount\n", want);
+		else if (rc == -ENOENT)
+			fprintf(stderr, "memcgfs-run: no memcgfs mount (mount one, or say --mount)\n");
+		else
+			fprintf(stderr, "memcgfs-run: several memcgfs mounts: say which with --mount\n");
+		return RUN_FAIL;
+	}
+	if (group[0]) {
+		char tasks[PATH_MAX * 2];
+		struct stat st;
+
+		if (snprintf(tasks, sizeof(tasks), "%s%s/tasks", mnt, group) >= (int)sizeof(tasks) ||
+		    strstr(group, "/../") || stat(tasks, &st)) {
+			fprintf(stderr, "memcgfs-run: no group %s in %s\n", group, mnt);
+			return RUN_FAIL;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -301,7 +335,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
-	char mnt[PATH_MAX], group[PATH_MAX] = "", real[PATH_MAX];
+	char mnt[PATH_MAX], group[PATH_MAX] = "";
 	const char *want = NULL;
 	struct view_buf cg = { 0 };
 	struct view_ns ns = { 0 };
@@ -328,29 +362,8 @@ int main(int argc, char **argv)
 		run_usage(stderr);
 		return RUN_FAIL;
 	}
-	if (want && !realpath(want, real)) {
-		fprintf(stderr, "memcgfs-run: %s: %s\n", want, strerror(errno));
-		return RUN_FAIL;
-	}
-	if ((rc = run_find_mount(want ? real : NULL, mnt, sizeof(mnt)))) {
-		if (want)
-			fprintf(stderr, "memcgfs-run: %s is not a memcgfs mount\n", want);
-		else if (rc == -ENOENT)
-			fprintf(stderr, "memcgfs-run: no memcgfs mount (mount one, or say --mount)\n");
-		else
-			fprintf(stderr, "memcgfs-run: several memcgfs mounts: say which with --mount\n");
-		return RUN_FAIL;
-	}
-	if (group[0]) {
-		char tasks[PATH_MAX * 2];
-		struct stat st;
-
-		if (snprintf(tasks, sizeof(tasks), "%s%s/tasks", mnt, group) >= (int)sizeof(tasks) ||
-		    strstr(group, "/../") || stat(tasks, &st)) {
-			fprintf(stderr, "memcgfs-run: no group %s in %s\n", group, mnt);
-			return RUN_FAIL;
-		}
-	}
+	if ((rc = run_target(want, group, mnt, sizeof(mnt))))
+		return rc;
 	{
 		/* hierarchy ids past the kernel's, fixed for the whole run */
 		struct view_buf self = { 0 };

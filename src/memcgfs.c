@@ -328,6 +328,73 @@ static int memcgfs_mirror_declare(void *mirror, pid_t tgid, int pidfd)
 	return mirror_declare(mirror, tgid, pidfd);
 }
 
+/* The worker's threads and sources, once the supervisor has daemonized:
+ * the watchdog first, then pidwatch, the release runner, the heap trim,
+ * the mirror and the simulated-task socket (registered with the file
+ * surface, the socket's first: a simulated task's kill is its own). 0, or
+ * -1 when one the worker cannot do without is missing. */
+static int memcgfs_sources_start(struct cgfs *fs, struct source_env *env, bool enforce)
+{
+	env->eng = fs->eng;
+	env->mountpoint = fs->mountpoint;
+	env->watchdog = watchdog_start("/proc/self/exe");
+	if (!env->watchdog)
+		mcg_log(MCG_LOG_WARNING, "no watchdog: oom_kill_disable will not stop real processes");
+	fs->watch = cgfs_tasks_watch(fs);
+	fs->rel = release_new(fs);
+	fs->trim = trim_start();
+	env->fork_of_simulated = memcgfs_sim_fork_of_task;
+	env->declare_simulated = memcgfs_mirror_declare;
+	env->mirror = mirror_start(env, enforce);   /* before the socket admits */
+	env->sim = sim_start(env);
+	/* the socket's tasks first: a simulated task's kill is its own */
+	if (env->sim) {
+		cgfs_source_add(fs, &sim_source_ops, env->sim);
+		fs->sim_socket = sim_path(env->sim);
+	}
+	if (env->mirror)
+		cgfs_source_add(fs, &mirror_source_ops, env->mirror);
+	return !fs->watch || !fs->rel || !env->mirror ? -1 : 0;
+}
+
+/* Their end, in order: no kill reaches a stopping source, no admission
+ * after the socket stops, the mirror continues what it stopped. */
+static void memcgfs_sources_stop(struct cgfs *fs, struct source_env *env)
+{
+	atomic_store(&fs->nsources, 0);        /* no kill reaches a stopping source */
+	sim_stop(env->sim);                    /* no more admissions */
+	fs->sim_socket = NULL;
+	mirror_stop(env->mirror);              /* continues what it stopped */
+	watchdog_stop(env->watchdog);
+	sim_free(env->sim);
+	pidwatch_free(fs->watch);
+	release_free(fs->rel);
+	trim_stop(fs->trim);
+	fs->trim = NULL;
+}
+
+/* Serving until the connection ends: 0, or 1 when the loop failed (a
+ * loop ended by SIGTERM, SIGINT or SIGHUP returns the signal: a clean
+ * exit). */
+static int memcgfs_loop(struct fuse_session *se, const struct fuse_cmdline_opts *cl,
+			const struct memcgfs_opts *o)
+{
+	struct fuse_loop_config *loop;
+	int ret;
+
+	if (cl->singlethread)
+		return fuse_session_loop(se) < 0 ? 1 : 0;
+	loop = fuse_loop_cfg_create();
+	fuse_loop_cfg_set_clone_fd(loop, (unsigned)cl->clone_fd);
+	/* (UINT_MAX: not given; libfuse would warn about it) */
+	if (cl->max_idle_threads != UINT_MAX)
+		fuse_loop_cfg_set_idle_threads(loop, cl->max_idle_threads);
+	fuse_loop_cfg_set_max_threads(loop, o->max_threads ? o->max_threads : MEMCGFS_MAX_THREADS);
+	ret = fuse_session_loop_mt(se, loop) < 0 ? 1 : 0;
+	fuse_loop_cfg_destroy(loop);
+	return ret;
+}
+
 /* The worker: build the engine and the sources, attach to the supervisor's
  * connection and serve until the connection ends (0) or a signal stops the
  * loop (0 too). fs->mountpoint is set; the options are checked. */
@@ -336,15 +403,11 @@ static int memcgfs_serve(struct cgfs *fs, struct mcg_machine *cfg, struct fuse_a
 			 bool enforce, unsigned restarts)
 {
 	struct source_env env = { 0 };
-	struct fuse_loop_config *loop;
 	struct fuse_session *se;
 	int ret = 1;
 
 	memcgfs_raise_nofile();
-	pthread_mutex_init(&fs->meta_lock, NULL);
-	pthread_mutex_init(&fs->agent_lock, NULL);
-	pthread_mutex_init(&fs->attach_lock, NULL);
-	pthread_mutex_init(&fs->fh_lock, NULL);
+	cgfs_init(fs);
 	fs->watermarks = !o->nowatermarks;
 	fs->supervisor_pid = getppid();
 	fs->restarts = restarts;
@@ -374,28 +437,7 @@ static int memcgfs_serve(struct cgfs *fs, struct mcg_machine *cfg, struct fuse_a
 	}
 	if (fuse_set_signal_handlers(se))
 		goto out_session;
-	/* Threads start now (the supervisor daemonized); the watchdog before
-	 * them. */
-	env.eng = fs->eng;
-	env.mountpoint = fs->mountpoint;
-	env.watchdog = watchdog_start("/proc/self/exe");
-	if (!env.watchdog)
-		mcg_log(MCG_LOG_WARNING, "no watchdog: oom_kill_disable will not stop real processes");
-	fs->watch = cgfs_tasks_watch(fs);
-	fs->rel = release_new(fs);
-	fs->trim = trim_start();
-	env.fork_of_simulated = memcgfs_sim_fork_of_task;
-	env.declare_simulated = memcgfs_mirror_declare;
-	env.mirror = mirror_start(&env, enforce);   /* before the socket admits */
-	env.sim = sim_start(&env);
-	/* the socket's tasks first: a simulated task's kill is its own */
-	if (env.sim) {
-		cgfs_source_add(fs, &sim_source_ops, env.sim);
-		fs->sim_socket = sim_path(env.sim);
-	}
-	if (env.mirror)
-		cgfs_source_add(fs, &mirror_source_ops, env.mirror);
-	if (!fs->watch || !fs->rel || !env.mirror)
+	if (memcgfs_sources_start(fs, &env, enforce))
 		goto out_signals;
 	if (!env.sim)
 		mcg_log(MCG_LOG_WARNING, "no simulated-task socket (%s)", strerror(errno));
@@ -409,31 +451,10 @@ static int memcgfs_serve(struct cgfs *fs, struct mcg_machine *cfg, struct fuse_a
 		mcg_log(MCG_LOG_NOTICE, "worker %d serves %s again (restart %u)%s", (int)getpid(),
 			fs->mountpoint, restarts, fs->state ? ", from the state file" :
 			": the hierarchy starts empty (-o nostate)");
-	/* a loop ended by SIGTERM/SIGINT/SIGHUP returns the signal: a clean exit */
-	if (cl->singlethread) {
-		ret = fuse_session_loop(se) < 0 ? 1 : 0;
-	} else {
-		loop = fuse_loop_cfg_create();
-		fuse_loop_cfg_set_clone_fd(loop, (unsigned)cl->clone_fd);
-		/* (UINT_MAX: not given; libfuse would warn about it) */
-		if (cl->max_idle_threads != UINT_MAX)
-			fuse_loop_cfg_set_idle_threads(loop, cl->max_idle_threads);
-		fuse_loop_cfg_set_max_threads(loop, o->max_threads ? o->max_threads : MEMCGFS_MAX_THREADS);
-		ret = fuse_session_loop_mt(se, loop) < 0 ? 1 : 0;
-		fuse_loop_cfg_destroy(loop);
-	}
+	ret = memcgfs_loop(se, cl, o);
 	mcg_log(MCG_LOG_NOTICE, "unmounting %s", fs->mountpoint);
 out_signals:
-	atomic_store(&fs->nsources, 0);        /* no kill reaches a stopping source */
-	sim_stop(env.sim);                    /* no more admissions */
-	fs->sim_socket = NULL;
-	mirror_stop(env.mirror);              /* continues what it stopped */
-	watchdog_stop(env.watchdog);
-	sim_free(env.sim);
-	pidwatch_free(fs->watch);
-	release_free(fs->rel);
-	trim_stop(fs->trim);
-	fs->trim = NULL;
+	memcgfs_sources_stop(fs, &env);
 	fuse_remove_signal_handlers(se);
 out_session:
 	fuse_session_destroy(se);
@@ -454,7 +475,88 @@ out_engine:
 		event_free(er);
 	}
 	mcg_engine_free(fs->eng);
+	cgfs_destroy(fs);
 	return ret;
+}
+
+/* The simulated machine the options ask for (the host's memory, swap,
+ * CPUs and swappiness by default), and whether to enforce: 0, or -1 with
+ * the complaint printed. */
+static int memcgfs_machine(const struct memcgfs_opts *o, struct mcg_machine *cfg, bool *enforce)
+{
+	prof_init(&cfg->prof, PROF_DEFAULT);
+	if (o->kernel && prof_parse(o->kernel, &cfg->prof)) {
+		fprintf(stderr, "memcgfs: unsupported kernel=%s (4.19 .. 6.18)\n", o->kernel);
+		return -1;
+	}
+	cfg->mem_pages = memcgfs_meminfo_pages("MemTotal");
+	cfg->swap_pages = memcgfs_meminfo_pages("SwapTotal");
+	if ((o->memory && memcgfs_size(o->memory, &cfg->mem_pages)) ||
+	    (o->swap && memcgfs_size(o->swap, &cfg->swap_pages))) {
+		fprintf(stderr, "memcgfs: bad memory= or swap= size\n");
+		return -1;
+	}
+	cfg->nodes = o->nodes ? o->nodes : 1;
+	cfg->cpus = o->cpus ? o->cpus : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	cfg->vm_swappiness = memcgfs_host_swappiness();
+	if (cfg->nodes > PAGE_MAX_NODES || cfg->cpus > 4096) {
+		fprintf(stderr, "memcgfs: nodes= at most 64, cpus= at most 4096\n");
+		return -1;
+	}
+	if (o->enforce && strcmp(o->enforce, "all") && strcmp(o->enforce, "none")) {
+		fprintf(stderr, "memcgfs: enforce= takes all or none\n");
+		return -1;
+	}
+	*enforce = !o->enforce || !strcmp(o->enforce, "all");
+	cfg->watermarks = !o->nowatermarks;
+	return 0;
+}
+
+/* Mounting (or remounting) at the mountpoint the command line names: the
+ * supervisor takes it from here (sup_run). Its exit status, or 1. */
+static int memcgfs_mount(struct cgfs *fs, struct fuse_args *args, const struct fuse_cmdline_opts *cl,
+			 const struct memcgfs_opts *o, int argc, char *argv[])
+{
+	if (!realpath(cl->mountpoint, fs->mountpoint)) {
+		fprintf(stderr, "memcgfs: %s: %s\n", cl->mountpoint, strerror(errno));
+		return 1;
+	}
+	{
+		struct stat st;
+
+		if (stat(fs->mountpoint, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "memcgfs: %s: not a directory\n", cl->mountpoint);
+			return 1;
+		}
+	}
+	if (o->remount) {
+		if (!sup_mounted_at(fs->mountpoint, NULL, 0)) {
+			fprintf(stderr, "memcgfs: remount %s: not a memcgfs mount\n", cl->mountpoint);
+			return 1;
+		}
+		return memcgfs_remount(fs->mountpoint, args);
+	}
+	if (sup_mounted_at(fs->mountpoint, NULL, 0)) {
+		fprintf(stderr, "memcgfs: %s is a memcgfs mount already (unmount it first)\n",
+			cl->mountpoint);
+		return 1;
+	}
+	{
+		struct sup_params sp = {
+			.args = args, .mountpoint = fs->mountpoint, .foreground = cl->foreground,
+			.argc = argc, .argv = argv, .mnt_index = 0,
+			.notify = memcgfs_notify, .detached = memcgfs_log_detached,
+		};
+
+		/* the worker is given the mountpoint apart: the last argument
+		 * that names it is left out of its arguments */
+		for (int i = argc - 1; i > 0 && o->mountpoint; i--)
+			if (!strcmp(argv[i], o->mountpoint)) {
+				sp.mnt_index = i;
+				break;
+			}
+		return sup_run(&sp);
+	}
 }
 
 int main(int argc, char *argv[])
@@ -510,31 +612,8 @@ int main(int argc, char *argv[])
 		memcgfs_usage(argv[0]);
 		goto out_args;
 	}
-	prof_init(&cfg.prof, PROF_DEFAULT);
-	if (o.kernel && prof_parse(o.kernel, &cfg.prof)) {
-		fprintf(stderr, "memcgfs: unsupported kernel=%s (4.19 .. 6.18)\n", o.kernel);
+	if (memcgfs_machine(&o, &cfg, &enforce))
 		goto out_args;
-	}
-	cfg.mem_pages = memcgfs_meminfo_pages("MemTotal");
-	cfg.swap_pages = memcgfs_meminfo_pages("SwapTotal");
-	if ((o.memory && memcgfs_size(o.memory, &cfg.mem_pages)) ||
-	    (o.swap && memcgfs_size(o.swap, &cfg.swap_pages))) {
-		fprintf(stderr, "memcgfs: bad memory= or swap= size\n");
-		goto out_args;
-	}
-	cfg.nodes = o.nodes ? o.nodes : 1;
-	cfg.cpus = o.cpus ? o.cpus : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-	cfg.vm_swappiness = memcgfs_host_swappiness();
-	if (cfg.nodes > PAGE_MAX_NODES || cfg.cpus > 4096) {
-		fprintf(stderr, "memcgfs: nodes= at most 64, cpus= at most 4096\n");
-		goto out_args;
-	}
-	if (o.enforce && strcmp(o.enforce, "all") && strcmp(o.enforce, "none")) {
-		fprintf(stderr, "memcgfs: enforce= takes all or none\n");
-		goto out_args;
-	}
-	enforce = !o.enforce || !strcmp(o.enforce, "all");
-	cfg.watermarks = !o.nowatermarks;
 	if (o.acl_inherit && (ret = node_set_acl_inherit(&fs, o.acl_inherit))) {
 		fprintf(stderr, "memcgfs: acl_inherit=%s: %s\n", o.acl_inherit,
 			ret == -EINVAL ? "a pattern names no control file" : strerror(-ret));
@@ -550,47 +629,7 @@ int main(int argc, char *argv[])
 		ret = memcgfs_serve(&fs, &cfg, &args, &cl, &o, enforce, restarts);
 		goto out_args;
 	}
-	if (!realpath(cl.mountpoint, fs.mountpoint)) {
-		fprintf(stderr, "memcgfs: %s: %s\n", cl.mountpoint, strerror(errno));
-		goto out_args;
-	}
-	{
-		struct stat st;
-
-		if (stat(fs.mountpoint, &st) == 0 && !S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "memcgfs: %s: not a directory\n", cl.mountpoint);
-			goto out_args;
-		}
-	}
-	if (o.remount) {
-		if (!sup_mounted_at(fs.mountpoint, NULL, 0)) {
-			fprintf(stderr, "memcgfs: remount %s: not a memcgfs mount\n", cl.mountpoint);
-			goto out_args;
-		}
-		ret = memcgfs_remount(fs.mountpoint, &args);
-		goto out_args;
-	}
-	if (sup_mounted_at(fs.mountpoint, NULL, 0)) {
-		fprintf(stderr, "memcgfs: %s is a memcgfs mount already (unmount it first)\n",
-			cl.mountpoint);
-		goto out_args;
-	}
-	{
-		struct sup_params sp = {
-			.args = &args, .mountpoint = fs.mountpoint, .foreground = cl.foreground,
-			.argc = argc, .argv = argv, .mnt_index = 0,
-			.notify = memcgfs_notify, .detached = memcgfs_log_detached,
-		};
-
-		/* the worker is given the mountpoint apart: the last argument
-		 * that names it is left out of its arguments */
-		for (int i = argc - 1; i > 0 && o.mountpoint; i--)
-			if (!strcmp(argv[i], o.mountpoint)) {
-				sp.mnt_index = i;
-				break;
-			}
-		ret = sup_run(&sp);
-	}
+	ret = memcgfs_mount(&fs, &args, &cl, &o, argc, argv);
 out_args:
 	free(fs.acl_inherit);
 	free(cl.mountpoint);

@@ -278,15 +278,96 @@ static void move_uncharge_naive(struct mcg_group *g, long pages, long swap, int 
 	}
 }
 
+/* One move's counters: where the bulk operations stop (the common
+ * ancestor's counters; NULL for the naive move, which goes to the root),
+ * and the page-counter levels touched. */
+struct move_plan {
+	struct mcg_group *src, *dst;
+	struct pc_counter *stop_mem, *stop_sw;
+	bool naive;
+	int ops;
+};
+
+/* Pre-charge dst in bulk for what c counted, below the common ancestor,
+ * reclaiming in dst once when it cannot take it. Called and returning
+ * with o's lock held (dropped around the reclaim). 0, -ENODEV (dst was
+ * reaped: nothing charged), -ENOMEM (nothing charged). */
+static int move_precharge(struct vm_object *o, struct move_plan *pl, const struct move_count *c)
+{
+	struct mcg_group *dst = pl->dst;
+	struct pc_counter *fail = NULL;
+	int lm, lw;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (pl->naive) {
+			lw = lm = move_precharge_naive(dst, c->pages, c->swap, &pl->ops);
+		} else {
+			lw = pc_try_charge_upto(&dst->cnt[MCG_MEMSW], c->pages + c->swap,
+						pl->stop_sw, &fail);
+			lm = lw < 0 ? -1 : pc_try_charge_upto(&dst->cnt[MCG_MEM], c->pages,
+							      pl->stop_mem, &fail);
+		}
+		/* Dekker with uncharge_reap, as charge_new_page: charged first,
+		 * then reaped read; a reaped destination gives it all back */
+		if (lw >= 0 && lm >= 0 && atomic_load(&dst->reaped)) {
+			pc_uncharge_upto(&dst->cnt[MCG_MEM], c->pages, pl->stop_mem);
+			pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c->pages + c->swap, pl->stop_sw);
+			return -ENODEV;
+		}
+		if (lw >= 0 && lm >= 0) {
+			pl->ops += pl->naive ? 0 : lw + lm;
+			return 0;
+		}
+		if (!pl->naive && lw >= 0)
+			pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c->pages + c->swap, pl->stop_sw);
+		if (attempt == 1)
+			break;
+		/* make room in the destination once (not in src: the task's
+		 * pages are not touched by this reclaim, they are src's) */
+		pthread_mutex_unlock(&o->lock);
+		reclaim_subtree(dst, c->pages, true, RECLAIM_DIRECT);
+		pthread_mutex_lock(&o->lock);
+	}
+	return -ENOMEM;
+}
+
+/* After the walk moved m of what c counted: the source gives up what
+ * moved (the root's pages were never charged), and unused pre-charge
+ * goes back. */
+static void move_settle(struct move_plan *pl, const struct move_count *c, const struct move_ctx *m)
+{
+	struct mcg_group *src = pl->src, *dst = pl->dst;
+
+	if (pl->naive) {
+		if (!mcg_is_root(src))
+			move_uncharge_naive(src, m->pages, m->swap, &pl->ops);
+		pc_uncharge(&dst->cnt[MCG_MEM], c->pages - m->pages);
+		pc_uncharge(&dst->cnt[MCG_MEMSW], c->pages - m->pages + c->swap - m->swap);
+		return;
+	}
+	if (m->pages && !mcg_is_root(src)) {
+		pl->ops += pc_uncharge_upto(&src->cnt[MCG_MEM], m->pages, pl->stop_mem);
+		pl->ops += pc_uncharge_upto(&src->cnt[MCG_MEMSW], m->pages, pl->stop_sw);
+	}
+	if (m->swap && !mcg_is_root(src))
+		pl->ops += pc_uncharge_upto(&src->cnt[MCG_MEMSW], m->swap, pl->stop_sw);
+	if (c->pages > m->pages) {
+		pl->ops += pc_uncharge_upto(&dst->cnt[MCG_MEM], c->pages - m->pages, pl->stop_mem);
+		pl->ops += pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c->pages - m->pages, pl->stop_sw);
+	}
+	if (c->swap > m->swap)
+		pl->ops += pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c->swap - m->swap, pl->stop_sw);
+}
+
 static int move_do(struct vm_object *o, struct mcg_group *dst, unsigned mask, bool naive,
 		   struct move_stats *st)
 {
 	struct mcg_engine *e = o->eng;
 	struct mcg_group *src = vm_object_group(o);
-	struct pc_counter *fail = NULL, *stop_mem, *stop_sw;
+	struct move_plan pl = { .src = src, .dst = dst, .naive = naive };
 	struct move_count c = { 0, 0 };
 	struct move_ctx m;
-	int ops = 0, lm, lw;
+	int err;
 
 	*st = (struct move_stats){ 0 };
 	if (src == dst || !mask || mcg_is_root(dst)) {
@@ -300,80 +381,27 @@ static int move_do(struct vm_object *o, struct mcg_group *dst, unsigned mask, bo
 		mcg_put(src);             /* rmdir won: nothing to attach to */
 		return -ENODEV;
 	}
-	stop_mem = naive ? NULL : move_stop(src, dst, MCG_MEM);
-	stop_sw = naive ? NULL : move_stop(src, dst, MCG_MEMSW);
+	pl.stop_mem = naive ? NULL : move_stop(src, dst, MCG_MEM);
+	pl.stop_sw = naive ? NULL : move_stop(src, dst, MCG_MEMSW);
 	move_begin(src, dst);
 	pthread_mutex_lock(&o->lock);
 	move_walk(o, mask, src->id, move_count_slot, &c);
-	/* pre-charge the destination in bulk, below the common ancestor */
-	for (int attempt = 0; attempt < 2; attempt++) {
-		if (naive) {
-			lw = lm = move_precharge_naive(dst, c.pages, c.swap, &ops);
-		} else {
-			lw = pc_try_charge_upto(&dst->cnt[MCG_MEMSW], c.pages + c.swap,
-						stop_sw, &fail);
-			lm = lw < 0 ? -1 : pc_try_charge_upto(&dst->cnt[MCG_MEM], c.pages,
-							      stop_mem, &fail);
-		}
-		/* Dekker with uncharge_reap, as charge_new_page: charged first,
-		 * then reaped read; a reaped destination gives it all back */
-		if (lw >= 0 && lm >= 0 && atomic_load(&dst->reaped)) {
-			pc_uncharge_upto(&dst->cnt[MCG_MEM], c.pages, stop_mem);
-			pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c.pages + c.swap, stop_sw);
-			pthread_mutex_unlock(&o->lock);
-			move_end(e);
-			mcg_put(src);
-			return -ENODEV;
-		}
-		if (lw >= 0 && lm >= 0) {
-			ops += naive ? 0 : lw + lm;
-			break;
-		}
-		if (!naive && lw >= 0)
-			pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c.pages + c.swap, stop_sw);
-		if (attempt == 1) {
-			pthread_mutex_unlock(&o->lock);
-			move_end(e);
-			mcg_put(src);
-			return -ENOMEM;
-		}
-		/* make room in the destination once (not in src: the task's
-		 * pages are not touched by this reclaim, they are src's) */
+	if ((err = move_precharge(o, &pl, &c))) {
 		pthread_mutex_unlock(&o->lock);
-		reclaim_subtree(dst, c.pages, true, RECLAIM_DIRECT);
-		pthread_mutex_lock(&o->lock);
+		move_end(e);
+		mcg_put(src);
+		return err;
 	}
 	soft_charged(dst);                /* the pre-charge raised its usage */
 	m = (struct move_ctx){ .src = src, .dst = dst, .budget = c.pages };
 	move_walk(o, mask, src->id, move_slot, &m);
-	if (naive) {
-		if (!mcg_is_root(src))    /* the root's pages were never charged */
-			move_uncharge_naive(src, m.pages, m.swap, &ops);
-		pc_uncharge(&dst->cnt[MCG_MEM], c.pages - m.pages);
-		pc_uncharge(&dst->cnt[MCG_MEMSW], c.pages - m.pages + c.swap - m.swap);
-		goto moved;
-	}
-	/* the source gives up once what moved (the root's pages were never
-	 * charged); unused pre-charge goes back */
-	if (m.pages && !mcg_is_root(src)) {
-		ops += pc_uncharge_upto(&src->cnt[MCG_MEM], m.pages, stop_mem);
-		ops += pc_uncharge_upto(&src->cnt[MCG_MEMSW], m.pages, stop_sw);
-	}
-	if (m.swap && !mcg_is_root(src))
-		ops += pc_uncharge_upto(&src->cnt[MCG_MEMSW], m.swap, stop_sw);
-	if (c.pages > m.pages) {
-		ops += pc_uncharge_upto(&dst->cnt[MCG_MEM], c.pages - m.pages, stop_mem);
-		ops += pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c.pages - m.pages, stop_sw);
-	}
-	if (c.swap > m.swap)
-		ops += pc_uncharge_upto(&dst->cnt[MCG_MEMSW], c.swap - m.swap, stop_sw);
-moved:
+	move_settle(&pl, &c, &m);
 	o->g = dst;                       /* new growth goes to dst too */
 	mcg_get(dst);
 	pthread_mutex_unlock(&o->lock);
 	move_end(e);
 	oom_wake(e);                      /* both sides may have waiters */
-	*st = (struct move_stats){ m.pages, m.swap, ops };
+	*st = (struct move_stats){ m.pages, m.swap, pl.ops };
 	/* a removed source may be empty now: reap it while our references
 	 * still hold it, and release them last */
 	if (atomic_load(&src->removed))

@@ -62,6 +62,12 @@ struct cgfs {
 	struct cgfs_journal journal;   /* how the surface tells it of changes */
 };
 
+/* fs's locks, in a struct the caller zeroed (and may have filled in part:
+ * the mountpoint, acl_inherit); cgfs_destroy undoes it once nothing uses
+ * fs any more. */
+void cgfs_init(struct cgfs *fs);
+void cgfs_destroy(struct cgfs *fs);
+
 /* The root's extended attribute that says who serves the mount. */
 #define CGFS_STATUS_XATTR "user.memcgfs.status"
 

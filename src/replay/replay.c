@@ -281,11 +281,220 @@ static int rp_parse_op(struct rp *rp, struct rp_task *t, char **argv, int argc)
 	t->ops[t->nops++] = op;
 	return 0;
 }
+/* machine's node_mem=SIZE,SIZE,...: each node's memory, adding up to the
+ * machine's (nodes and memory follow from it when not given). */
+static int rp_node_mem(struct rp *rp, char **argv, int argc, const char *v)
+{
+	char list[256], *nsave = NULL, *nw;
+	long p;
+	unsigned n = 0;
+	long sum = 0;
+
+	snprintf(list, sizeof(list), "%s", v);
+	for (nw = strtok_r(list, ",", &nsave); nw; nw = strtok_r(NULL, ",", &nsave)) {
+		if (n == 64 || (p = wl_pages(nw)) <= 0)
+			return rp_fail(rp, "node_mem: SIZE,SIZE,... (one per node)");
+		sum += rp->m.node_pages[n++] = p;
+	}
+	if (!wl_arg(argv, argc, "nodes"))
+		rp->m.nodes = n;
+	if (!wl_arg(argv, argc, "memory"))
+		rp->m.mem_pages = sum;
+	if (n != rp->m.nodes || sum != rp->m.mem_pages)
+		return rp_fail(rp, "node_mem must give each of the nodes, adding up to memory");
+	return 0;
+}
+
+/* machine key=value...: the simulated machine, its costs and policies (first) */
+static int rp_st_machine(struct rp *rp, char **argv, int argc)
+{
+	const char *v;
+	long p;
+
+	if (rp->machine_done)
+		return rp_fail(rp, "machine must come first");
+	if ((v = wl_arg(argv, argc, "memory")) && (p = wl_pages(v)) > 0)
+		rp->m.mem_pages = p;
+	if ((v = wl_arg(argv, argc, "swap")) && (p = wl_pages(v)) >= 0)
+		rp->m.swap_pages = p;
+	if ((v = wl_arg(argv, argc, "cpus")))
+		rp->m.cpus = (unsigned)strtoul(v, NULL, 10);
+	if ((v = wl_arg(argv, argc, "nodes")))
+		rp->m.nodes = (unsigned)strtoul(v, NULL, 10);
+	if ((v = wl_arg(argv, argc, "writeback")) && (p = wl_pages(v)) > 0)
+		rp->m.wb_pages_per_s = p;       /* per second */
+	if ((v = wl_arg(argv, argc, "wb_latency")) && wl_time(v, &rp->m.wb_latency_ns))
+		return rp_fail(rp, "bad time %s", v);
+	if ((v = wl_arg(argv, argc, "immediate")))
+		rp->m.immediate_reclaim = strtoul(v, NULL, 10) != 0;
+	if ((v = wl_arg(argv, argc, "immediate_list")))
+		rp->m.immediate_list = strtoul(v, NULL, 10) != 0;
+	if ((v = wl_arg(argv, argc, "dirty_ratio")))
+		rp->m.node_dirty_ratio = (unsigned)strtoul(v, NULL, 10);
+	if ((v = wl_arg(argv, argc, "wb_rotate")) && !strcmp(v, "0")) {
+#ifdef MCG_BENCH
+		rp->m.wb_no_rotate = true;
+#else
+		return rp_fail(rp, "wb_rotate=0 exists only in the benchmarks' build");
+#endif
+	}
+	if ((v = wl_arg(argv, argc, "kernel")) && prof_parse(v, &rp->m.prof))
+		return rp_fail(rp, "unsupported kernel=%s", v);
+	if ((v = wl_arg(argv, argc, "watermarks")))
+		rp->wmarks = strtoul(v, NULL, 10) != 0;
+	if ((v = wl_arg(argv, argc, "throttle")))
+		rp->throttle = strtoul(v, NULL, 10) != 0;
+	if ((v = wl_arg(argv, argc, "cpu_model")))
+		rp->cpu_model = strtoul(v, NULL, 10) != 0;
+	if ((v = wl_arg(argv, argc, "lru_lock")))
+		rp->lru_lock = strtoul(v, NULL, 10) != 0;
+	if ((v = wl_arg(argv, argc, "disk_seek")) && wl_time(v, &rp->disk_seek))
+		return rp_fail(rp, "bad time %s", v);
+	if ((v = wl_arg(argv, argc, "disk_rate"))) {
+		if ((p = wl_pages(v)) <= 0)
+			return rp_fail(rp, "bad disk_rate %s", v);
+		rp->disk_xfer = 1000000000ull / (uint64_t)p;   /* per page */
+	}
+	rp->disk = rp->disk_seek || rp->disk_xfer;
+	if ((v = wl_arg(argv, argc, "node_mem")) && rp_node_mem(rp, argv, argc, v))
+		return -EINVAL;
+	if ((v = wl_arg(argv, argc, "node_reclaim"))) {
+		if (!strcmp(v, "fixed")) {
+#ifdef MCG_BENCH
+			rp->m.node_reclaim_fixed = true;
+#else
+			return rp_fail(rp, "node_reclaim=fixed exists only in the benchmarks' build");
+#endif
+		} else if (strcmp(v, "proportional")) {
+			return rp_fail(rp, "node_reclaim=proportional|fixed");
+		}
+	}
+	if (rp->m.cpus < 1 || rp->m.cpus > 256 || rp->m.nodes < 1 || rp->m.nodes > 64)
+		return rp_fail(rp, "cpus 1..256, nodes 1..64");
+	return rp_machine(rp);
+}
+
+/* cost key=TIME...: simulated time of a touch, a fault, a major fault, a scan, a swap-out */
+static int rp_st_cost(struct rp *rp, char **argv, int argc)
+{
+	const char *v;
+
+	if ((v = wl_arg(argv, argc, "touch")) && wl_time(v, &rp->cost.touch))
+		return rp_fail(rp, "bad time %s", v);
+	if ((v = wl_arg(argv, argc, "fault")) && wl_time(v, &rp->cost.fault))
+		return rp_fail(rp, "bad time %s", v);
+	if ((v = wl_arg(argv, argc, "major")) && wl_time(v, &rp->cost.major))
+		return rp_fail(rp, "bad time %s", v);
+	if ((v = wl_arg(argv, argc, "scan")) && wl_time(v, &rp->scan_ns))
+		return rp_fail(rp, "bad time %s", v);
+	if ((v = wl_arg(argv, argc, "swapout")) && wl_time(v, &rp->swapout_ns))
+		return rp_fail(rp, "bad time %s", v);
+	return 0;
+}
+
+/* print every=TIME until=TIME: the timeline's rows */
+static int rp_st_print(struct rp *rp, char **argv, int argc)
+{
+	const char *v;
+
+	if ((v = wl_arg(argv, argc, "every")) && (wl_time(v, &rp->every) || !rp->every))
+		return rp_fail(rp, "bad time %s", v);
+	if ((v = wl_arg(argv, argc, "until")) && wl_time(v, &rp->until))
+		return rp_fail(rp, "bad time %s", v);
+	return 0;
+}
+
+/* group /PATH key=value...: a group and its settings */
+static int rp_st_group(struct rp *rp, char **argv, int argc)
+{
+	char *slash = strrchr(argv[1], '/');
+	char parent[256];
+	int pi;
+	struct mcg_group *g = NULL;
+
+	if (argv[1][0] != '/' || !slash || !slash[1] || rp->ngrp == RP_MAX ||
+	    strlen(argv[1]) >= sizeof(parent))
+		return rp_fail(rp, "group /PATH (at most %d groups)", RP_MAX - 1);
+	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - argv[1]), argv[1]);
+	if ((pi = rp_find_group(rp, slash == argv[1] ? "/" : parent)) < 0)
+		return rp_fail(rp, "parent of %s not declared", argv[1]);
+	if (mcg_create(rp->e, rp->grp[pi].g, slash + 1, NULL, NULL, &g))
+		return rp_fail(rp, "cannot create %s", argv[1]);
+	rp->grp[rp->ngrp].g = g;
+	snprintf(rp->grp[rp->ngrp++].path, sizeof(rp->grp[0].path), "%s", argv[1]);
+	for (int i = 2; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+
+		if (!eq)
+			return rp_fail(rp, "key=value expected: %s", argv[i]);
+		*eq = '\0';
+		if (rp_set(rp, g, argv[i], eq + 1))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* file NAME SIZE: a file of the page cache */
+static int rp_st_file(struct rp *rp, char **argv, int argc)
+{
+	struct rp_file *f = &rp->file[rp->nfile];
+	long pages = wl_pages(argv[2]);
+
+	if (rp->nfile == RP_MAX || pages <= 0)
+		return rp_fail(rp, "file NAME SIZE");
+	snprintf(f->name, WL_NAME, "%s", argv[1]);
+	if (vm_file_new(rp->e, (uint32_t)pages, &f->obj, &f->r))
+		return rp_fail(rp, "cannot make file %s", argv[1]);
+	rp->nfile++;
+	return 0;
+}
+
+/* task NAME group=PATH [cpu=N] [start=TIME]: a simulated task */
+static int rp_st_task(struct rp *rp, char **argv, int argc)
+{
+	const char *v;
+	struct rp_task *t = &rp->task[rp->ntask];
+	int gi = (v = wl_arg(argv, argc, "group")) ? rp_find_group(rp, v) : -1;
+
+	if (rp->ntask == RP_MAX || gi < 0 || rp_find_task(rp, argv[1]))
+		return rp_fail(rp, "task NAME group=PATH (a declared group, a new name)");
+	snprintf(t->name, WL_NAME, "%s", argv[1]);
+	t->g = rp->grp[gi].g;
+	t->wl.cpu = (v = wl_arg(argv, argc, "cpu")) ? (unsigned)strtoul(v, NULL, 10) : 0;
+	t->wl.rng = &rp->rng;
+	t->wl.file = rp_file_region;
+	t->wl.file_arg = rp;
+	if ((v = wl_arg(argv, argc, "start")) && wl_time(v, &t->ready))
+		return rp_fail(rp, "bad time %s", v);
+	t->state = T_RUNNING;
+	rp->ntask++;
+	return 0;
+}
+
+/* at TIME group PATH key=value: a timed setting */
+static int rp_st_at(struct rp *rp, char **argv, int argc)
+{
+	struct rp_at *a = &rp->at[rp->nat];
+	char *eq = strchr(argv[4], '=');
+
+	if (rp->nat == RP_MAX || wl_time(argv[1], &a->t) || !eq ||
+	    (a->group = rp_find_group(rp, argv[3])) < 0)
+		return rp_fail(rp, "at TIME group PATH key=value");
+	if (rp->nat && a->t < rp->at[rp->nat - 1].t)
+		return rp_fail(rp, "at lines must come in time order");
+	*eq = '\0';
+	snprintf(a->key, WL_NAME, "%s", argv[4]);
+	snprintf(a->val, sizeof(a->val), "%s", eq + 1);
+	a->line = rp->line;
+	rp->nat++;
+	return 0;
+}
+
 static int rp_parse_line(struct rp *rp, char *line)
 {
 	char *argv[32], *save = NULL, *w;
 	int argc = 0;
-	const char *v;
+	struct rp_task *t;
 
 	if ((w = strchr(line, '#')))
 		*w = '\0';
@@ -297,189 +506,25 @@ static int rp_parse_line(struct rp *rp, char *line)
 		rp->rng = strtoull(argv[1], NULL, 10) * 2 + 1;
 		return 0;
 	}
-	if (!strcmp(argv[0], "machine")) {
-		long p;
-
-		if (rp->machine_done)
-			return rp_fail(rp, "machine must come first");
-		if ((v = wl_arg(argv, argc, "memory")) && (p = wl_pages(v)) > 0)
-			rp->m.mem_pages = p;
-		if ((v = wl_arg(argv, argc, "swap")) && (p = wl_pages(v)) >= 0)
-			rp->m.swap_pages = p;
-		if ((v = wl_arg(argv, argc, "cpus")))
-			rp->m.cpus = (unsigned)strtoul(v, NULL, 10);
-		if ((v = wl_arg(argv, argc, "nodes")))
-			rp->m.nodes = (unsigned)strtoul(v, NULL, 10);
-		if ((v = wl_arg(argv, argc, "writeback")) && (p = wl_pages(v)) > 0)
-			rp->m.wb_pages_per_s = p;       /* per second */
-		if ((v = wl_arg(argv, argc, "wb_latency")) && wl_time(v, &rp->m.wb_latency_ns))
-			return rp_fail(rp, "bad time %s", v);
-		if ((v = wl_arg(argv, argc, "immediate")))
-			rp->m.immediate_reclaim = strtoul(v, NULL, 10) != 0;
-		if ((v = wl_arg(argv, argc, "immediate_list")))
-			rp->m.immediate_list = strtoul(v, NULL, 10) != 0;
-		if ((v = wl_arg(argv, argc, "dirty_ratio")))
-			rp->m.node_dirty_ratio = (unsigned)strtoul(v, NULL, 10);
-		if ((v = wl_arg(argv, argc, "wb_rotate")) && !strcmp(v, "0")) {
-#ifdef MCG_BENCH
-			rp->m.wb_no_rotate = true;
-#else
-			return rp_fail(rp, "wb_rotate=0 exists only in the benchmarks' build");
-#endif
-		}
-		if ((v = wl_arg(argv, argc, "kernel")) && prof_parse(v, &rp->m.prof))
-			return rp_fail(rp, "unsupported kernel=%s", v);
-		if ((v = wl_arg(argv, argc, "watermarks")))
-			rp->wmarks = strtoul(v, NULL, 10) != 0;
-		if ((v = wl_arg(argv, argc, "throttle")))
-			rp->throttle = strtoul(v, NULL, 10) != 0;
-		if ((v = wl_arg(argv, argc, "cpu_model")))
-			rp->cpu_model = strtoul(v, NULL, 10) != 0;
-		if ((v = wl_arg(argv, argc, "lru_lock")))
-			rp->lru_lock = strtoul(v, NULL, 10) != 0;
-		if ((v = wl_arg(argv, argc, "disk_seek")) && wl_time(v, &rp->disk_seek))
-			return rp_fail(rp, "bad time %s", v);
-		if ((v = wl_arg(argv, argc, "disk_rate"))) {
-			if ((p = wl_pages(v)) <= 0)
-				return rp_fail(rp, "bad disk_rate %s", v);
-			rp->disk_xfer = 1000000000ull / (uint64_t)p;   /* per page */
-		}
-		rp->disk = rp->disk_seek || rp->disk_xfer;
-		if ((v = wl_arg(argv, argc, "node_mem"))) {
-			char list[256], *nsave = NULL, *nw;
-			unsigned n = 0;
-			long sum = 0;
-
-			snprintf(list, sizeof(list), "%s", v);
-			for (nw = strtok_r(list, ",", &nsave); nw; nw = strtok_r(NULL, ",", &nsave)) {
-				if (n == 64 || (p = wl_pages(nw)) <= 0)
-					return rp_fail(rp, "node_mem: SIZE,SIZE,... (one per node)");
-				sum += rp->m.node_pages[n++] = p;
-			}
-			if (!wl_arg(argv, argc, "nodes"))
-				rp->m.nodes = n;
-			if (!wl_arg(argv, argc, "memory"))
-				rp->m.mem_pages = sum;
-			if (n != rp->m.nodes || sum != rp->m.mem_pages)
-				return rp_fail(rp, "node_mem must give each of the nodes, adding up to memory");
-		}
-		if ((v = wl_arg(argv, argc, "node_reclaim"))) {
-			if (!strcmp(v, "fixed")) {
-#ifdef MCG_BENCH
-				rp->m.node_reclaim_fixed = true;
-#else
-				return rp_fail(rp, "node_reclaim=fixed exists only in the benchmarks' build");
-#endif
-			} else if (strcmp(v, "proportional")) {
-				return rp_fail(rp, "node_reclaim=proportional|fixed");
-			}
-		}
-		if (rp->m.cpus < 1 || rp->m.cpus > 256 || rp->m.nodes < 1 || rp->m.nodes > 64)
-			return rp_fail(rp, "cpus 1..256, nodes 1..64");
-		return rp_machine(rp);
-	}
-	if (!strcmp(argv[0], "cost")) {
-		if ((v = wl_arg(argv, argc, "touch")) && wl_time(v, &rp->cost.touch))
-			return rp_fail(rp, "bad time %s", v);
-		if ((v = wl_arg(argv, argc, "fault")) && wl_time(v, &rp->cost.fault))
-			return rp_fail(rp, "bad time %s", v);
-		if ((v = wl_arg(argv, argc, "major")) && wl_time(v, &rp->cost.major))
-			return rp_fail(rp, "bad time %s", v);
-		if ((v = wl_arg(argv, argc, "scan")) && wl_time(v, &rp->scan_ns))
-			return rp_fail(rp, "bad time %s", v);
-		if ((v = wl_arg(argv, argc, "swapout")) && wl_time(v, &rp->swapout_ns))
-			return rp_fail(rp, "bad time %s", v);
-		return 0;
-	}
-	if (!strcmp(argv[0], "print")) {
-		if ((v = wl_arg(argv, argc, "every")) && (wl_time(v, &rp->every) || !rp->every))
-			return rp_fail(rp, "bad time %s", v);
-		if ((v = wl_arg(argv, argc, "until")) && wl_time(v, &rp->until))
-			return rp_fail(rp, "bad time %s", v);
-		return 0;
-	}
+	if (!strcmp(argv[0], "machine"))
+		return rp_st_machine(rp, argv, argc);
+	if (!strcmp(argv[0], "cost"))
+		return rp_st_cost(rp, argv, argc);
+	if (!strcmp(argv[0], "print"))
+		return rp_st_print(rp, argv, argc);
 	if (rp_machine(rp))
 		return -EINVAL;
-	if (!strcmp(argv[0], "group") && argc >= 2) {
-		char *slash = strrchr(argv[1], '/');
-		char parent[256];
-		int pi;
-		struct mcg_group *g = NULL;
-
-		if (argv[1][0] != '/' || !slash || !slash[1] || rp->ngrp == RP_MAX ||
-		    strlen(argv[1]) >= sizeof(parent))
-			return rp_fail(rp, "group /PATH (at most %d groups)", RP_MAX - 1);
-		snprintf(parent, sizeof(parent), "%.*s", (int)(slash - argv[1]), argv[1]);
-		if ((pi = rp_find_group(rp, slash == argv[1] ? "/" : parent)) < 0)
-			return rp_fail(rp, "parent of %s not declared", argv[1]);
-		if (mcg_create(rp->e, rp->grp[pi].g, slash + 1, NULL, NULL, &g))
-			return rp_fail(rp, "cannot create %s", argv[1]);
-		rp->grp[rp->ngrp].g = g;
-		snprintf(rp->grp[rp->ngrp++].path, sizeof(rp->grp[0].path), "%s", argv[1]);
-		for (int i = 2; i < argc; i++) {
-			char *eq = strchr(argv[i], '=');
-
-			if (!eq)
-				return rp_fail(rp, "key=value expected: %s", argv[i]);
-			*eq = '\0';
-			if (rp_set(rp, g, argv[i], eq + 1))
-				return -EINVAL;
-		}
-		return 0;
-	}
-	if (!strcmp(argv[0], "file") && argc == 3) {
-		struct rp_file *f = &rp->file[rp->nfile];
-		long pages = wl_pages(argv[2]);
-
-		if (rp->nfile == RP_MAX || pages <= 0)
-			return rp_fail(rp, "file NAME SIZE");
-		snprintf(f->name, WL_NAME, "%s", argv[1]);
-		if (vm_file_new(rp->e, (uint32_t)pages, &f->obj, &f->r))
-			return rp_fail(rp, "cannot make file %s", argv[1]);
-		rp->nfile++;
-		return 0;
-	}
-	if (!strcmp(argv[0], "task") && argc >= 3) {
-		struct rp_task *t = &rp->task[rp->ntask];
-		int gi = (v = wl_arg(argv, argc, "group")) ? rp_find_group(rp, v) : -1;
-
-		if (rp->ntask == RP_MAX || gi < 0 || rp_find_task(rp, argv[1]))
-			return rp_fail(rp, "task NAME group=PATH (a declared group, a new name)");
-		snprintf(t->name, WL_NAME, "%s", argv[1]);
-		t->g = rp->grp[gi].g;
-		t->wl.cpu = (v = wl_arg(argv, argc, "cpu")) ? (unsigned)strtoul(v, NULL, 10) : 0;
-		t->wl.rng = &rp->rng;
-		t->wl.file = rp_file_region;
-		t->wl.file_arg = rp;
-		if ((v = wl_arg(argv, argc, "start")) && wl_time(v, &t->ready))
-			return rp_fail(rp, "bad time %s", v);
-		t->state = T_RUNNING;
-		rp->ntask++;
-		return 0;
-	}
-	if (!strcmp(argv[0], "at") && argc >= 5 && !strcmp(argv[2], "group")) {
-		struct rp_at *a = &rp->at[rp->nat];
-		char *eq = strchr(argv[4], '=');
-
-		if (rp->nat == RP_MAX || wl_time(argv[1], &a->t) || !eq ||
-		    (a->group = rp_find_group(rp, argv[3])) < 0)
-			return rp_fail(rp, "at TIME group PATH key=value");
-		if (rp->nat && a->t < rp->at[rp->nat - 1].t)
-			return rp_fail(rp, "at lines must come in time order");
-		*eq = '\0';
-		snprintf(a->key, WL_NAME, "%s", argv[4]);
-		snprintf(a->val, sizeof(a->val), "%s", eq + 1);
-		a->line = rp->line;
-		rp->nat++;
-		return 0;
-	}
-	{
-		struct rp_task *t = rp_find_task(rp, argv[0]);
-
-		if (!t)
-			return rp_fail(rp, "unknown statement or task %s", argv[0]);
-		return rp_parse_op(rp, t, argv + 1, argc - 1);
-	}
+	if (!strcmp(argv[0], "group") && argc >= 2)
+		return rp_st_group(rp, argv, argc);
+	if (!strcmp(argv[0], "file") && argc == 3)
+		return rp_st_file(rp, argv, argc);
+	if (!strcmp(argv[0], "task") && argc >= 3)
+		return rp_st_task(rp, argv, argc);
+	if (!strcmp(argv[0], "at") && argc >= 5 && !strcmp(argv[2], "group"))
+		return rp_st_at(rp, argv, argc);
+	if (!(t = rp_find_task(rp, argv[0])))
+		return rp_fail(rp, "unknown statement or task %s", argv[0]);
+	return rp_parse_op(rp, t, argv + 1, argc - 1);
 }
 
 static void rp_exit(struct rp_task *t, enum rp_state how)

@@ -135,15 +135,117 @@ static bool mirror_execed(struct mirror_proc *p)
 }
 
 /* Reconcile p with /proc. Caller holds p->lock. */
+/* A stopped process (oom_kill_disable) goes on once its group has room
+ * for what it is missing, or its killer may act. */
+static void mirror_maybe_cont(struct mirror_proc *p, const struct mirror_sample *s)
+{
+	long missing = s->anon + s->shmem - mirror_ledger(p, MK_ANON) - mirror_ledger(p, MK_SHMEM);
+	struct mcg_group *o = p->stopped;
+
+	if (!mcg_oom_kill_disable(o) ||
+	    mcg_limit(o, MCG_MEM) - mcg_usage(o, MCG_MEM) >= (missing > 0 ? missing : 1))
+		mirror_cont(p);
+}
+
+/* The sample's file mappings into p's stand-ins (charged in a child
+ * group only); mappings that are gone lose their region, their pages
+ * staying as page cache. The first charge error, or 0. */
+static int mirror_account_files(struct mirror *m, struct mirror_proc *p, struct mirror_sample *s,
+				bool in_child, unsigned cpu, int err)
+{
+	for (unsigned i = 0; i < p->nmap; i++)
+		p->map[i].alive = false;
+	for (size_t i = 0; i < s->n; i++) {
+		struct mirror_map *mm = mirror_map_for(m, p, &s->files[i]);
+		long rss = s->files[i].rss;   /* as /proc has it */
+		bool trim;
+
+		if (p->sim)
+			mirror_sim_file(p, mm, &s->files[i]);
+		if (!mm)
+			continue;
+		/* a pageout is accounted only once this sample shows
+		 * it: the stand-ins are then trimmed to what stayed */
+		trim = mm->out && mirror_pageout_done(m, mm, rss);
+		if (!p->sim)
+			mirror_file_base(mm, &s->files[i], in_child);
+		mm->alive = true;
+		if (in_child && !err)
+			err = mirror_fill(m, mm, s->files[i].rss, s->files[i].dirty, cpu, trim);
+	}
+	/* unmapped: the mapping goes, its pages stay as page cache */
+	for (unsigned i = 0; i < p->nmap;)
+		if (!p->map[i].alive) {
+			/* (paged out to nothing: smaps shows it no more,
+			 * and neither has the page cache its pages) */
+			if (p->map[i].out && mirror_pageout_done(m, &p->map[i], 0) && in_child)
+				mirror_fill(m, &p->map[i], 0, 0, cpu, true);
+			mirror_file_unpin(p->map[i].f);
+			vm_region_free(p->map[i].map);
+			p->map[i] = p->map[--p->nmap];
+		} else {
+			i++;
+		}
+	return err;
+}
+
+/* A running process's sample into g: its anon and shmem ledgers, its
+ * files, its kernel memory; an OOM or a kill as the charges say. The
+ * first charge error, or 0. */
+static int mirror_account(struct mirror *m, struct mirror_proc *p, struct mirror_sample *s,
+			  struct mcg_group *g, const struct proc_task *t, bool in_child, unsigned cpu)
+{
+	int err;
+
+	vm_object_set_group(p->obj, g);
+	err = mirror_ledger_set(p, MK_ANON, g, s->anon, cpu);
+	if (!err)
+		err = mirror_ledger_set(p, MK_SHMEM, g, s->shmem, cpu);
+	err = mirror_account_files(m, p, s, in_child, cpu, err);
+	if (err == -ENOMEM)
+		mirror_oom(m, p);
+	else if (err == -EFAULT)
+		mirror_release(p);   /* the OOM killer chose it */
+	if (!p->gone) {
+		long kmem = mirror_kmem_pages(t);
+
+		if (kmem >= 0 && p->sim)
+			kmem = mirror_sim_take(&p->sim_left, kmem - p->base_kmem);
+		if (kmem >= 0)
+			mirror_ledger_set(p, MK_KMEM, g, kmem, cpu);
+	}
+	return err;
+}
+
+/* The next sample: sooner near a limit, and before growth at the last
+ * rate could reach it. */
+static void mirror_schedule(struct mirror_proc *p, struct mcg_group *g, uint64_t now, int err)
+{
+	long headroom, total = mirror_ledger(p, MK_ANON) + mirror_ledger(p, MK_SHMEM);
+	uint64_t period = mirror_near_limit(g, &headroom) ? MIRROR_NEAR_PERIOD_NS : MIRROR_PERIOD_NS;
+
+	if (p->last_ns && total > p->last_pages && headroom < PC_MAX) {
+		uint64_t reach = (uint64_t)((double)headroom * (double)(now - p->last_ns) /
+					    (double)(total - p->last_pages) / 2);
+
+		if (reach < period)
+			period = reach > MIRROR_NEAR_PERIOD_NS ? reach : MIRROR_NEAR_PERIOD_NS;
+	}
+	p->last_pages = total;
+	p->last_ns = now;
+	p->next_ns = now + period;
+	p->act = p->act_new;             /* a full sample done: the idle baseline */
+	p->act_valid = !err;
+}
+
 static void mirror_sample_one(struct mirror *m, struct mirror_proc *p)
 {
 	struct mcg_engine *e = m->env->eng;
 	struct mirror_sample s = { 0 };
 	struct proc_task task, *t;        /* its /proc status, read once */
 	unsigned cpu = (unsigned)p->tgid % e->m.cpus;
-	struct mcg_group *g;
-	uint64_t now = mirror_now(m), period;
-	long headroom, total;
+	struct mcg_group *g = NULL;
+	uint64_t now = mirror_now(m);
 	bool in_child, idle;
 	int err = 0;
 
@@ -168,108 +270,32 @@ static void mirror_sample_one(struct mirror *m, struct mirror_proc *p)
 	}
 	if (mirror_read(m, p->tgid, &s)) {
 		/* no mappings for a moment (an exec switching them): again soon */
-		free(s.files);
 		p->next_ns = now + MIRROR_NEAR_PERIOD_NS;
-		return;
+		goto out;
 	}
-	if (mirror_pageout(m, p, &s) && mirror_read(m, p->tgid, &s)) {
-		free(s.files);           /* (exiting meanwhile: next time) */
-		return;
-	}
+	if (mirror_pageout(m, p, &s) && mirror_read(m, p->tgid, &s))
+		goto out;                /* (exiting meanwhile: next time) */
 	if (p->sim)
 		mirror_sim_budget(p, &s);
 	atomic_store(&p->obj->unkillable, !m->enforce || proc_oom_exempt_task(p->tgid, t));
 	g = task_group(e, p->tgid);
 	in_child = !mcg_is_root(g);
 	if (!in_child && p->nera == 0 && p->nmap == 0 && !p->sim && !atomic_load(&p->held)) {
-		mcg_put(g);
 		mirror_release(p);       /* back in the root with nothing charged */
-		free(s.files);
-		return;
+		goto out;
 	}
 	if (mirror_execed(p))
 		mirror_ledger_clear(p);
-	if (p->stopped) {
-		long missing = s.anon + s.shmem - mirror_ledger(p, MK_ANON) - mirror_ledger(p, MK_SHMEM);
-		struct mcg_group *o = p->stopped;
-
-		if (!mcg_oom_kill_disable(o) ||
-		    mcg_limit(o, MCG_MEM) - mcg_usage(o, MCG_MEM) >= (missing > 0 ? missing : 1))
-			mirror_cont(p);  /* room again (or the killer may act) */
-	}
-	if (!p->stopped) {
-		vm_object_set_group(p->obj, g);
-		err = mirror_ledger_set(p, MK_ANON, g, s.anon, cpu);
-		if (!err)
-			err = mirror_ledger_set(p, MK_SHMEM, g, s.shmem, cpu);
-		for (unsigned i = 0; i < p->nmap; i++)
-			p->map[i].alive = false;
-		for (size_t i = 0; i < s.n; i++) {
-			struct mirror_map *mm = mirror_map_for(m, p, &s.files[i]);
-			long rss = s.files[i].rss;   /* as /proc has it */
-			bool trim;
-
-			if (p->sim)
-				mirror_sim_file(p, mm, &s.files[i]);
-			if (!mm)
-				continue;
-			/* a pageout is accounted only once this sample shows
-			 * it: the stand-ins are then trimmed to what stayed */
-			trim = mm->out && mirror_pageout_done(m, mm, rss);
-			if (!p->sim)
-				mirror_file_base(mm, &s.files[i], in_child);
-			mm->alive = true;
-			if (in_child && !err)
-				err = mirror_fill(m, mm, s.files[i].rss, s.files[i].dirty, cpu, trim);
-		}
-		/* unmapped: the mapping goes, its pages stay as page cache */
-		for (unsigned i = 0; i < p->nmap;)
-			if (!p->map[i].alive) {
-				/* (paged out to nothing: smaps shows it no more,
-				 * and neither has the page cache its pages) */
-				if (p->map[i].out && mirror_pageout_done(m, &p->map[i], 0) && in_child)
-					mirror_fill(m, &p->map[i], 0, 0, cpu, true);
-				mirror_file_unpin(p->map[i].f);
-				vm_region_free(p->map[i].map);
-				p->map[i] = p->map[--p->nmap];
-			} else {
-				i++;
-			}
-		if (err == -ENOMEM)
-			mirror_oom(m, p);
-		else if (err == -EFAULT)
-			mirror_release(p);   /* the OOM killer chose it */
-		if (!p->gone) {
-			long kmem = mirror_kmem_pages(t);
-
-			if (kmem >= 0 && p->sim)
-				kmem = mirror_sim_take(&p->sim_left, kmem - p->base_kmem);
-			if (kmem >= 0)
-				mirror_ledger_set(p, MK_KMEM, g, kmem, cpu);
-		}
-	}
+	if (p->stopped)
+		mirror_maybe_cont(p, &s);  /* room again (or the killer may act) */
+	if (!p->stopped)
+		err = mirror_account(m, p, &s, g, t, in_child, cpu);
+	if (!p->gone)
+		mirror_schedule(p, g, now, err);
+out:
 	free(s.files);
-	if (p->gone) {
+	if (g)
 		mcg_put(g);
-		return;
-	}
-	/* next sample: sooner near a limit, and before growth at the last
-	 * rate could reach it */
-	total = mirror_ledger(p, MK_ANON) + mirror_ledger(p, MK_SHMEM);
-	period = mirror_near_limit(g, &headroom) ? MIRROR_NEAR_PERIOD_NS : MIRROR_PERIOD_NS;
-	if (p->last_ns && total > p->last_pages && headroom < PC_MAX) {
-		uint64_t reach = (uint64_t)((double)headroom * (double)(now - p->last_ns) /
-					    (double)(total - p->last_pages) / 2);
-
-		if (reach < period)
-			period = reach > MIRROR_NEAR_PERIOD_NS ? reach : MIRROR_NEAR_PERIOD_NS;
-	}
-	p->last_pages = total;
-	p->last_ns = now;
-	p->next_ns = now + period;
-	p->act = p->act_new;             /* a full sample done: the idle baseline */
-	p->act_valid = !err;
-	mcg_put(g);
 }
 
 /* p comes due at `at`: wake the sampler if it planned to look later.

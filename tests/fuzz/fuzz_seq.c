@@ -506,9 +506,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	s->fs.eng = s->e;
 	s->fs.prof = &s->e->m.prof;
 	s->fs.watermarks = true;
-	pthread_mutex_init(&s->fs.meta_lock, NULL);
-	pthread_mutex_init(&s->fs.agent_lock, NULL);
-	pthread_mutex_init(&s->fs.attach_lock, NULL);
+	cgfs_init(&s->fs);
 	mcg_get(s->e->root);
 	s->g[0] = s->e->root;
 	s->ng = 1;
@@ -553,9 +551,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	for (int i = 0; i < s->ng; i++)
 		mcg_put(s->g[i]);
 	mcg_engine_free(s->e);
-	pthread_mutex_destroy(&s->fs.meta_lock);
-	pthread_mutex_destroy(&s->fs.agent_lock);
-	pthread_mutex_destroy(&s->fs.attach_lock);
+	cgfs_destroy(&s->fs);
 	free(s);
 	return 0;
 }

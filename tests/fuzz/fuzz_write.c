@@ -170,9 +170,7 @@ static struct fw_env *fw_env_new(unsigned version)
 		abort();
 	fs = &env->fs;
 	prof_init(&cfg.prof, version);
-	pthread_mutex_init(&fs->meta_lock, NULL);
-	pthread_mutex_init(&fs->agent_lock, NULL);
-	pthread_mutex_init(&fs->attach_lock, NULL);
+	cgfs_init(fs);
 	snprintf(fs->mountpoint, sizeof(fs->mountpoint), "%s", fw_dir);
 	fs->events = event_new();
 	fs->eng = mcg_engine_new(&cfg, &(struct mcg_env){ &env_ops, NULL },
@@ -199,9 +197,7 @@ static void fw_env_free(struct fw_env *env)
 		vm_object_free(env->task);
 	mcg_put(env->child);
 	mcg_engine_free(env->fs.eng);
-	pthread_mutex_destroy(&env->fs.meta_lock);
-	pthread_mutex_destroy(&env->fs.agent_lock);
-	pthread_mutex_destroy(&env->fs.attach_lock);
+	cgfs_destroy(&env->fs);
 	free(env);
 }
 

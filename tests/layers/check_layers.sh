@@ -36,6 +36,8 @@
 # followed by "(" inside braces, comments and strings left out), against
 # the non-static functions and the static inline ones of headers defined
 # in src/engine/; a file missing from the table is a violation too.
+# Last, no function in src/ is longer than 100 lines (its signature to its
+# closing brace).
 # Prints each violation and the count; exit 1 if any.
 set -u
 cd "$(dirname "$0")/../.."
@@ -164,6 +166,30 @@ PY
 )
 if [ -n "$rank_out" ]; then
 	while IFS= read -r v; do violation "src/engine/${v%%:*}" "${v#*: }"; done <<< "$rank_out"
+fi
+long_out=$(python3 - src <<'PY'
+import glob, re, sys
+for f in sorted(glob.glob(sys.argv[1] + "/**/*.c", recursive=True)):
+    lines = open(f).read().split("\n")
+    i = 0
+    while i < len(lines):
+        if re.match(r"^[A-Za-z_][^;]*\(", lines[i]) and not lines[i].rstrip().endswith(";"):
+            j = i
+            while j < len(lines) and lines[j] != "{" and not lines[j].rstrip().endswith(";"):
+                j += 1
+            if j < len(lines) and lines[j] == "{":
+                k = j
+                while k < len(lines) and lines[k] != "}":
+                    k += 1
+                if k - i + 1 > 100:
+                    name = re.search(r"(\w+)\s*\(", lines[i]).group(1)
+                    print(f"{f}: {name} is {k - i + 1} lines (at most 100)")
+                i = k
+        i += 1
+PY
+)
+if [ -n "$long_out" ]; then
+	while IFS= read -r v; do violation "${v%%:*}" "${v#*: }"; done <<< "$long_out"
 fi
 echo "layers: $bad violations"
 [ "$bad" -eq 0 ]

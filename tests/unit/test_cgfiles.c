@@ -47,9 +47,7 @@ static void fs_setup(unsigned version, bool watermarks)
 	tfs.eng = fixture_engine(version);
 	tfs.prof = &tfs.eng->m.prof;
 	tfs.watermarks = watermarks;
-	pthread_mutex_init(&tfs.meta_lock, NULL);
-	pthread_mutex_init(&tfs.agent_lock, NULL);
-	pthread_mutex_init(&tfs.attach_lock, NULL);
+	cgfs_init(&tfs);
 }
 
 static void fs_teardown(void)

@@ -60,7 +60,7 @@ static void ev_setup(void)
 	prof_init(&cfg.prof, PROF_KV(6, 12));
 	ck_assert_ptr_nonnull(efs.eng = mcg_engine_new(&cfg, NULL, &(struct mcg_owner){ &own, &efs }));
 	efs.prof = &efs.eng->m.prof;
-	pthread_mutex_init(&efs.meta_lock, NULL);
+	cgfs_init(&efs);
 	ck_assert_int_eq(node_init_root(&efs, efs.eng->root, 0, 0), 0);
 	ck_assert_ptr_nonnull(efs.events = event_new());
 	snprintf(scratch, sizeof(scratch), "/tmp/memcgfs-event.XXXXXX");

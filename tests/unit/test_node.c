@@ -45,14 +45,14 @@ static void nd_setup(bool watermarks)
 	ck_assert_ptr_nonnull(nfs.eng = mcg_engine_new(&cfg, NULL, &(struct mcg_owner){ &own, &nfs }));
 	nfs.prof = &nfs.eng->m.prof;
 	nfs.watermarks = watermarks;
-	pthread_mutex_init(&nfs.meta_lock, NULL);
+	cgfs_init(&nfs);
 	ck_assert_int_eq(node_init_root(&nfs, nfs.eng->root, 0, 0), 0);
 }
 
 static void nd_teardown(void)
 {
 	mcg_engine_free(nfs.eng);
-	pthread_mutex_destroy(&nfs.meta_lock);
+	cgfs_destroy(&nfs);
 }
 
 /* mkdir name under parent by uid:gid, with a reference for the test. */

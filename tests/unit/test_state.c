@@ -33,8 +33,7 @@ static void st_setup_one(struct cgfs *fs, unsigned version)
 	ck_assert_ptr_nonnull(fs->eng = mcg_engine_new(&cfg, NULL, &(struct mcg_owner){ &own, fs }));
 	fs->prof = &fs->eng->m.prof;
 	fs->watermarks = true;
-	pthread_mutex_init(&fs->meta_lock, NULL);
-	pthread_mutex_init(&fs->agent_lock, NULL);
+	cgfs_init(fs);
 	ck_assert_int_eq(node_init_root(fs, fs->eng->root, 0, 0), 0);
 }
 
