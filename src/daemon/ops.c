@@ -1,8 +1,10 @@
-/* ops.c: the thin FUSE glue (low-level API). Each operation turns an inode
- * number into a group and a file row (node.c), calls the node, file-table
- * or engine function, and replies with the result or -errno. The only file
- * of src/fs that includes FUSE; it holds no accounting logic and
- * special-cases no control file. */
+/* ops.c: the thin FUSE glue of the worker (low-level API). Each operation
+ * turns an inode number into a group and a file row (node.c), calls the
+ * node, file-table or engine function, and replies with the result or
+ * -errno. With the daemon's main and its supervisor, the only file that
+ * includes FUSE; it holds no accounting logic and special-cases no control
+ * file: what differs between files (poll on a list that empties) is a
+ * column of the table (cgfiles.h). */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -18,7 +20,6 @@
 #include "fs/cgfiles.h"
 #include "fs/event.h"
 #include "fs/node.h"
-#include "fs/tasks.h"
 #include "journal/state.h"
 #include "os/proc.h"
 
@@ -482,7 +483,7 @@ static void cgfs_op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 	fresh = !fh->read;
 	if (fresh) {
 		mask |= POLLPRI | POLLERR;
-	} else if (fh->row >= 0 && cgfs_files[fh->row].read == cgfs_tasks_read) {
+	} else if (fh->row >= 0 && cgfs_files[fh->row].poll_empty) {
 		pid_t *v = NULL;
 		long n = task_list(cgfs_of(req)->eng, fh->g, false, &v);
 

@@ -1,5 +1,5 @@
-/* lru.c: LRU list membership. Each (group, node) pair has five lists under
- * one spinlock; the sizes are the group's LRU statistics. Never scans and
+/* lru.c: LRU list membership. Each (group, node) pair has six lists under
+ * one spinlock (stat.h's enum stat_lru); the sizes are the group's LRU statistics. Never scans and
  * never frees a page. */
 #include <errno.h>
 #include <stdlib.h>

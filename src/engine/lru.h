@@ -1,5 +1,5 @@
 /* lru.h: per-group, per-node LRU lists (inactive/active anon and file,
- * unevictable), doubly linked through the page descriptors. Owns list
+ * unevictable, and seed topic 4's immediate list), doubly linked through the page descriptors. Owns list
  * membership and the LRU sizes behind memory.stat; never decides what to
  * reclaim (reclaim.c does) and never charges. */
 #ifndef MEMCGFS_LRU_H

@@ -8,7 +8,9 @@
  * of seed topic 5 (§5.2, §5.3), so that pressure follows node sizes. Pages
  * are isolated under the lruvec lock and decided with no lock held, so an
  * owner may free a page concurrently (it is then finished here). Never
- * charges and never sleeps on a device. */
+ * charges; sleeps only in the writeback device's wait (wb_wait, through
+ * the environment's sleep) for a page marked for reclaim under
+ * writeback, as legacy memcg reclaim does. */
 #include <stdlib.h>
 
 #include "engine/charge_core.h"

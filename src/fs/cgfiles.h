@@ -31,6 +31,15 @@ enum cgfs_keep {
 	CGK_MEMBERS,
 };
 
+/* What cgroup.event_control registers on a row's file (§3.17; 0: none). */
+enum cgfs_event {
+	CGFS_EV_NONE = 0,
+	CGFS_EV_THRESHOLD,         /* memory.usage_in_bytes */
+	CGFS_EV_MEMSW_THRESHOLD,   /* memory.memsw.usage_in_bytes */
+	CGFS_EV_OOM,               /* memory.oom_control */
+	CGFS_EV_PRESSURE,          /* memory.pressure_level */
+};
+
 struct cgfs_file {
 	const char *name;
 	unsigned where;
@@ -48,6 +57,9 @@ struct cgfs_file {
 	/* the kept value as the write handler takes it, where the read shows
 	 * more or less than that; NULL: what read shows */
 	int (*keep_read)(struct cgfs_req *r, int priv, struct cgfs_out *o);
+	enum cgfs_event event;         /* the registrations it takes */
+	bool poll_empty;               /* poll reports too once the list it
+					* shows is empty (tasks, cgroup.procs) */
 };
 
 extern const struct cgfs_file cgfs_files[];

@@ -27,7 +27,6 @@
 #include "os/proc.h"
 
 
-enum event_kind { EV_THRESHOLD, EV_MEMSW_THRESHOLD, EV_OOM, EV_PRESSURE };
 enum { PRESS_LOW, PRESS_MEDIUM, PRESS_CRITICAL };
 enum { PRESS_DEFAULT, PRESS_HIERARCHY, PRESS_LOCAL };
 
@@ -52,7 +51,7 @@ struct event_reg {
 	bool linked;                  /* in the list (under er->lock) */
 	bool dropping;                /* the reaper unlinks it (under er->lock) */
 	bool keep;                    /* still held: the reaper's alone */
-	enum event_kind kind;
+	enum cgfs_event kind;
 	long threshold;               /* pages */
 	bool above;                   /* threshold <= usage at the last check */
 	int level, mode;
@@ -110,9 +109,9 @@ struct event_registry *event_new(void)
 
 static void event_count(struct event_registry *er, const struct event_reg *ev, int d)
 {
-	if (ev->kind == EV_THRESHOLD || ev->kind == EV_MEMSW_THRESHOLD)
+	if (ev->kind == CGFS_EV_THRESHOLD || ev->kind == CGFS_EV_MEMSW_THRESHOLD)
 		atomic_fetch_add(&er->nthresh, d);
-	else if (ev->kind == EV_PRESSURE)
+	else if (ev->kind == CGFS_EV_PRESSURE)
 		atomic_fetch_add(&er->npress, d);
 }
 
@@ -260,14 +259,8 @@ static int event_parse_pressure(const char *args, int *level, int *mode)
 }
 
 /* The control file must be one of ours, in the same group. Fills kind. */
-static int event_check_control(struct cgfs_req *r, int cfd, enum event_kind *kind)
+static int event_check_control(struct cgfs_req *r, int cfd, enum cgfs_event *kind)
 {
-	static const struct { const char *name; enum event_kind kind; } ok[] = {
-		{ "memory.usage_in_bytes", EV_THRESHOLD },
-		{ "memory.oom_control", EV_OOM },
-		{ "memory.pressure_level", EV_PRESSURE },
-		{ "memory.memsw.usage_in_bytes", EV_MEMSW_THRESHOLD },
-	};
 	char target[PATH_MAX + 64];
 	size_t mlen = strlen(r->fs->mountpoint);
 	struct mcg_group *g;
@@ -287,12 +280,9 @@ static int event_check_control(struct cgfs_req *r, int cfd, enum event_kind *kin
 		mcg_put(g);
 		return -EACCES;
 	}
-	err = -EINVAL;
-	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
-		if (strcmp(cgfs_files[row].name, ok[i].name) == 0) {
-			*kind = ok[i].kind;
-			err = 0;
-		}
+	/* the table's rows say which files take registrations */
+	*kind = cgfs_files[row].event;
+	err = *kind == CGFS_EV_NONE ? -EINVAL : 0;
 	if (!err && (g != r->g || mcg_removed(g)))
 		err = -EINVAL;
 	mcg_put(g);
@@ -306,9 +296,9 @@ static void event_signal(int efd)
 
 /* The usage a threshold of kind on g compares with, in pages: the root's
  * is the global approximation of its usage file. */
-static long event_usage_of(struct mcg_group *g, enum event_kind kind)
+static long event_usage_of(struct mcg_group *g, enum cgfs_event kind)
 {
-	return mcg_usage(g, kind == EV_THRESHOLD ? MCG_MEM : MCG_MEMSW);
+	return mcg_usage(g, kind == CGFS_EV_THRESHOLD ? MCG_MEM : MCG_MEMSW);
 }
 
 /* Signal every threshold on g or its ancestors that usage crossed, either
@@ -318,7 +308,7 @@ static void event_thresholds_locked(struct event_registry *er, struct mcg_group 
 	for (struct event_reg *ev = er->head; ev; ev = ev->next) {
 		bool above;
 
-		if ((ev->kind != EV_THRESHOLD && ev->kind != EV_MEMSW_THRESHOLD) ||
+		if ((ev->kind != CGFS_EV_THRESHOLD && ev->kind != CGFS_EV_MEMSW_THRESHOLD) ||
 		    !mcg_in_subtree(g, ev->g))
 			continue;
 		above = ev->threshold <= event_usage_of(ev->g, ev->kind);
@@ -351,7 +341,7 @@ static void event_pressure_deliver(struct event_registry *er, struct mcg_group *
 		bool fired = false;
 
 		for (struct event_reg *ev = er->head; ev; ev = ev->next) {
-			if (ev->kind != EV_PRESSURE || ev->g != g || level < ev->level)
+			if (ev->kind != CGFS_EV_PRESSURE || ev->g != g || level < ev->level)
 				continue;
 			if ((g != origin && ev->mode == PRESS_LOCAL) ||
 			    (signalled && ev->mode == PRESS_DEFAULT))
@@ -491,16 +481,17 @@ int event_control_write(struct cgfs_req *r, int unused, const struct gram_value 
 		err = -ENOMEM;
 	} else if (!(err = event_check_control(r, cfd, &ev->kind))) {
 		switch (ev->kind) {
-		case EV_THRESHOLD:
-		case EV_MEMSW_THRESHOLD:
+		case CGFS_EV_THRESHOLD:
+		case CGFS_EV_MEMSW_THRESHOLD:
 			/* parsed from its first byte, as memparse does */
 			err = isspace((unsigned char)*args) ? -EINVAL :
 			      gram_bytes(args, strlen(args), &ev->threshold, NULL);
 			break;
-		case EV_PRESSURE:
+		case CGFS_EV_PRESSURE:
 			err = event_parse_pressure(args, &ev->level, &ev->mode);
 			break;
-		case EV_OOM:
+		case CGFS_EV_OOM:
+		case CGFS_EV_NONE:       /* (event_check_control refused it) */
 			break;
 		}
 	}
@@ -526,7 +517,7 @@ int event_control_write(struct cgfs_req *r, int unused, const struct gram_value 
 		event_drop(ev);
 		return err;
 	}
-	if (ev->kind == EV_THRESHOLD || ev->kind == EV_MEMSW_THRESHOLD) {
+	if (ev->kind == CGFS_EV_THRESHOLD || ev->kind == CGFS_EV_MEMSW_THRESHOLD) {
 		/* the others are checked first; the new one takes its side
 		 * without a signal */
 		event_thresholds_locked(r->fs->events, ev->g);
@@ -535,7 +526,7 @@ int event_control_write(struct cgfs_req *r, int unused, const struct gram_value 
 	atomic_init(&ev->refs, 1);
 	event_link_locked(r->fs->events, ev, user);
 	/* An OOM registration on a group already under OOM fires at once. */
-	if (ev->kind == EV_OOM && mcg_under_oom(ev->g))
+	if (ev->kind == CGFS_EV_OOM && mcg_under_oom(ev->g))
 		event_signal(efd);
 	pthread_mutex_unlock(&r->fs->events->lock);
 	return 0;
@@ -574,7 +565,7 @@ void event_oom(struct mcg_group *over, void *arg)
 
 	pthread_mutex_lock(&fs->events->lock);
 	for (struct event_reg *ev = fs->events->head; ev; ev = ev->next) {
-		if (ev->kind == EV_OOM && mcg_in_subtree(ev->g, over))
+		if (ev->kind == CGFS_EV_OOM && mcg_in_subtree(ev->g, over))
 			event_signal(ev->efd);
 	}
 	pthread_mutex_unlock(&fs->events->lock);
