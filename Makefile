@@ -14,7 +14,9 @@ OPT      ?= -O2 -g
 # The one source of the version: the VERSION file (the programs' --version
 # and the man page's header, checked by t_mount.sh).
 VERSION  := $(shell cat VERSION)
-CFLAGS   += $(OPT) -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
+# -MMD: each object's header dependencies, written beside it (.d) and read
+# back below, so a header change rebuilds exactly what includes it.
+CFLAGS   += -MMD -MP $(OPT) -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
             -D_GNU_SOURCE -DMEMCGFS_VERSION='"$(VERSION)"' -Isrc $(CPPFLAGS) $(SANFLAGS)
 LDFLAGS  += $(SANFLAGS)
 FUSE_CFLAGS  = $(shell pkg-config --cflags fuse3 2>/dev/null)
@@ -53,7 +55,7 @@ FUZZ_CC      ?= clang
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 20
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
+FUZZ_CFLAGS  := -MMD -MP -O1 -g -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
                 -Wshadow -Wno-gnu-variable-sized-type-not-at-end -D_GNU_SOURCE -DMEMCGFS_VERSION='"$(VERSION)"' -Isrc \
                 -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_LDFLAGS := -fsanitize=fuzzer $(FUZZ_SAN)
@@ -65,11 +67,11 @@ all: $(BUILD)/memcgfs $(BUILD)/memcgctl $(BUILD)/memcgfs-run $(TOOLS)
 
 # Only the FUSE glue (FUSE_SRC) sees FUSE's headers: "no FUSE below the
 # daemon" is the build's rule, not a comment's.
-$(BUILD)/%.o: %.c $(wildcard src/*/*.h src/*.h)
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(FUSE_SRC:%.c=$(BUILD)/%.o): $(BUILD)/%.o: %.c $(wildcard src/*/*.h src/*.h)
+$(FUSE_SRC:%.c=$(BUILD)/%.o): $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(FUSE_CFLAGS) -c -o $@ $<
 
@@ -98,7 +100,7 @@ $(BUILD)/memcgfs-run: $(BUILD)/src/memcgfs-run.o $(BUILD)/libbridge.a
 $(BUILD)/unit_tests: $(UNIT_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libmemcg.a $(BUILD)/libbridge.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) -lpthread
 
-$(BUILD)/tests/unit/%.o: tests/unit/%.c $(wildcard src/*/*.h tests/unit/*.h)
+$(BUILD)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
 
@@ -106,7 +108,7 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c $(wildcard src/*/*.h tests/unit/*.h)
 # in (MCG_BENCH: the baseline that charges nothing, the naive move); the
 # production engine has neither on its charge path.
 BENCH_LIB := $(BUILD)/bench-lib
-$(BENCH_LIB)/%.o: %.c $(wildcard src/*/*.h src/*.h)
+$(BENCH_LIB)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DMCG_BENCH -c -o $@ $<
 
@@ -122,7 +124,7 @@ $(BUILD)/bench_%: bench/bench_%.c $(BENCH_LIB)/libmemcg.a
 
 # The code under test instrumented for libFuzzer (no FUSE header is needed:
 # FUSE_SRC, the only files that include one, are left out of FSLIB_SRC).
-$(FUZZ_BUILD)/%.o: %.c $(wildcard src/*/*.h src/*.h)
+$(FUZZ_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 
@@ -226,7 +228,10 @@ deb:
 	lintian --fail-on error $(BUILD)/deb/memcgfs_$(VERSION)_*.deb
 
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz $(BUILD) $(FUZZ_BUILD)
+
+# The header dependencies -MMD wrote (none before the first build).
+-include $(shell find $(BUILD) $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
 
 # Debian packages the project needs to build and test (run as root).
 DEPS = libfuse3-dev fuse3 check pkg-config acl attr gcc make python3 perl procps util-linux \

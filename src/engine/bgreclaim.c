@@ -52,7 +52,7 @@ long bgr_wmark(struct mcg_group *g, enum bgr_mark m)
 	long eh = atomic_load(&g->wmark[BGR_HIGH]), el = atomic_load(&g->wmark[BGR_LOW]);
 	long ah, al;
 
-	if (mcg_is_root(g))
+	if (mcg_root(g))
 		return PC_MAX;
 	/* automatic: limit - limit/64 and limit - limit/16, in whole pages */
 	ah = limit == PC_MAX ? PC_MAX : limit * 63 / 64;
@@ -72,7 +72,7 @@ int bgr_set_wmark(struct mcg_group *g, enum bgr_mark m, long pages, bool automat
 	long limit, other;
 	int err = 0;
 
-	if (mcg_is_root(g))
+	if (mcg_root(g))
 		return -EINVAL;
 	pthread_mutex_lock(&g->lock);
 	limit = pc_max(&g->cnt[MCG_MEM]);
@@ -127,7 +127,7 @@ void bgr_check(struct mcg_group *g)
 
 	if (!p)
 		return;
-	for (; g && !mcg_is_root(g); g = g->parent) {
+	for (; g && !mcg_root(g); g = g->parent) {
 		struct bgr_item *it;
 
 		if (pc_usage(&g->cnt[MCG_MEM]) <= bgr_wmark(g, BGR_HIGH) ||

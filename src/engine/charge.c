@@ -163,12 +163,11 @@ static __attribute__((noinline)) int charge_try_counters(struct mcg_group *g, un
 	}
 }
 
-static inline int charge_try_fast(struct mcg_group *g, unsigned cpu, long n,
-				  struct charge_mode *mode)
+int charge_try(struct mcg_group *g, unsigned cpu, long n, struct charge_mode *mode)
 {
 	struct mcg_engine *e = g->eng;
 
-	if (mcg_is_root(g) || mcg_no_accounting(e))
+	if (mcg_root(g) || mcg_no_accounting(e))
 		return 0;
 	if (cpu >= e->m.cpus)
 		cpu %= e->m.cpus;
@@ -180,17 +179,12 @@ static inline int charge_try_fast(struct mcg_group *g, unsigned cpu, long n,
 	return charge_try_counters(g, cpu, n, mode);
 }
 
-int charge_try(struct mcg_group *g, unsigned cpu, long n, struct charge_mode *mode)
-{
-	return charge_try_fast(g, cpu, n, mode);
-}
-
 int charge_kmem(struct mcg_group *g, unsigned cpu, long n, struct charge_mode *mode)
 {
 	struct pc_counter *fail = NULL;
 	int err;
 
-	if (mcg_is_root(g) || mcg_no_accounting(g->eng) || n <= 0)
+	if (mcg_root(g) || mcg_no_accounting(g->eng) || n <= 0)
 		return 0;
 	if ((err = charge_try(g, cpu, n, mode)))
 		return err;
@@ -255,13 +249,13 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 	struct page *p;
 	int err;
 
-	if ((err = charge_try_fast(g, cpu, 1, mode)))
+	if ((err = charge_try(g, cpu, 1, mode)))
 		return err;
 	/* Dekker with uncharge_reap: the charge above is published before reaped
 	 * is read; the reaper publishes reaped before it re-reads usage. One
 	 * of the two sees the other. Root pages carry no charge, and the root
 	 * is never reaped. */
-	if (atomic_load(&g->reaped) && !mcg_is_root(g)) {
+	if (atomic_load(&g->reaped) && !mcg_root(g)) {
 		uncharge_pages(g, 1, false);
 		charge_drain(e, g);       /* and the batch the charge stocked */
 		uncharge_reap(g);              /* it may have waited for us */

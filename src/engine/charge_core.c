@@ -177,7 +177,7 @@ void charge_batch_end(struct charge_batch *b)
 static inline void charge_uncharge_batched(struct mcg_group *g, long n, bool keep_memsw,
 					   struct charge_batch *b)
 {
-	if (mcg_is_root(g) || mcg_no_accounting(g->eng))
+	if (mcg_root(g) || mcg_no_accounting(g->eng))
 		return;
 	if (!b || mcg_no_batch_uncharge(g->eng)) {
 		uncharge_pages(g, n, keep_memsw);

@@ -1,5 +1,5 @@
 /* charge_core.h: what the charge path (charge.h) and every uncharger
- * share (§5.6, seed topic 3): the per-CPU stock of pre-charged pages, the
+ * share (§5.4, §5.6, seed topic 3): the per-CPU stock of pre-charged pages, the
  * uncharge batch, and the end of a page's life. Owns the stock and the
  * batch record; never charges a counter, never reclaims. */
 #ifndef MEMCGFS_CHARGE_CORE_H

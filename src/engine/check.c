@@ -90,15 +90,15 @@ static int check_group(struct mcg_engine *e, struct mcg_group *g, struct check_c
 		if (k->cnt[MCG_KMEM].parent == &g->cnt[MCG_KMEM])
 			kids_kmem += pc_usage(&k->cnt[MCG_KMEM]);
 	}
-	if (!mcg_no_accounting(e) && !mcg_is_root(g) &&
+	if (!mcg_no_accounting(e) && !mcg_root(g) &&
 	    pc_usage(&g->cnt[MCG_KMEM]) != atomic_load(&g->kmem_local) + kids_kmem)
 		return check_fail(msg, len, "group %u: kmem %ld, charges say %ld", g->id,
 				  pc_usage(&g->cnt[MCG_KMEM]), atomic_load(&g->kmem_local) + kids_kmem);
 	*mem_out = own + kids;
 	*memsw_out = own + c->swap + kids_sw;
 	/* The root is never charged directly: its counters see its children. */
-	want = mcg_is_root(g) ? kids : *mem_out;
-	want_sw = mcg_is_root(g) ? kids_sw : *memsw_out;
+	want = mcg_root(g) ? kids : *mem_out;
+	want_sw = mcg_root(g) ? kids_sw : *memsw_out;
 	if (!mcg_no_accounting(e) &&
 	    (pc_usage(&g->cnt[MCG_MEM]) != want || pc_usage(&g->cnt[MCG_MEMSW]) != want_sw))
 		return check_fail(msg, len, "group %u: usage %ld/%ld, pages say %ld/%ld", g->id,
@@ -173,7 +173,7 @@ static int check_names(struct mcg_engine *e, char *msg, size_t len)
 /* Caller holds tree_lock and h->lock. */
 static int check_soft_group(struct soft_heap *h, struct mcg_group *g, char *msg, size_t len)
 {
-	if (!mcg_is_root(g) && soft_excess(g) > 0 && (!g->soft_pos || g->soft_pos == SOFT_GONE))
+	if (!mcg_root(g) && soft_excess(g) > 0 && (!g->soft_pos || g->soft_pos == SOFT_GONE))
 		return check_fail(msg, len, "group %u: %ld over its soft limit, not in the order",
 				 g->id, soft_excess(g));
 	for (struct mcg_group *k = g->children; k; k = k->sibling)
@@ -194,7 +194,7 @@ int check_soft_order(struct mcg_engine *e, char *msg, size_t len)
 		struct mcg_group *g = h->heap[i];
 		long key = atomic_load(&g->soft_key);
 
-		if (g->soft_pos != i + 1 || mcg_is_root(g) || !g->linked)
+		if (g->soft_pos != i + 1 || mcg_root(g) || !g->linked)
 			err = check_fail(msg, len, "soft order: slot %u holds group %u (at %u)", i,
 					g->id, g->soft_pos);
 		else if (key <= 0 || key < soft_excess(g))

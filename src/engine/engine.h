@@ -283,9 +283,9 @@ void mcg_reclaim_counts(const struct mcg_group *g, struct mcg_reclaim_counts *ou
 void *mcg_owner_data(const struct mcg_group *g);
 void mcg_set_owner_data(struct mcg_group *g, void *data);
 
-/* g is the hierarchy's root. (The engine's own modules get an inline
- * version from internal.h: the name is parenthesised here for it.) */
-bool (mcg_is_root)(const struct mcg_group *g);
+/* g is the hierarchy's root. (The engine's own modules read it inline:
+ * internal.h's mcg_root.) */
+bool mcg_is_root(const struct mcg_group *g);
 /* g is top or one of its descendants (removed ones included). */
 bool mcg_in_subtree(const struct mcg_group *g, const struct mcg_group *top);
 
@@ -338,7 +338,7 @@ int mcg_set_limit(struct mcg_group *g, enum mcg_counter c, long pages,
 int mcg_force_empty(struct mcg_group *g, mcg_stop_fn stop, void *stop_arg);
 
 int mcg_set_use_hierarchy(struct mcg_group *g, unsigned long long v);
-/* memory.soft_limit_in_bytes: any value (§3.5); reclaim under global
+/* memory.soft_limit_in_bytes: any value (§3.4); reclaim under global
  * pressure goes to the groups furthest over it first. */
 void mcg_set_soft_limit(struct mcg_group *g, long pages);
 int mcg_set_swappiness(struct mcg_group *g, unsigned long long v);

@@ -93,8 +93,12 @@ static inline struct mcg_group *mcg_by_id_pinned(struct mcg_engine *e, unsigned 
 	return atomic_load_explicit(&chunk[id & (MCG_ID_CHUNK - 1)], memory_order_acquire);
 }
 
-/* engine.h's mcg_is_root, inline for the charge path */
-#define mcg_is_root(g) ((g)->parent == NULL)
+/* g is the hierarchy's root: engine.h's mcg_is_root, inline for the
+ * charge path. */
+static inline bool mcg_root(const struct mcg_group *g)
+{
+	return g->parent == NULL;
+}
 
 /* Slot tags of a virtual page (vm.c), in the top two bits. */
 #define VM_TAG_MASK    0xC0000000u

@@ -355,7 +355,7 @@ int mcg_rename(struct mcg_engine *e, struct mcg_group *g, const char *name)
 	if (!(dup = strdup(name)))
 		return -ENOMEM;
 	pthread_rwlock_wrlock(&e->tree_lock);
-	if (g->removed || mcg_is_root(g)) {
+	if (g->removed || mcg_root(g)) {
 		err = g->removed ? -ENODEV : -EBUSY;
 	} else if (strcmp(g->name, name) == 0) {
 		err = 0;
@@ -405,7 +405,7 @@ int mcg_path(struct mcg_engine *e, struct mcg_group *g, char *buf, size_t size)
 	if (e)
 		pthread_rwlock_rdlock(&e->tree_lock);
 	buf[--pos] = '\0';
-	for (struct mcg_group *i = g; i && !mcg_is_root(i); i = i->parent) {
+	for (struct mcg_group *i = g; i && !mcg_root(i); i = i->parent) {
 		size_t len = strlen(i->name);
 
 		if (len + 1 > pos) {
@@ -439,7 +439,7 @@ long mcg_hierarchical_limit(struct mcg_group *g, enum mcg_counter c)
 
 unsigned mcg_swappiness(struct mcg_group *g)
 {
-	return mcg_is_root(g) ? atomic_load(&g->eng->vm_swappiness) : atomic_load(&g->swappiness);
+	return mcg_root(g) ? atomic_load(&g->eng->vm_swappiness) : atomic_load(&g->swappiness);
 }
 
 long mcg_root_usage(struct mcg_engine *e)
@@ -449,7 +449,7 @@ long mcg_root_usage(struct mcg_engine *e)
 
 long mcg_usage(struct mcg_group *g, enum mcg_counter c)
 {
-	if (mcg_is_root(g) && (c == MCG_MEM || c == MCG_MEMSW))
+	if (mcg_root(g) && (c == MCG_MEM || c == MCG_MEMSW))
 		return mcg_root_usage(g->eng) + (c == MCG_MEMSW ? rstat_item(g, STAT_SWAP) : 0);
 	return pc_usage(&g->cnt[c]);
 }
@@ -469,7 +469,7 @@ void mcg_note_tasks(struct mcg_group *g, long delta)
 
 /* ---- accessors for the layers above (engine.h) ---- */
 
-bool (mcg_is_root)(const struct mcg_group *g)
+bool mcg_is_root(const struct mcg_group *g)
 {
 	return g->parent == NULL;
 }

@@ -46,7 +46,7 @@ static int mcg_mkdir_charge(struct mcg_engine *e, struct mcg_group *parent, long
 	int err;
 
 	*pages = 0;
-	if (mcg_is_root(parent) || !prof_has(&e->m.prof, PF_MKDIR_KMEM))
+	if (mcg_root(parent) || !prof_has(&e->m.prof, PF_MKDIR_KMEM))
 		return 0;
 	err = charge_kmem(parent, parent->id % e->m.cpus, MCG_MKDIR_KMEM_PAGES, &mode);
 	if (mode.over)
@@ -119,9 +119,9 @@ int mcg_remove(struct mcg_engine *e, struct mcg_group *g)
 	char *release = NULL;
 
 	pthread_rwlock_wrlock(&e->tree_lock);
-	if (mcg_is_root(g) || g->removed) {
+	if (mcg_root(g) || g->removed) {
 		pthread_rwlock_unlock(&e->tree_lock);
-		return mcg_is_root(g) ? -EBUSY : -ENOENT;
+		return mcg_root(g) ? -EBUSY : -ENOENT;
 	}
 	if (atomic_load(&g->ntasks) || g->nr_live_children) {
 		pthread_rwlock_unlock(&e->tree_lock);
@@ -173,7 +173,7 @@ int mcg_set_limit(struct mcg_group *g, enum mcg_counter c, long pages,
 	const struct prof *p = &g->eng->m.prof;
 	int err = 0;
 
-	if (mcg_is_root(g))
+	if (mcg_root(g))
 		return -EINVAL;
 	if (pages > PC_MAX)
 		pages = PC_MAX;
@@ -211,7 +211,7 @@ int mcg_force_empty(struct mcg_group *g, mcg_stop_fn stop, void *stop_arg)
 {
 	unsigned retries = prof_reclaim_retries(&g->eng->m.prof);
 
-	if (mcg_is_root(g))
+	if (mcg_root(g))
 		return -EINVAL;
 	charge_drain(g->eng, g);
 	while (pc_usage(&g->cnt[MCG_MEM]) > 0 && retries > 0) {
@@ -253,7 +253,7 @@ int mcg_set_swappiness(struct mcg_group *g, unsigned long long v)
 {
 	if (v > prof_swappiness_max(&g->eng->m.prof))
 		return -EINVAL;
-	if (mcg_is_root(g))
+	if (mcg_root(g))
 		atomic_store(&g->eng->vm_swappiness, (unsigned)v);
 	else
 		atomic_store(&g->swappiness, (unsigned)v);
@@ -262,7 +262,7 @@ int mcg_set_swappiness(struct mcg_group *g, unsigned long long v)
 
 int mcg_set_oom_control(struct mcg_group *g, unsigned long long v)
 {
-	if (mcg_is_root(g) || v > 1)
+	if (mcg_root(g) || v > 1)
 		return -EINVAL;
 	atomic_store(&g->oom_kill_disable, v == 1);
 	if (v == 0)

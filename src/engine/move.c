@@ -34,7 +34,7 @@ static struct pc_counter *move_stop(struct mcg_group *src, struct mcg_group *dst
 {
 	/* the root's own pages were never in its counter: a move from it
 	 * charges the whole chain, the root's counter included */
-	if (mcg_is_root(src))
+	if (mcg_root(src))
 		return NULL;
 	for (struct pc_counter *i = &dst->cnt[c]; i; i = i->parent)
 		for (struct pc_counter *j = &src->cnt[c]; j; j = j->parent)
@@ -339,17 +339,17 @@ static void move_settle(struct move_plan *pl, const struct move_count *c, const 
 	struct mcg_group *src = pl->src, *dst = pl->dst;
 
 	if (pl->naive) {
-		if (!mcg_is_root(src))
+		if (!mcg_root(src))
 			move_uncharge_naive(src, m->pages, m->swap, &pl->ops);
 		pc_uncharge(&dst->cnt[MCG_MEM], c->pages - m->pages);
 		pc_uncharge(&dst->cnt[MCG_MEMSW], c->pages - m->pages + c->swap - m->swap);
 		return;
 	}
-	if (m->pages && !mcg_is_root(src)) {
+	if (m->pages && !mcg_root(src)) {
 		pl->ops += pc_uncharge_upto(&src->cnt[MCG_MEM], m->pages, pl->stop_mem);
 		pl->ops += pc_uncharge_upto(&src->cnt[MCG_MEMSW], m->pages, pl->stop_sw);
 	}
-	if (m->swap && !mcg_is_root(src))
+	if (m->swap && !mcg_root(src))
 		pl->ops += pc_uncharge_upto(&src->cnt[MCG_MEMSW], m->swap, pl->stop_sw);
 	if (c->pages > m->pages) {
 		pl->ops += pc_uncharge_upto(&dst->cnt[MCG_MEM], c->pages - m->pages, pl->stop_mem);
@@ -370,7 +370,7 @@ static int move_do(struct vm_object *o, struct mcg_group *dst, unsigned mask, bo
 	int err;
 
 	*st = (struct move_stats){ 0 };
-	if (src == dst || !mask || mcg_is_root(dst)) {
+	if (src == dst || !mask || mcg_root(dst)) {
 		/* nothing to move (a move to the root only drops charges: the
 		 * root is never charged) */
 		vm_object_set_group(o, dst);

@@ -5,7 +5,7 @@
  * call gives every node a share of its want proportional to the node's
  * share of the subtree's pages, every pass visits each node still short of
  * its share, and lists are scanned through the priority-shift accumulators
- * of seed topic 5 (§5.2, §5.3), so that pressure follows node sizes. Pages
+ * of seed topic 5 (seed 5.2, 5.3), so that pressure follows node sizes. Pages
  * are isolated under the lruvec lock and decided with no lock held, so an
  * owner may free a page concurrently (it is then finished here). Never
  * charges; sleeps only in the writeback device's wait (wb_wait, through
@@ -261,7 +261,7 @@ static bool reclaim_fixed(const struct mcg_engine *e)
 #endif
 }
 
-/* The priority-shift accumulator (§5.3): each pass adds (size >> prio) + 1
+/* The priority-shift accumulator (seed 5.3): each pass adds (size >> prio) + 1
  * to the list's count, and once it reaches a cluster that many pages are
  * scanned; small lists are still scanned, slowly (the + 1). */
 static long reclaim_accumulate(struct lru_vec *v, int type, long scan)
@@ -332,7 +332,7 @@ static void reclaim_lruvec(struct reclaim_ctl *rc, struct mcg_group *g, unsigned
 	}
 }
 
-/* The default (§5.2): each node is asked, for the whole call, for a share
+/* The default (seed 5.2): each node is asked, for the whole call, for a share
  * of want proportional to its share of the subtree's reclaimable pages (on
  * a full machine, its size), rounded up; every pass goes on to every node
  * still short of its share, even when an earlier one gave enough, and a
@@ -404,7 +404,7 @@ void reclaim_wb_complete(struct mcg_engine *e)
 long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim_ctx ctx)
 {
 	struct reclaim_ctl rc = {
-		.e = top->eng, .want = nr, .may_swap = may_swap, .global = mcg_is_root(top),
+		.e = top->eng, .want = nr, .may_swap = may_swap, .global = mcg_root(top),
 		.swappiness = mcg_swappiness(top), .ctx = ctx,
 	};
 	int prio;

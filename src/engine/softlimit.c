@@ -171,7 +171,7 @@ void soft_charged(struct mcg_group *g)
 
 	/* up the counters this charge went through (use_hierarchy 0 leaves a
 	 * child's counter unlinked from its parent's) */
-	for (; g && !mcg_is_root(g); g = g->cnt[MCG_MEM].parent ? g->parent : NULL) {
+	for (; g && !mcg_root(g); g = g->cnt[MCG_MEM].parent ? g->parent : NULL) {
 		long x;
 
 		/* racy, but a charger that misses a concurrent raise sees its
@@ -192,7 +192,7 @@ void soft_limit_changed(struct mcg_group *g)
 {
 	struct soft_heap *h = g->eng->soft;
 
-	if (mcg_is_root(g))
+	if (mcg_root(g))
 		return;                   /* never picked (§5.9: the root gives last) */
 	pthread_mutex_lock(&h->lock);
 	if (g->soft_pos != SOFT_GONE)

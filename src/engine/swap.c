@@ -88,7 +88,7 @@ static void swap_disown(struct mcg_engine *e, unsigned id, bool uncharge)
 	if (!g)
 		return;
 	stat_add(g, STAT_SWAP, -1);
-	if (uncharge && !mcg_is_root(g) && !mcg_no_accounting(e))
+	if (uncharge && !mcg_root(g) && !mcg_no_accounting(e))
 		pc_uncharge(&g->cnt[MCG_MEMSW], 1);
 	mcg_put(g);                       /* the slot's */
 	if (g->removed)

@@ -114,7 +114,7 @@ int task_attach(struct mcg_engine *e, pid_t tid, pid_t tgid, struct mcg_group *g
 	te = *pp;
 	if (te && te->g == g) {
 		/* already there */
-	} else if (mcg_is_root(g)) {
+	} else if (mcg_root(g)) {
 		if (te) {
 			*pp = te->next;
 			old = te->g;

@@ -128,7 +128,7 @@ void uncharge_reap(struct mcg_group *g)
 
 void uncharge_kmem(struct mcg_group *g, long n)
 {
-	if (mcg_is_root(g) || mcg_no_accounting(g->eng) || n <= 0)
+	if (mcg_root(g) || mcg_no_accounting(g->eng) || n <= 0)
 		return;
 	atomic_fetch_sub(&g->kmem_local, n);
 	pc_uncharge(&g->cnt[MCG_KMEM], n);

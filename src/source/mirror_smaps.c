@@ -5,19 +5,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/sysmacros.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
-#include "engine/engine.h"
-#include "os/proc.h"
-#include "os/watchdog.h"
 #include "source/mirror_int.h"
 
 static long mirror_kb_pages(const char *p)

@@ -37,7 +37,9 @@
 # the non-static functions and the static inline ones of headers defined
 # in src/engine/; a file missing from the table is a violation too.
 # Last, no function in src/ is longer than 100 lines (its signature to its
-# closing brace).
+# closing brace), and every "§N.M" a file under src/ cites names a heading
+# of docs/semantics.md ("## §N.M ..."), the repository's own statement of
+# the kernel behaviour the code follows.
 # Prints each violation and the count; exit 1 if any.
 set -u
 cd "$(dirname "$0")/../.."
@@ -190,6 +192,19 @@ PY
 )
 if [ -n "$long_out" ]; then
 	while IFS= read -r v; do violation "${v%%:*}" "${v#*: }"; done <<< "$long_out"
+fi
+cite_out=$(python3 - src docs/semantics.md <<'PY'
+import glob, re, sys
+heads = set(re.findall(r"^## (§[0-9]+(?:\.[0-9]+)*) ", open(sys.argv[2]).read(), re.M))
+for f in sorted(glob.glob(sys.argv[1] + "/**/*.[ch]", recursive=True)):
+    for n, line in enumerate(open(f), 1):
+        for c in re.findall(r"§[0-9]+(?:\.[0-9]+)*", line):
+            if c not in heads:
+                print(f"{f}:{n}: cites {c}, which is no heading of {sys.argv[2]}")
+PY
+)
+if [ -n "$cite_out" ]; then
+	while IFS= read -r v; do violation "${v%%: *}" "${v#*: }"; done <<< "$cite_out"
 fi
 echo "layers: $bad violations"
 [ "$bad" -eq 0 ]
