@@ -576,18 +576,6 @@ static void cgfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t o
 	free(d.buf);
 }
 
-/* xattr operations share one shape: the node, then its metadata call. */
-#define CGFS_ON_NODE(req, ino, call, reply_len)                             \
-	do {                                                                \
-		struct mcg_group *g;                                        \
-		int row, ret = node_from_ino(cgfs_of(req), (ino), &g, &row);\
-		if (ret == 0) {                                             \
-			ret = (call);                                       \
-			mcg_put(g);                                         \
-		}                                                           \
-		reply_len;                                                  \
-	} while (0)
-
 static void cgfs_reply_xattr(fuse_req_t req, int ret, char *buf, size_t size)
 {
 	if (ret < 0)
@@ -623,6 +611,8 @@ static int cgfs_status(struct cgfs *fs, char *buf, size_t size)
 static void cgfs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
 	char *buf = size ? malloc(size) : NULL;
+	struct mcg_group *g;
+	int row, ret;
 
 	if (size && !buf)
 		return cgfs_reply_err(req, -ENOMEM);
@@ -631,34 +621,53 @@ static void cgfs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, s
 		free(buf);
 		return;
 	}
-	CGFS_ON_NODE(req, ino, node_getxattr(cgfs_of(req), g, row, name, buf, size),
-		     cgfs_reply_xattr(req, ret, buf, size));
+	if (!(ret = node_from_ino(cgfs_of(req), ino, &g, &row))) {
+		ret = node_getxattr(cgfs_of(req), g, row, name, buf, size);
+		mcg_put(g);
+	}
+	cgfs_reply_xattr(req, ret, buf, size);
 	free(buf);
 }
 
 static void cgfs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
 	char *buf = size ? malloc(size) : NULL;
+	struct mcg_group *g;
+	int row, ret;
 
 	if (size && !buf)
 		return cgfs_reply_err(req, -ENOMEM);
-	CGFS_ON_NODE(req, ino, node_listxattr(cgfs_of(req), g, row, buf, size),
-		     cgfs_reply_xattr(req, ret, buf, size));
+	if (!(ret = node_from_ino(cgfs_of(req), ino, &g, &row))) {
+		ret = node_listxattr(cgfs_of(req), g, row, buf, size);
+		mcg_put(g);
+	}
+	cgfs_reply_xattr(req, ret, buf, size);
 	free(buf);
 }
 
 static void cgfs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 			     const char *value, size_t size, int flags)
 {
-	CGFS_ON_NODE(req, ino, cgfs_kept(req, g, node_setxattr(cgfs_of(req), g, row, name, value,
-								 size, flags)),
-		     cgfs_reply_err(req, ret));
+	struct mcg_group *g;
+	int row, ret;
+
+	if (!(ret = node_from_ino(cgfs_of(req), ino, &g, &row))) {
+		ret = cgfs_kept(req, g, node_setxattr(cgfs_of(req), g, row, name, value, size, flags));
+		mcg_put(g);
+	}
+	cgfs_reply_err(req, ret);
 }
 
 static void cgfs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
-	CGFS_ON_NODE(req, ino, cgfs_kept(req, g, node_removexattr(cgfs_of(req), g, row, name)),
-		     cgfs_reply_err(req, ret));
+	struct mcg_group *g;
+	int row, ret;
+
+	if (!(ret = node_from_ino(cgfs_of(req), ino, &g, &row))) {
+		ret = cgfs_kept(req, g, node_removexattr(cgfs_of(req), g, row, name));
+		mcg_put(g);
+	}
+	cgfs_reply_err(req, ret);
 }
 
 /* New regular files cannot be created; links and device nodes neither. */

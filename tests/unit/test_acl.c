@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "fs/acl.h"
+#include "suites.h"
 
 #define UNDEF 0xFFFFFFFFu
 
@@ -646,7 +647,7 @@ START_TEST(test_inherit_minimal_default)
 }
 END_TEST
 
-Suite *acl_suite(void)
+UNIT_SUITE(acl)
 {
 	Suite *s = suite_create("acl");
 	TCase *tc;

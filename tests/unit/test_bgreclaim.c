@@ -220,7 +220,7 @@ START_TEST(test_direct_reclaim_is_throttled)
 }
 END_TEST
 
-Suite *bgreclaim_suite(void)
+UNIT_SUITE(bgreclaim)
 {
 	Suite *s = suite_create("bgreclaim");
 	TCase *tc = tcase_create("watermarks");

@@ -331,7 +331,7 @@ START_TEST(test_kv_matches_printf)
 }
 END_TEST
 
-Suite *cgfiles_suite(void)
+UNIT_SUITE(cgfiles)
 {
 	Suite *s = suite_create("cgfiles");
 	TCase *tc = tcase_create("table");

@@ -545,7 +545,7 @@ START_TEST(test_kmem_reaped_refused)
 }
 END_TEST
 
-Suite *charge_suite(void)
+UNIT_SUITE(charge)
 {
 	Suite *s = suite_create("charge");
 	TCase *tc = tcase_create("paths");

@@ -168,7 +168,7 @@ START_TEST(test_event_count_follows_removal)
 }
 END_TEST
 
-Suite *event_suite(void)
+UNIT_SUITE(event)
 {
 	Suite *s = suite_create("event");
 	TCase *tc = tcase_create("bounds");

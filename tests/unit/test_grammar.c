@@ -139,7 +139,7 @@ START_TEST(test_spec_corrections)
 }
 END_TEST
 
-Suite *grammar_suite(void)
+UNIT_SUITE(grammar)
 {
 	Suite *s = suite_create("grammar");
 	TCase *tc = tcase_create("vectors");

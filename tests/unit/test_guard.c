@@ -109,7 +109,7 @@ START_TEST(test_guard_bound_view)
 }
 END_TEST
 
-Suite *guard_suite(void)
+UNIT_SUITE(guard)
 {
 	Suite *s = suite_create("guard");
 	TCase *tc = tcase_create("core");

@@ -534,7 +534,7 @@ START_TEST(test_names_flat_directory)
 }
 END_TEST
 
-Suite *memcg_suite(void)
+UNIT_SUITE(memcg)
 {
 	Suite *s = suite_create("memcg");
 	TCase *tc = tcase_create("tree");

@@ -191,7 +191,7 @@ START_TEST(test_file_base)
 }
 END_TEST
 
-Suite *mirror_suite(void)
+UNIT_SUITE(mirror)
 {
 	Suite *s = suite_create("mirror");
 	TCase *tc = tcase_create("smaps");

@@ -384,7 +384,7 @@ START_TEST(test_move_concurrent_with_charges)
 }
 END_TEST
 
-Suite *move_suite(void)
+UNIT_SUITE(move)
 {
 	Suite *s = suite_create("move");
 	TCase *tc = tcase_create("charges");

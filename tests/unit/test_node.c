@@ -559,7 +559,7 @@ START_TEST(test_may_read)
 }
 END_TEST
 
-Suite *node_suite(void)
+UNIT_SUITE(node)
 {
 	Suite *s = suite_create("node");
 	TCase *tc = tcase_create("nodes");

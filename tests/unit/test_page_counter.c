@@ -104,7 +104,7 @@ START_TEST(test_concurrent_balance)
 }
 END_TEST
 
-Suite *page_counter_suite(void)
+UNIT_SUITE(page_counter)
 {
 	Suite *s = suite_create("page_counter");
 	TCase *tc = tcase_create("core");

@@ -95,7 +95,7 @@ START_TEST(test_pidwatch_reports_exit_and_fork)
 }
 END_TEST
 
-Suite *pidwatch_suite(void)
+UNIT_SUITE(pidwatch)
 {
 	Suite *s = suite_create("pidwatch");
 	TCase *tc = tcase_create("pidwatch");

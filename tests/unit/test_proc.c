@@ -148,7 +148,7 @@ START_TEST(test_proc_signal_through_pidfd)
 }
 END_TEST
 
-Suite *proc_suite(void)
+UNIT_SUITE(proc)
 {
 	Suite *s = suite_create("proc");
 	TCase *tc = tcase_create("proc");

@@ -74,7 +74,7 @@ START_TEST(test_rows_are_monotonic)
 }
 END_TEST
 
-Suite *profile_suite(void)
+UNIT_SUITE(profile)
 {
 	Suite *s = suite_create("profile");
 	TCase *tc = tcase_create("table");

@@ -296,7 +296,7 @@ START_TEST(test_cpu_model_shares_cpus)
 }
 END_TEST
 
-Suite *replay_suite(void)
+UNIT_SUITE(replay)
 {
 	Suite *s = suite_create("replay");
 	TCase *tc = tcase_create("scenarios");

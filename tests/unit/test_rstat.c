@@ -178,7 +178,7 @@ START_TEST(test_rstat_concurrent_chargers_and_reader)
 }
 END_TEST
 
-Suite *rstat_suite(void)
+UNIT_SUITE(rstat)
 {
 	Suite *s = suite_create("rstat");
 	TCase *tc = tcase_create("core");

@@ -148,7 +148,7 @@ START_TEST(test_sim_bounds)
 }
 END_TEST
 
-Suite *sim_suite(void)
+UNIT_SUITE(sim)
 {
 	Suite *s = suite_create("sim");
 	TCase *tc = tcase_create("sim");

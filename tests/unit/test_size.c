@@ -168,7 +168,7 @@ START_TEST(test_workload_sizes)
 }
 END_TEST
 
-Suite *size_suite(void)
+UNIT_SUITE(size)
 {
 	Suite *s = suite_create("size");
 	TCase *tc = tcase_create("parse");

@@ -370,7 +370,7 @@ START_TEST(test_concurrent_charges_and_picks)
 }
 END_TEST
 
-Suite *softlimit_suite(void)
+UNIT_SUITE(softlimit)
 {
 	Suite *s = suite_create("softlimit");
 	TCase *tc = tcase_create("order");

@@ -421,7 +421,7 @@ START_TEST(test_default_path)
 }
 END_TEST
 
-Suite *state_suite(void)
+UNIT_SUITE(state)
 {
 	Suite *s = suite_create("state");
 	TCase *tc = tcase_create("state");

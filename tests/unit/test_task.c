@@ -123,7 +123,7 @@ START_TEST(test_concurrent_moves_keep_counts)
 }
 END_TEST
 
-Suite *task_suite(void)
+UNIT_SUITE(task)
 {
 	Suite *s = suite_create("task");
 	TCase *tc = tcase_create("membership");

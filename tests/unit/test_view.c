@@ -205,7 +205,7 @@ START_TEST(test_view_proc_cgroups)
 }
 END_TEST
 
-Suite *view_suite(void)
+UNIT_SUITE(view)
 {
 	Suite *s = suite_create("view");
 	TCase *tc = tcase_create("core");

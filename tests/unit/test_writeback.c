@@ -1,0 +1,279 @@
+/* test_writeback.c: the writeback device: dirty pages written before
+ * clean ones go, the wait in limit reclaim, rotation or immediate reclaim
+ * at completion, the immediate list, no wait in global reclaim, per-node
+ * dirty limits. */
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/charge.h"
+#include "engine/check.h"
+#include "engine/engine.h"
+#include "engine/oom.h"
+#include "engine/reclaim.h"
+#include "engine/swap.h"
+#include "engine/vm.h"
+#include "engine/writeback.h"
+#include "vm_fixture.h"
+#include "suites.h"
+
+START_TEST(test_dirty_pages_written_back_first)
+{
+	struct mcg_engine *e = vm_engine(0);
+	struct mcg_group *a = mk(e, "a", 0);
+	struct vm_object *file = vm_object_new(e, a, false, 100);
+	struct vm_region *fr;
+	enum vm_fault f;
+
+	ck_assert_int_eq(vm_region_new(file, PK_FILE, 40, &fr), 0);
+	for (uint32_t i = 0; i < 40; i++)
+		ck_assert_int_eq(vm_touch(fr, i, 0, true, &f), 0);
+	ck_assert_int_eq(stat_local(a, STAT_DIRTY), 40);
+	/* a limit below usage: dirty pages are cleaned, then reclaimed */
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 10, NULL, NULL), 0);
+	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 10);
+	ck_assert_int_le(stat_local(a, STAT_DIRTY), 10);
+	CHECK_OK(e);
+	vm_object_free(file);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+
+static uint64_t wb_test_now, wb_test_slept;
+
+static uint64_t wb_test_clock(void *arg)
+{
+	return wb_test_now;
+}
+
+/* simulated time: a writeback wait is counted, not slept */
+static void wb_test_sleep(uint64_t ns, void *arg)
+{
+	wb_test_slept += ns;
+}
+
+static const struct mcg_env_ops wb_test_env_ops = { .now = wb_test_clock, .sleep = wb_test_sleep };
+
+static struct mcg_engine *wb_engine(bool immediate)
+{
+	struct mcg_machine cfg = {
+		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
+		.wb_pages_per_s = 1000, .wb_latency_ns = 2000000,
+		.immediate_reclaim = immediate,
+	};
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	wb_test_now = 1000000000;
+	return mcg_engine_new(&cfg, &(struct mcg_env){ &wb_test_env_ops, NULL }, NULL);
+}
+
+static void dirty_file(struct mcg_engine *e, struct mcg_group *a, struct vm_object **fo, int n)
+{
+	struct vm_region *fr;
+	enum vm_fault f;
+
+	*fo = vm_object_new(e, a, false, 100);
+	ck_assert_int_eq(vm_region_new(*fo, PK_FILE, (uint32_t)n, &fr), 0);
+	for (uint32_t i = 0; i < (uint32_t)n; i++)
+		ck_assert_int_eq(vm_touch(fr, i, 0, true, &f), 0);
+	ck_assert_int_eq(stat_local(a, STAT_DIRTY), n);
+}
+
+START_TEST(test_writeback_wait_in_limit_reclaim)
+{
+	struct mcg_engine *e = wb_engine(false);
+	struct mcg_group *a = mk(e, "a", 0);
+	struct vm_object *fo;
+	long inflight, done, rotated, immediate;
+
+	dirty_file(e, a, &fo, 40);
+	wb_test_slept = 0;
+	/* the shrink queues the dirty pages, then waits for them: in
+	 * simulated time, so the wait shows as stall, not as sleep */
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 10, NULL, NULL), 0);
+	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 10);
+	wb_counts(e, &inflight, &done, &rotated, &immediate);
+	ck_assert_int_ge(done, 30);
+	ck_assert_uint_gt(wb_test_slept, 2000000);             /* at least the latency */
+	ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), inflight);
+	CHECK_OK(e);
+	vm_object_free(fo);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+START_TEST(test_writeback_rotate_or_immediate)
+{
+	for (int imm = 0; imm <= 1; imm++) {
+		struct mcg_engine *e = wb_engine(imm);
+		struct mcg_group *a = mk(e, "a", 0);
+		struct vm_object *fo;
+		long inflight, done, rotated, immediate;
+
+		dirty_file(e, a, &fo, 40);
+		/* background reclaim does not wait: it only queues */
+		ck_assert_int_eq(reclaim_subtree(a, 40, false, RECLAIM_BACKGROUND), 0);
+		ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), 40);
+		ck_assert_int_eq(stat_local(a, STAT_DIRTY), 0);
+		wb_counts(e, &inflight, &done, &rotated, &immediate);
+		ck_assert_int_eq(inflight, 40);
+		wb_test_now += 1000000;                             /* not yet: latency 2ms */
+		reclaim_wb_complete(e);
+		wb_counts(e, &inflight, &done, &rotated, &immediate);
+		ck_assert_int_eq(done, 0);
+		wb_test_now += 100000000;                           /* 40 pages at 1000/s */
+		reclaim_wb_complete(e);
+		wb_counts(e, &inflight, &done, &rotated, &immediate);
+		ck_assert_int_eq(done, 40);
+		ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), 0);
+		if (imm) {
+			/* reclaimed the moment they were clean */
+			ck_assert_int_eq(immediate, 40);
+			ck_assert_int_eq(stat_local(a, STAT_CACHE), 0);
+		} else {
+			/* rotated to the tail, clean, for the next reclaim */
+			ck_assert_int_eq(rotated, 40);
+			ck_assert_int_eq(stat_local(a, STAT_CACHE), 40);
+			ck_assert_int_eq(reclaim_subtree(a, 40, false, RECLAIM_BACKGROUND), 40);
+		}
+		CHECK_OK(e);
+		vm_object_free(fo);
+		mcg_put(a);
+		mcg_engine_free(e);
+	}
+}
+END_TEST
+
+/* Seed topic 4's immediate list: a page reclaim marked, under writeback,
+ * waits on the list, where reclaim never looks; at its writeback end it
+ * goes to the inactive tail and the next reclaim takes it. Nothing is ever
+ * stranded there (rescued stays 0). */
+START_TEST(test_writeback_immediate_list)
+{
+	struct mcg_engine *e;
+	struct mcg_machine cfg = {
+		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
+		.wb_pages_per_s = 1000, .wb_latency_ns = 2000000, .immediate_list = true,
+	};
+	struct mcg_group *a;
+	struct vm_object *fo;
+	struct mcg_reclaim_counts rc;
+	long inflight, done, rotated, immediate, marked, listed, rescued, scanned;
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	wb_test_now = 1000000000;
+	e = mcg_engine_new(&cfg, &(struct mcg_env){ &wb_test_env_ops, NULL }, NULL);
+	a = mk(e, "a", 0);
+	dirty_file(e, a, &fo, 40);
+	ck_assert_int_eq(reclaim_subtree(a, 40, false, RECLAIM_BACKGROUND), 0);
+	ck_assert_int_eq(stat_lru_local(a, LRU_IMMEDIATE, -1), 40);
+	ck_assert_int_eq(stat_lru_local(a, LRU_INACTIVE_FILE, -1) + stat_lru_local(a, LRU_ACTIVE_FILE, -1), 0);
+	wb_immediate_counts(e, &marked, &listed, &rescued);
+	ck_assert_int_eq(listed, 40);
+	ck_assert_int_eq(marked, 40);
+	CHECK_OK(e);
+	/* under writeback and on the list: a second reclaim scans nothing */
+	mcg_reclaim_counts(a, &rc);
+	scanned = rc.scanned[1];
+	ck_assert_int_eq(reclaim_subtree(a, 40, false, RECLAIM_BACKGROUND), 0);
+	mcg_reclaim_counts(a, &rc);
+	ck_assert_int_eq(rc.scanned[1], scanned);
+	wb_test_now += 200000000;
+	reclaim_wb_complete(e);
+	wb_counts(e, &inflight, &done, &rotated, &immediate);
+	ck_assert_int_eq(done, 40);
+	ck_assert_int_eq(rotated, 40);
+	ck_assert_int_eq(stat_lru_local(a, LRU_IMMEDIATE, -1), 0);
+	ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), 0);
+	CHECK_OK(e);
+	ck_assert_int_eq(reclaim_subtree(a, 40, false, RECLAIM_BACKGROUND), 40);
+	wb_immediate_counts(e, &marked, &listed, &rescued);
+	ck_assert_int_eq(rescued, 0);
+	CHECK_OK(e);
+	vm_object_free(fo);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* The machine's reclaim (from the root, the machine full) never waits for
+ * writeback, as the kernel's global reclaim does not: it marks the dirty
+ * pages, hands them to the device and takes the clean ones. */
+START_TEST(test_global_reclaim_does_not_wait)
+{
+	struct mcg_engine *e = wb_engine(false);
+	struct mcg_group *a = mk(e, "a", 0);
+	struct vm_object *fo, *co;
+	struct vm_region *cr;
+	enum vm_fault f;
+
+	dirty_file(e, a, &fo, 2048);
+	co = vm_object_new(e, a, false, 101);
+	ck_assert_int_eq(vm_region_new(co, PK_FILE, 4096, &cr), 0);
+	wb_test_slept = 0;
+	/* 4096 clean pages more than the machine has room for: every
+	 * charge past the first 2048 reclaims from the root */
+	for (uint32_t i = 0; i < 4096; i++)
+		ck_assert_int_eq(vm_touch(cr, i, 0, false, &f), 0);
+	ck_assert_uint_eq(wb_test_slept, 0);
+	ck_assert_int_gt(stat_local(a, STAT_WRITEBACK), 0);
+	CHECK_OK(e);
+	vm_object_free(co);
+	vm_object_free(fo);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* Per-node dirty limits (seed 4.4): written page cache goes to the first
+ * node under 20 % dirty, then the next; clean pages keep to the toucher's
+ * node. */
+START_TEST(test_node_dirty_limits)
+{
+	struct mcg_machine cfg = {
+		.mem_pages = 4096, .nodes = 2, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
+		.node_dirty_ratio = 20,
+	};
+	struct mcg_engine *e;
+	struct mcg_group *a;
+	struct vm_object *fo;
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	e = mcg_engine_new(&cfg, NULL, NULL);
+	a = mk(e, "a", 0);
+	dirty_file(e, a, &fo, 800);
+	/* 20 % of 2048 is 409.6: node 0 takes 410, node 1 the rest */
+	ck_assert_int_eq(atomic_load(&e->node_dirty[0]), 410);
+	ck_assert_int_eq(atomic_load(&e->node_dirty[1]), 390);
+	ck_assert_int_eq(stat_lru_local(a, LRU_INACTIVE_FILE, 0), 410);
+	CHECK_OK(e);
+	vm_object_free(fo);
+	ck_assert_int_eq(atomic_load(&e->node_dirty[0]), 0);
+	ck_assert_int_eq(atomic_load(&e->node_dirty[1]), 0);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+UNIT_SUITE(writeback)
+{
+	Suite *s = suite_create("writeback");
+	TCase *tc = tcase_create("writeback");
+
+	tcase_add_test(tc, test_dirty_pages_written_back_first);
+	tcase_add_test(tc, test_writeback_wait_in_limit_reclaim);
+	tcase_add_test(tc, test_writeback_rotate_or_immediate);
+	tcase_add_test(tc, test_writeback_immediate_list);
+	tcase_add_test(tc, test_global_reclaim_does_not_wait);
+	tcase_add_test(tc, test_node_dirty_limits);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return s;
+}
