@@ -12,8 +12,10 @@
 #define PROF_OLDEST       PROF_KV(4, 19)
 #define PROF_NEWEST       PROF_KV(6, 18)
 
-/* Each feature is switched on by exactly one row of the table in profile.c. */
+/* Each feature is switched on by exactly one row of the table in profile.c;
+ * PF_NONE (0) is none, never on. */
 enum prof_feature {
+	PF_NONE,
 	PF_SWAPPINESS_200,      /* 5.8: swappiness maximum 100 -> 200 */
 	PF_SLABINFO_EMPTY,      /* 5.9: memory.kmem.slabinfo reads empty */
 	PF_RETRIES_16,          /* 5.9: MAX_RECLAIM_RETRIES 5 -> 16 */

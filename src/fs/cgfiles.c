@@ -389,49 +389,85 @@ static int wr_oom_control(struct cgfs_req *r, int unused, const struct gram_valu
 
 /* ---- the table ---------------------------------------------------------- */
 
-#define NOV .since = -1, .until = -1, .world_writable_until = -1
 
 const struct cgfs_file cgfs_files[] = {
-	{ "cgroup.procs", CGF_ANY, cgfs_tasks_read, cgfs_tasks_write, G_PID, TASKS_PROCS, .keep = CGK_MEMBERS, NOV, .poll_empty = true },
-	{ "cgroup.clone_children", CGF_ANY, rd_flag, wr_flag, G_U64, MCG_FLAG_CLONE_CHILDREN, .keep = CGK_SETTING, NOV },
-	{ "cgroup.sane_behavior", CGF_ROOT, rd_zero, NULL, G_NONE, 0, NOV },
-	{ "tasks", CGF_ANY, cgfs_tasks_read, cgfs_tasks_write, G_PID, TASKS_THREADS, .keep = CGK_MEMBERS, NOV, .poll_empty = true },
-	{ "notify_on_release", CGF_ANY, rd_flag, wr_flag, G_U64, MCG_FLAG_NOTIFY_ON_RELEASE, .keep = CGK_SETTING, NOV },
-	{ "release_agent", CGF_ROOT, release_agent_read, release_agent_write, G_STRING, 0,
-	  .max_write = 4095, .capture_caps = true, .keep = CGK_SETTING, NOV },
-	{ "memory.usage_in_bytes", CGF_ANY, rd_usage, NULL, G_NONE, MCG_MEM, NOV, .event = CGFS_EV_THRESHOLD },
-	{ "memory.max_usage_in_bytes", CGF_ANY, rd_watermark, wr_reset_watermark, G_IGNORED, MCG_MEM, NOV },
-	{ "memory.limit_in_bytes", CGF_ANY, rd_limit, wr_limit, G_BYTES, MCG_MEM, .keep = CGK_SETTING, NOV },
-	{ "memory.soft_limit_in_bytes", CGF_ANY, rd_soft_limit, wr_soft_limit, G_BYTES, 0, .keep = CGK_SETTING, NOV },
-	{ "memory.failcnt", CGF_ANY, rd_failcnt, wr_reset_failcnt, G_IGNORED, MCG_MEM, NOV },
-	{ "memory.stat", CGF_ANY, rd_stat, NULL, G_NONE, 0, NOV },
-	{ "memory.force_empty", CGF_ANY, NULL, wr_force_empty, G_IGNORED, 0, NOV },
-	{ "memory.use_hierarchy", CGF_ANY, rd_use_hierarchy, wr_use_hierarchy, G_U64, 0, .keep = CGK_BEFORE_CHILDREN, NOV },
-	{ "cgroup.event_control", CGF_ANY, NULL, event_control_write, G_EVENT, 0,
-	  .since = -1, .until = -1, .world_writable_until = PF_EVENTCTL_0200 },
-	{ "memory.swappiness", CGF_ANY, rd_swappiness, wr_swappiness, G_U64, 0, .keep = CGK_SETTING, NOV },
-	{ "memory.move_charge_at_immigrate", CGF_ANY, rd_move_charge, wr_move_charge, G_U64, 0, .keep = CGK_SETTING, NOV },
-	{ "memory.oom_control", CGF_ANY, rd_oom_control, wr_oom_control, G_U64, 0, .keep = CGK_SETTING, .keep_read = keep_oom_kill_disable, NOV, .event = CGFS_EV_OOM },
-	{ "memory.pressure_level", CGF_ANY, rd_einval, NULL, G_NONE, 0, NOV, .event = CGFS_EV_PRESSURE },
-	{ "memory.numa_stat", CGF_ANY, rd_numa_stat, NULL, G_NONE, 0, NOV },
-	{ "memory.kmem.limit_in_bytes", CGF_ANY, rd_limit, wr_limit, G_BYTES, MCG_KMEM, .keep = CGK_SETTING, NOV },
-	{ "memory.kmem.usage_in_bytes", CGF_ANY, rd_usage, NULL, G_NONE, MCG_KMEM, NOV },
-	{ "memory.kmem.failcnt", CGF_ANY, rd_failcnt, wr_reset_failcnt, G_IGNORED, MCG_KMEM, NOV },
-	{ "memory.kmem.max_usage_in_bytes", CGF_ANY, rd_watermark, wr_reset_watermark, G_IGNORED, MCG_KMEM, NOV },
-	{ "memory.kmem.slabinfo", CGF_ANY, rd_slabinfo, NULL, G_NONE, 0, NOV },
-	{ "memory.kmem.tcp.limit_in_bytes", CGF_ANY, rd_limit, wr_limit, G_BYTES, MCG_TCP, .keep = CGK_SETTING, NOV },
-	{ "memory.kmem.tcp.usage_in_bytes", CGF_ANY, rd_usage, NULL, G_NONE, MCG_TCP, NOV },
-	{ "memory.kmem.tcp.failcnt", CGF_ANY, rd_failcnt, wr_reset_failcnt, G_IGNORED, MCG_TCP, NOV },
-	{ "memory.kmem.tcp.max_usage_in_bytes", CGF_ANY, rd_watermark, wr_reset_watermark, G_IGNORED, MCG_TCP, NOV },
-	{ "memory.memsw.usage_in_bytes", CGF_ANY, rd_usage, NULL, G_NONE, MCG_MEMSW, NOV, .event = CGFS_EV_MEMSW_THRESHOLD },
-	{ "memory.memsw.max_usage_in_bytes", CGF_ANY, rd_watermark, wr_reset_watermark, G_IGNORED, MCG_MEMSW, NOV },
-	{ "memory.memsw.limit_in_bytes", CGF_ANY, rd_limit, wr_limit, G_BYTES, MCG_MEMSW, .keep = CGK_SETTING, NOV },
-	{ "memory.memsw.failcnt", CGF_ANY, rd_failcnt, wr_reset_failcnt, G_IGNORED, MCG_MEMSW, NOV },
+	{ .name = "cgroup.procs", .where = CGF_ANY, .read = cgfs_tasks_read,
+	  .write = cgfs_tasks_write, .grammar = G_PID, .priv = TASKS_PROCS, .keep = CGK_MEMBERS,
+	  .poll_empty = true },
+	{ .name = "cgroup.clone_children", .where = CGF_ANY, .read = rd_flag, .write = wr_flag,
+	  .grammar = G_U64, .priv = MCG_FLAG_CLONE_CHILDREN, .keep = CGK_SETTING },
+	{ .name = "cgroup.sane_behavior", .where = CGF_ROOT, .read = rd_zero, .write = NULL,
+	  .grammar = G_NONE },
+	{ .name = "tasks", .where = CGF_ANY, .read = cgfs_tasks_read, .write = cgfs_tasks_write,
+	  .grammar = G_PID, .priv = TASKS_THREADS, .keep = CGK_MEMBERS, .poll_empty = true },
+	{ .name = "notify_on_release", .where = CGF_ANY, .read = rd_flag, .write = wr_flag,
+	  .grammar = G_U64, .priv = MCG_FLAG_NOTIFY_ON_RELEASE, .keep = CGK_SETTING },
+	{ .name = "release_agent", .where = CGF_ROOT, .read = release_agent_read,
+	  .write = release_agent_write, .grammar = G_STRING, .max_write = 4095,
+	  .capture_caps = true, .keep = CGK_SETTING },
+	{ .name = "memory.usage_in_bytes", .where = CGF_ANY, .read = rd_usage, .write = NULL,
+	  .grammar = G_NONE, .priv = MCG_MEM, .event = CGFS_EV_THRESHOLD },
+	{ .name = "memory.max_usage_in_bytes", .where = CGF_ANY, .read = rd_watermark,
+	  .write = wr_reset_watermark, .grammar = G_IGNORED, .priv = MCG_MEM },
+	{ .name = "memory.limit_in_bytes", .where = CGF_ANY, .read = rd_limit, .write = wr_limit,
+	  .grammar = G_BYTES, .priv = MCG_MEM, .keep = CGK_SETTING },
+	{ .name = "memory.soft_limit_in_bytes", .where = CGF_ANY, .read = rd_soft_limit,
+	  .write = wr_soft_limit, .grammar = G_BYTES, .keep = CGK_SETTING },
+	{ .name = "memory.failcnt", .where = CGF_ANY, .read = rd_failcnt,
+	  .write = wr_reset_failcnt, .grammar = G_IGNORED, .priv = MCG_MEM },
+	{ .name = "memory.stat", .where = CGF_ANY, .read = rd_stat, .write = NULL,
+	  .grammar = G_NONE },
+	{ .name = "memory.force_empty", .where = CGF_ANY, .read = NULL, .write = wr_force_empty,
+	  .grammar = G_IGNORED },
+	{ .name = "memory.use_hierarchy", .where = CGF_ANY, .read = rd_use_hierarchy,
+	  .write = wr_use_hierarchy, .grammar = G_U64, .keep = CGK_BEFORE_CHILDREN },
+	{ .name = "cgroup.event_control", .where = CGF_ANY, .read = NULL,
+	  .write = event_control_write, .grammar = G_EVENT,
+	  .world_writable_until = PF_EVENTCTL_0200 },
+	{ .name = "memory.swappiness", .where = CGF_ANY, .read = rd_swappiness,
+	  .write = wr_swappiness, .grammar = G_U64, .keep = CGK_SETTING },
+	{ .name = "memory.move_charge_at_immigrate", .where = CGF_ANY, .read = rd_move_charge,
+	  .write = wr_move_charge, .grammar = G_U64, .keep = CGK_SETTING },
+	{ .name = "memory.oom_control", .where = CGF_ANY, .read = rd_oom_control,
+	  .write = wr_oom_control, .grammar = G_U64, .keep = CGK_SETTING,
+	  .keep_read = keep_oom_kill_disable, .event = CGFS_EV_OOM },
+	{ .name = "memory.pressure_level", .where = CGF_ANY, .read = rd_einval, .write = NULL,
+	  .grammar = G_NONE, .event = CGFS_EV_PRESSURE },
+	{ .name = "memory.numa_stat", .where = CGF_ANY, .read = rd_numa_stat, .write = NULL,
+	  .grammar = G_NONE },
+	{ .name = "memory.kmem.limit_in_bytes", .where = CGF_ANY, .read = rd_limit,
+	  .write = wr_limit, .grammar = G_BYTES, .priv = MCG_KMEM, .keep = CGK_SETTING },
+	{ .name = "memory.kmem.usage_in_bytes", .where = CGF_ANY, .read = rd_usage, .write = NULL,
+	  .grammar = G_NONE, .priv = MCG_KMEM },
+	{ .name = "memory.kmem.failcnt", .where = CGF_ANY, .read = rd_failcnt,
+	  .write = wr_reset_failcnt, .grammar = G_IGNORED, .priv = MCG_KMEM },
+	{ .name = "memory.kmem.max_usage_in_bytes", .where = CGF_ANY, .read = rd_watermark,
+	  .write = wr_reset_watermark, .grammar = G_IGNORED, .priv = MCG_KMEM },
+	{ .name = "memory.kmem.slabinfo", .where = CGF_ANY, .read = rd_slabinfo, .write = NULL,
+	  .grammar = G_NONE },
+	{ .name = "memory.kmem.tcp.limit_in_bytes", .where = CGF_ANY, .read = rd_limit,
+	  .write = wr_limit, .grammar = G_BYTES, .priv = MCG_TCP, .keep = CGK_SETTING },
+	{ .name = "memory.kmem.tcp.usage_in_bytes", .where = CGF_ANY, .read = rd_usage,
+	  .write = NULL, .grammar = G_NONE, .priv = MCG_TCP },
+	{ .name = "memory.kmem.tcp.failcnt", .where = CGF_ANY, .read = rd_failcnt,
+	  .write = wr_reset_failcnt, .grammar = G_IGNORED, .priv = MCG_TCP },
+	{ .name = "memory.kmem.tcp.max_usage_in_bytes", .where = CGF_ANY, .read = rd_watermark,
+	  .write = wr_reset_watermark, .grammar = G_IGNORED, .priv = MCG_TCP },
+	{ .name = "memory.memsw.usage_in_bytes", .where = CGF_ANY, .read = rd_usage, .write = NULL,
+	  .grammar = G_NONE, .priv = MCG_MEMSW, .event = CGFS_EV_MEMSW_THRESHOLD },
+	{ .name = "memory.memsw.max_usage_in_bytes", .where = CGF_ANY, .read = rd_watermark,
+	  .write = wr_reset_watermark, .grammar = G_IGNORED, .priv = MCG_MEMSW },
+	{ .name = "memory.memsw.limit_in_bytes", .where = CGF_ANY, .read = rd_limit,
+	  .write = wr_limit, .grammar = G_BYTES, .priv = MCG_MEMSW, .keep = CGK_SETTING },
+	{ .name = "memory.memsw.failcnt", .where = CGF_ANY, .read = rd_failcnt,
+	  .write = wr_reset_failcnt, .grammar = G_IGNORED, .priv = MCG_MEMSW },
 	/* memcgfs extensions (-o nowatermarks hides them) */
-	{ "memory.high_watermark_in_bytes", CGF_ANY, rd_wmark, wr_wmark, G_BYTES, BGR_HIGH,
-	  .extension = true, .keep = CGK_AFTER_LIMITS, .keep_read = keep_wmark, NOV },
-	{ "memory.low_watermark_in_bytes", CGF_ANY, rd_wmark, wr_wmark, G_BYTES, BGR_LOW,
-	  .extension = true, .keep = CGK_AFTER_LIMITS, .keep_read = keep_wmark, NOV },
+	{ .name = "memory.high_watermark_in_bytes", .where = CGF_ANY, .read = rd_wmark,
+	  .write = wr_wmark, .grammar = G_BYTES, .priv = BGR_HIGH, .extension = true,
+	  .keep = CGK_AFTER_LIMITS, .keep_read = keep_wmark },
+	{ .name = "memory.low_watermark_in_bytes", .where = CGF_ANY, .read = rd_wmark,
+	  .write = wr_wmark, .grammar = G_BYTES, .priv = BGR_LOW, .extension = true,
+	  .keep = CGK_AFTER_LIMITS, .keep_read = keep_wmark },
 };
 
 const size_t cgfs_nfiles = sizeof(cgfs_files) / sizeof(cgfs_files[0]);
@@ -441,10 +477,6 @@ bool cgfs_file_present(const struct cgfs *fs, const struct cgfs_file *f, bool ro
 	if (!(f->where & (root ? CGF_ROOT : CGF_CHILD)))
 		return false;
 	if (f->extension && !fs->watermarks)
-		return false;
-	if (f->since >= 0 && !prof_has(fs->prof, f->since))
-		return false;
-	if (f->until >= 0 && prof_has(fs->prof, f->until))
 		return false;
 	return true;
 }
@@ -456,7 +488,7 @@ mode_t cgfs_file_mode(const struct cgfs *fs, const struct cgfs_file *f)
 	if (f->read)
 		m |= 0444;
 	if (f->write)
-		m |= (f->world_writable_until >= 0 && !prof_has(fs->prof, f->world_writable_until))
+		m |= (f->world_writable_until && !prof_has(fs->prof, f->world_writable_until))
 			? 0222 : 0200;
 	return m;
 }

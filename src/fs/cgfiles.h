@@ -48,9 +48,7 @@ struct cgfs_file {
 	enum gram_kind grammar;
 	int priv;                      /* handler argument: a counter, a flag ... */
 	unsigned max_write;            /* bytes per write(2); 0 means 4096 */
-	int since;                     /* feature that brings the file, or -1 */
-	int until;                     /* feature that removes it, or -1 */
-	int world_writable_until;      /* 0222 until this feature, or -1 */
+	enum prof_feature world_writable_until;   /* 0222 until this feature (PF_NONE: never) */
 	bool extension;                /* a memcgfs extension: -o nowatermarks hides it */
 	bool capture_caps;             /* record the opener's capabilities at open */
 	enum cgfs_keep keep;           /* kept across restarts, and when replayed */

@@ -62,7 +62,7 @@ START_TEST(test_rows_are_monotonic)
 {
 	/* A profile is every row up to its version: each feature is on exactly
 	 * from its row onwards. */
-	for (int f = 0; f < PF__COUNT; f++) {
+	for (int f = PF_NONE + 1; f < PF__COUNT; f++) {
 		unsigned v = prof_feature_version(f);
 		struct prof before, at;
 
@@ -70,6 +70,13 @@ START_TEST(test_rows_are_monotonic)
 		prof_init(&before, v - 1);
 		prof_init(&at, v);
 		ck_assert_msg(!prof_has(&before, f) && prof_has(&at, f), "%s", prof_feature_name(f));
+	}
+	{
+		struct prof all;
+
+		/* PF_NONE, "no feature" in the file table, is on in no profile */
+		prof_init(&all, PROF_KV(99, 0));
+		ck_assert(!prof_has(&all, PF_NONE));
 	}
 }
 END_TEST
