@@ -1,6 +1,9 @@
-/* vm.c: virtual pages of simulated tasks and files. Lock order: an object's
- * lock, then (inside charge/uncharge) lruvec, swap and tree locks. No object
- * lock is held while charging a new page, since charging may reclaim and
+/* vm.c: virtual pages of simulated tasks and files: objects, regions,
+ * slots, freeing, and eviction for reclaim (vm_evict). Lock order: the
+ * space's lock (the objects list; the OOM walk and vm_evict take an
+ * object's lock under it), then an object's lock, then (inside an
+ * uncharge) lruvec, swap and tree locks. Faults are vm_fault.c's, which
+ * hold no object lock while charging a new page: charging may reclaim, and
  * reclaim calls vm_evict, which takes object locks. Never scans LRUs. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* grammar.c: parsers for the write grammars of §2.4, with the kernel's
  * quirks kept (octal on a leading 0, silent wrap in byte values, empty byte
  * writes meaning 0). Numbers and sizes are read by the engine's one parser
- * (engine/size.h); this file adds what each grammar does around them (NUL,
+ * (util/size.h); this file adds what each grammar does around them (NUL,
  * stripping, signs, "-1", pages). Never decides whether a value is
  * acceptable for a particular file; that is the file handler's job. */
 #include <errno.h>

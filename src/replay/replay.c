@@ -492,15 +492,13 @@ static int rp_st_at(struct rp *rp, char **argv, int argc)
 
 static int rp_parse_line(struct rp *rp, char *line)
 {
-	char *argv[32], *save = NULL, *w;
-	int argc = 0;
+	char *argv[32], *hash;
+	int argc;
 	struct rp_task *t;
 
-	if ((w = strchr(line, '#')))
-		*w = '\0';
-	for (w = strtok_r(line, " \t\r", &save); w && argc < 32; w = strtok_r(NULL, " \t\r", &save))
-		argv[argc++] = w;
-	if (argc == 0)
+	if ((hash = strchr(line, '#')))
+		*hash = '\0';
+	if ((argc = wl_split(line, argv, 32)) == 0)
 		return 0;
 	if (!strcmp(argv[0], "seed") && argc == 2) {
 		rp->rng = strtoull(argv[1], NULL, 10) * 2 + 1;

@@ -288,15 +288,13 @@ static void sim_account(struct sim_conn *c, const struct wl_task *t)
 static void sim_line(struct sim_conn *c, struct wl_task *t, char *line)
 {
 	struct source_env *env = c->s->env;
-	char *argv[16], *save = NULL, *w, msg[128];
-	int argc = 0, ret;
+	char *argv[16], msg[128];
+	int argc = wl_split(line, argv, 16), ret;
 	struct wl_op op;
 	struct wl_costs costs = { 0 };
 	uint64_t cost = 0;
 	struct mcg_group *g;
 
-	for (w = strtok_r(line, " \t\r", &save); w && argc < 16; w = strtok_r(NULL, " \t\r", &save))
-		argv[argc++] = w;
 	if (argc == 0)
 		return sim_reply(c->fd, "err empty line\n", NULL);
 	if (!strcmp(argv[0], "hello") && argc == 1)

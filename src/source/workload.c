@@ -24,7 +24,7 @@ long long wl_size(const char *s)
 {
 	unsigned long long v;
 
-	/* the control files' syntax and overflow rule (engine/size.h), but a
+	/* the control files' syntax and overflow rule (util/size.h), but a
 	 * size must start with a digit: no empty size, no bare suffix */
 	if (*s < '0' || *s > '9' || size_parse(s, strlen(s), &v) || v > LLONG_MAX)
 		return -1;
@@ -58,6 +58,17 @@ int wl_time(const char *s, uint64_t *ns)
 		return -1;
 	*ns = v * mul;
 	return 0;
+}
+
+int wl_split(char *line, char **argv, int max)
+{
+	char *save = NULL, *word;
+	int argc = 0;
+
+	for (word = strtok_r(line, " \t\r", &save); word && argc < max;
+	     word = strtok_r(NULL, " \t\r", &save))
+		argv[argc++] = word;
+	return argc;
 }
 
 const char *wl_arg(char **argv, int argc, const char *key)

@@ -85,10 +85,14 @@ void wl_release(struct wl_task *t);
 
 uint64_t wl_rand(uint64_t *state);
 /* "64M" -> bytes: the control files' size syntax and silent wrap
- * (engine/size.h: "0x10k", "010" octal, suffixes k to E), starting with a
+ * (util/size.h: "0x10k", "010" octal, suffixes k to E), starting with a
  * digit; -1 on garbage or above LLONG_MAX. */
 long long wl_size(const char *s);
-long wl_pages(const char *s);       /* rounded up */
+long wl_pages(const char *s);       /* The words of a line of the language (replay's scenarios, the
+ * simulated-task protocol): split in place on blanks, at most max of them
+ * into argv (the rest is left out). Their count. */
+int wl_split(char *line, char **argv, int max);
+/* rounded up */
 int wl_time(const char *s, uint64_t *ns);
 const char *wl_arg(char **argv, int argc, const char *key);
 

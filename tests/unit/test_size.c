@@ -1,4 +1,4 @@
-/* test_size.c: the one number and size parser (engine/size.h): every
+/* test_size.c: the one number and size parser (util/size.h): every
  * suffix, base detection, the 2^64 edges where digits and suffixes wrap,
  * empty input, signs and whitespace; and the workload language's sizes
  * that are built on it. */
