@@ -70,6 +70,9 @@ void uncharge_counters(struct mcg_group *g, long n, bool keep_memsw)
 
 __attribute__((noinline)) void uncharge_pages(struct mcg_group *g, long n, bool keep_memsw)
 {
+	/* the root is never charged, nor anything without accounting */
+	if (mcg_root(g) || mcg_no_accounting(g->eng))
+		return;
 	uncharge_counters(g, n, keep_memsw);
 	uncharge_events(g, n);
 	oom_wake(g->eng);

@@ -167,6 +167,36 @@ START_TEST(test_mlock_is_unevictable)
 }
 END_TEST
 
+/* The machine full of pages nothing can reclaim: a new page for the root
+ * finds none and fails, and its back-out leaves the root's counters as
+ * they were (the root itself is never charged, so nothing is uncharged). */
+START_TEST(test_root_page_backout_charges_nothing)
+{
+	struct mcg_engine *e = vm_engine(0);
+	struct mcg_group *a = mk(e, "a", 0);
+	struct vm_object *t = vm_object_new(e, a, true, 1);
+	struct vm_region *r;
+	enum vm_fault f;
+	long mem, memsw;
+	uint32_t i;
+
+	ck_assert_int_eq(vm_region_new(t, PK_ANON, 4096, &r), 0);
+	for (i = 0; i < 4096 && vm_touch(r, i, 0, true, &f) == 0; i++)
+		vm_mlock(r, i, true);
+	ck_assert_uint_eq(i, 4096);                 /* every page of the machine */
+	/* (the root's counters hold its children's charges) */
+	mem = pc_usage(&e->root->cnt[MCG_MEM]);
+	memsw = pc_usage(&e->root->cnt[MCG_MEMSW]);
+	ck_assert_int_eq(charge_new_page(e->root, 0, 0, PK_ANON, 0, 0, NULL), -ENOMEM);
+	ck_assert_int_eq(pc_usage(&e->root->cnt[MCG_MEM]), mem);
+	ck_assert_int_eq(pc_usage(&e->root->cnt[MCG_MEMSW]), memsw);
+	CHECK_OK(e);
+	vm_object_free(t);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
 /* vm_pin: a pinned file page stays charged while reclaim takes the
  * others; unpinned, it may go again. */
 START_TEST(test_pin_is_unevictable_until_unpinned)
@@ -371,6 +401,7 @@ UNIT_SUITE(vm)
 	tcase_add_test(tc, test_shared_file_first_touch);
 	tcase_add_test(tc, test_file_refault);
 	tcase_add_test(tc, test_mlock_is_unevictable);
+	tcase_add_test(tc, test_root_page_backout_charges_nothing);
 	tcase_add_test(tc, test_pin_is_unevictable_until_unpinned);
 	tcase_add_test(tc, test_random_shape_and_faults);
 	tcase_add_test(tc, test_kmem_charges);
