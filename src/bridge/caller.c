@@ -67,18 +67,28 @@ int caller_slurp(const char *path, struct view_buf *b)
 	return rc;
 }
 
-pid_t caller_tgid(pid_t tid)
+unsigned long long caller_status(pid_t tid, const char *key, int base)
 {
 	char path[64];
 	struct view_buf b = { 0 };
 	const char *t;
-	pid_t tgid = 0;
+	unsigned long long v = 0;
+	size_t klen = strlen(key);
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if (!caller_slurp(path, &b) && (t = strstr(b.p, "\nTgid:")))
-		tgid = (pid_t)strtol(t + 6, NULL, 10);
+	if (!caller_slurp(path, &b))
+		for (t = b.p; t && *t; t = strchr(t, '\n') ? strchr(t, '\n') + 1 : NULL)
+			if (!strncmp(t, key, klen) && t[klen] == ':') {
+				v = strtoull(t + klen + 1, NULL, base);
+				break;
+			}
 	view_buf_free(&b);
-	return tgid;
+	return v;
+}
+
+pid_t caller_tgid(pid_t tid)
+{
+	return (pid_t)caller_status(tid, "Tgid", 10);
 }
 
 /* The directory a relative path of TID starts from: its cwd, or DIRFD. */

@@ -20,6 +20,9 @@ int caller_read_mem(pid_t tid, unsigned long addr, void *out, size_t n);
 int caller_write_mem(pid_t tid, unsigned long addr, const void *in, size_t n);
 /* A whole small file (a /proc file) into B, NUL-terminated. */
 int caller_slurp(const char *path, struct view_buf *b);
+/* The number of line KEY ("Tgid", "CapEff") of /proc/TID/status, read in
+ * BASE; 0 when there is none. */
+unsigned long long caller_status(pid_t tid, const char *key, int base);
 /* The thread group of thread TID, or 0. */
 pid_t caller_tgid(pid_t tid);
 /* The directory a relative path of TID starts from, as a path: its cwd

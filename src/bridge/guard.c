@@ -262,18 +262,11 @@ static int guard_setns(int fd, int type, struct stat *cur)
  * capability, in the namespace's owner or an ancestor of it. */
 static bool guard_may_mount(pid_t tid, int usr, int mns)
 {
-	char path[64];
-	struct view_buf b = { 0 };
-	const char *cap;
-	unsigned long long eff = 0;
+	unsigned long long eff = caller_status(tid, "CapEff", 16);
 	struct stat mine;
 	int owner, up;
 	bool ok = false;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if (!caller_slurp(path, &b) && (cap = strstr(b.p, "\nCapEff:")))
-		eff = strtoull(cap + 8, NULL, 16);
-	view_buf_free(&b);
 	if (!(eff & (1ULL << 21)) || fstat(usr, &mine))  /* CAP_SYS_ADMIN */
 		return false;
 	for (owner = ioctl(mns, NS_GET_USERNS); owner >= 0 && !ok; owner = up) {
@@ -456,11 +449,14 @@ static int guard_helper(struct guard *g, pid_t tid, struct guard_job *j)
 		}
 		close(pfd);
 	}
-	if (read(report[0], &id, sizeof(id)) == sizeof(id))
+	if (waitpid(h, &status, 0) != h || !WIFEXITED(status)) {
+		close(report[0]);
+		return EPERM;
+	}
+	/* the report is read once the helper is gone (it wrote before exiting) */
+	if (WEXITSTATUS(status) == 0 && read(report[0], &id, sizeof(id)) == sizeof(id))
 		view_add_bound(&g->ns, id, j->ctl);
 	close(report[0]);
-	if (waitpid(h, &status, 0) != h || !WIFEXITED(status))
-		return EPERM;
 	return WEXITSTATUS(status);
 }
 

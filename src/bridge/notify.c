@@ -176,18 +176,20 @@ static int notify_ioctl(struct notify *s, unsigned long op, void *arg)
 	return ioctl(s->lfd, op, arg) < 0 ? -errno : 0;
 }
 
-static int notify_respond(struct notify *s, __s64 val, __u32 flags)
+/* The call's answer: VAL, or the negative errno ERR it fails with, or
+ * (FLAGS) "continue". */
+static int notify_respond(struct notify *s, __s64 val, int err, __u32 flags)
 {
 	s->resp->id = s->req->id;
 	s->resp->val = val;
-	s->resp->error = 0;
+	s->resp->error = err;
 	s->resp->flags = flags;
 	return notify_ioctl(s, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
 }
 
 static int notify_continue(struct notify *s)
 {
-	return notify_respond(s, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+	return notify_respond(s, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 }
 
 static bool notify_still_valid(struct notify *s)
@@ -203,16 +205,6 @@ static bool notify_valid_cb(void *s)
 	return notify_still_valid(s);
 }
 
-/* The call fails with -ERR, in place of running. */
-static int notify_fail(struct notify *s, int err)
-{
-	s->resp->id = s->req->id;
-	s->resp->val = 0;
-	s->resp->error = err;
-	s->resp->flags = 0;
-	return notify_ioctl(s, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
-}
-
 /* The mount family: the guard's answer. */
 static int notify_mount_family(struct notify *s)
 {
@@ -225,7 +217,7 @@ static int notify_mount_family(struct notify *s)
 		return notify_continue(s);
 	if (rc == -ENOENT && !notify_still_valid(s))
 		return -ENOENT;
-	return rc ? notify_fail(s, rc) : notify_respond(s, 0, 0);
+	return notify_respond(s, 0, rc, 0);
 }
 
 /* The text of one answered file for REQ (whose process is resolved). */
@@ -428,7 +420,7 @@ static int notify_statfs(struct notify *s, int fd, unsigned long path_addr, unsi
 	if (caller_write_mem(tid, buf, &st, sizeof(st)))
 		return notify_continue(s);  /* a bad buffer: the kernel's EFAULT */
 	s->counts.statfs++;
-	return notify_respond(s, 0, 0);
+	return notify_respond(s, 0, 0, 0);
 }
 
 int notify_serve_one(struct notify *s)
