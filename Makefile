@@ -190,8 +190,10 @@ fuzz: $(FUZZ_BINS)
 BENCH_BINS := $(BUILD)/bench_engine $(BUILD)/bench_charge $(BUILD)/bench_move $(BUILD)/bench_wmark \
               $(BUILD)/bench_scan $(BUILD)/bench_nodes
 
+# everything a step runs (mirror_idle.sh runs tools/memhog); BENCH_QUICK=1
+# for the quick run
 bench: $(BENCH_BINS) $(BUILD)/memcgfs $(BUILD)/memcgctl $(BUILD)/memcgfs-run $(BUILD)/run_openloop \
-       $(BUILD)/fuse_floor
+       $(BUILD)/fuse_floor $(BUILD)/tools/memhog
 	bench/run.sh $(BUILD)
 
 # Everything make install puts down, one "mode source destination" a line.

@@ -123,6 +123,15 @@ int main(void)
 					if (c == 1)   /* faulting S pages into 00 from nothing */
 						charge[s][nc[s]++] = res.charge_ms;
 				}
+	/* the ratios run by run (before the medians below sort the runs), for
+	 * their range: the run's noise beside each median */
+	double lin[3][RUNS], c21[3][RUNS];
+
+	for (int r = 0; r < RUNS; r++)
+		for (int k = 0; k < 3; k++) {
+			lin[k][r] = move[k][2][r] / move[k][0][r];
+			c21[k][r] = move[1][k][r] / move[0][k][r];
+		}
 	for (int s = 0; s < 3; s++) {
 		double cm;
 
@@ -142,11 +151,18 @@ int main(void)
 			       over[c][s][RUNS - 1]);
 		}
 	}
-	for (int c = 0; c < 3; c++)
+	for (int c = 0; c < 3; c++) {
 		printf("move.linearity.%s %.2f ratio\n", cases[c], median(move[c][2]) / median(move[c][0]));
+		(void)median(lin[c]);
+		printf("move.linearity.%s.min %.2f ratio\n", cases[c], lin[c][0]);
+		printf("move.linearity.%s.max %.2f ratio\n", cases[c], lin[c][RUNS - 1]);
+	}
 	for (int s = 0; s < 3; s++) {
 		printf("move.case2_over_case1.%s %.2f ratio\n", sizes[s].name,
 		       median(move[1][s]) / median(move[0][s]));
+		(void)median(c21[s]);
+		printf("move.case2_over_case1.%s.min %.2f ratio\n", sizes[s].name, c21[s][0]);
+		printf("move.case2_over_case1.%s.max %.2f ratio\n", sizes[s].name, c21[s][RUNS - 1]);
 		printf("move.naive_case2_over_case1.%s %.2f ratio\n", sizes[s].name,
 		       median(naive[1][s]) / median(naive[0][s]));
 	}

@@ -33,7 +33,7 @@
  *   b4.<v>.burst_ms, b4.<v>.elapsed_ms
  * and b4.direct_scanned_cut_pct.c_vs_b, b4.immediate_reclaimed (c's
  * nr_vmscan_immediate_reclaim), b4.rescued_pct (c: rescued per page put on
- * the immediate list, %). */
+ * the immediate list, %; absent when (c) listed nothing). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +165,9 @@ int main(void)
 	printf("b4.direct_scanned_cut_pct.c_vs_b %.1f %%\n",
 	       r[1].scan[0] ? 100.0 * (double)(r[1].scan[0] - r[2].scan[0]) / (double)r[1].scan[0] : 0.0);
 	printf("b4.immediate_reclaimed %ld pages\n", r[2].marked);
-	printf("b4.rescued_pct %.3f %%\n", r[2].listed ? 100.0 * (double)r[2].rescued / (double)r[2].listed : 0.0);
+	/* a share of nothing is no figure: with nothing listed in (c) the
+	 * report reads b4.c.listed and calls the goal not applicable */
+	if (r[2].listed)
+		printf("b4.rescued_pct %.3f %%\n", 100.0 * (double)r[2].rescued / (double)r[2].listed);
 	return 0;
 }

@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
 # mirror_idle.sh: what mirrored real processes cost the daemon (issue 14).
-# N idle processes (default 1,000), each with 1 MiB of its own and one
-# shared 64 MiB file mapped, in one group; then 10 processes allocating
-# 64 MiB/s each. Prints the daemon's CPU over a window of each, as a share
-# of one core:
-#   mirror.cpu_pct.idle1000   (the goal: at most 1 %)
+# N idle processes (default 1,000; 50 with BENCH_QUICK=1), each with 1 MiB
+# of its own and one shared 64 MiB file mapped, in one group; then 10
+# processes allocating 64 MiB/s each. Prints the daemon's CPU as a share of
+# one core, the median of 5 windows (and .min, .max), read in nanoseconds
+# from the worker's threads' /proc/.../schedstat:
+#   mirror.idle_processes      N
+#   mirror.cpu_pct.idle        N idle (the goal, at N = 1,000: at most 1 %)
 #   mirror.cpu_pct.active10
 #   mirror.overshoot_mib.1gps  how far past a 256M limit a process
 #                              allocating 1 GiB/s got before its OOM kill
 # and mirror.usage_error_pct.idle: the group's usage against what the
 # processes really hold (their RssAnon plus the file's pages once).
-# Needs root and /dev/fuse. Usage: bench/mirror_idle.sh BUILD_DIR [N]
+# Every wait is bounded and names what did not come.
+# Needs root, /dev/fuse and build/tools/memhog (make bench builds it).
+# Usage: bench/mirror_idle.sh BUILD_DIR [N]
 set -eu
 build=${1:-build}
-n=${2:-1000}
+if [ "${BENCH_QUICK:-0}" = 1 ]; then n=${2:-50} secs=2; else n=${2:-1000} secs=4; fi
 hog=$build/tools/memhog
+. "$(dirname "$0")/stats.sh"
+[ -x "$hog" ] || { echo "bench: $hog is not built (make bench builds it)" >&2; exit 1; }
 mnt=$(mktemp -d "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench.XXXXXX")
 file=$(mktemp /var/tmp/memcgfs-bench-file.XXXXXX)
 "$build/memcgfs" -o memory=8G "$mnt"
@@ -31,24 +37,31 @@ cleanup() {
 trap cleanup EXIT
 head -c $((64 << 20)) /dev/urandom > "$file"
 mkdir "$mnt/idle" "$mnt/active"
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
-hz=$(getconf CLK_TCK)
+# the worker's CPU in nanoseconds: the sum over its threads (a thread that
+# ends inside a window takes its time with it; the pool is steady here)
+cpu_ns() { cat /proc/"$pid"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'; }
 window() {   # window SECONDS: the daemon's CPU share over it, in percent
-	local t0 t1
-	t0=$(cpu_ticks)
+	local t0 t1 w0 w1
+	t0=$(cpu_ns) w0=$(date +%s%N)
 	sleep "$1"
-	t1=$(cpu_ticks)
-	awk -v d=$((t1 - t0)) -v hz="$hz" -v s="$1" 'BEGIN { printf "%.2f", d * 100 / hz / s }'
+	t1=$(cpu_ns) w1=$(date +%s%N)
+	awk -v d=$((t1 - t0)) -v w=$((w1 - w0)) 'BEGIN { printf "%.3f", d * 100 / w }'
+}
+windows() {  # windows NAME: 5 windows of $secs, the median and range
+	local v=() k
+	for k in 1 2 3 4 5; do v+=("$(window "$secs")"); done
+	fig "$1" % "${v[@]}"
 }
 for i in $(seq "$n"); do
 	sh -c "echo \$\$ > $mnt/idle/cgroup.procs && exec $hog -a 1 -f $file" > "$file.out.$i" 2>&1 < /dev/null &
 	pids+=($!)
 done
 for i in $(seq "$n"); do
-	while ! grep -q '^ready' "$file.out.$i" 2>/dev/null; do sleep 0.05; done
+	wait_until 120 "process $i's ready line (memhog in $mnt/idle)" grep -q '^ready' "$file.out.$i" || exit 1
 done
 sleep 5                        # the first samples, then the idle back-off
-echo "mirror.cpu_pct.idle$n $(window 10) %"
+echo "mirror.idle_processes $n processes"
+windows mirror.cpu_pct.idle
 real=$(for p in "${pids[@]}"; do awk '/^RssAnon:/ { print $2 }' "/proc/$p/status"; done |
 	awk -v f=$((64 << 10)) '{ s += $1 } END { print (s + f) * 1024 }')
 got=$(cat "$mnt/idle/memory.usage_in_bytes")
@@ -60,12 +73,12 @@ for i in $(seq 10); do
 	pids+=($!)
 done
 sleep 1
-echo "mirror.cpu_pct.active10 $(window 8) %"
+windows mirror.cpu_pct.active10
 # one process allocating 1 GiB/s into a 256M group: how far past the limit
 # it had got when the OOM killer ended it (the sampling's reaction bound)
 for p in "${apids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 mkdir "$mnt/burst"
 echo 256M > "$mnt/burst/memory.limit_in_bytes"
-sh -c "echo \$\$ > $mnt/burst/cgroup.procs && exec $hog -a 1024 -r 1024" > "$file.out.burst" 2>&1 < /dev/null || true
+timeout 60 sh -c "echo \$\$ > $mnt/burst/cgroup.procs && exec $hog -a 1024 -r 1024" > "$file.out.burst" 2>&1 < /dev/null || true
 last=$(awk '/^anon/ { n = $2 } END { print n + 0 }' "$file.out.burst")
 echo "mirror.overshoot_mib.1gps $((last > 256 ? last - 256 : 0)) MiB"

@@ -40,8 +40,10 @@ pids+=("$pid")
 empty=$!
 pids+=("$empty")
 gib=$((1 << 30))
-until [ "$(grep '^rss ' "$mnt/A/memory.stat" | cut -d' ' -f2)" -ge "$gib" ]; do sleep 0.05; done
-until grep -qx "$empty" "$mnt/C/tasks"; do sleep 0.05; done
+. "$(dirname "$0")/stats.sh"     # wait_until; med, lo, hi of the rounds
+charged() { [ "$(grep '^rss ' "$mnt/A/memory.stat" | cut -d' ' -f2)" -ge "$gib" ]; }
+wait_until 120 "the 1 GiB charge of the task in $mnt/A" charged || exit 1
+wait_until 30 "the empty task $empty in $mnt/C/tasks" grep -qx "$empty" "$mnt/C/tasks" || exit 1
 ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b - a) * 1000 }'; }
 times=() base=() ratio=()
 from=A to=B efrom=C eto=D
@@ -63,11 +65,6 @@ for run in 1 2 3 4 5; do
 	tmp=$from; from=$to; to=$tmp
 	tmp=$efrom; efrom=$eto; eto=$tmp
 done
-. "$(dirname "$0")/stats.sh"     # med, lo, hi of the rounds
-echo "move.mount_ms.1g $(med "${times[@]}") ms"
-echo "move.mount_ms.1g.min $(lo "${times[@]}") ms"
-echo "move.mount_ms.1g.max $(hi "${times[@]}") ms"
+fig move.mount_ms.1g ms "${times[@]}"
 echo "move.mount_ms.empty $(med "${base[@]}") ms"
-echo "move.mount_over_empty $(med "${ratio[@]}") ratio"
-echo "move.mount_over_empty.min $(lo "${ratio[@]}") ratio"
-echo "move.mount_over_empty.max $(hi "${ratio[@]}") ratio"
+fig move.mount_over_empty ratio "${ratio[@]}"

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # run.sh: `make bench`. Runs every benchmark step to its end, each in its
-# own process group under a time limit, and collects their "name value
-# unit" lines into BUILD/bench/results.tsv (the same lines as stdout, tab
-# separated), then writes BUILD/bench/report.md and its PNG plots
-# (bench/report.py, gnuplot). Owns the run's scratch directory: every mount
+# own process group under a time limit, and collects their figures into
+# BUILD/bench/results.tsv, then writes BUILD/bench/report.md and its PNG
+# plots (bench/report.py, gnuplot). A step prints one figure per line, in
+# exactly three fields, "name value unit", the value a finite number (a
+# range is two more figures, NAME.min and NAME.max); a line of any other
+# shape fails its step, naming the line, so no figure is dropped unseen. Owns the run's scratch directory: every mount
 # a step makes is under it, and whatever a step leaves there (a mount, a
 # process) is removed here, on success, failure or interruption. Never
 # touches a mount or a process outside its own run.
 # Usage: bench/run.sh BUILD_DIR [STEP...]   (default: every step)
 # Environment: MEMCGFS_BENCH_OUT (default BUILD_DIR/bench) for the results,
-# MEMCGFS_BENCH_TMPDIR (default /tmp) for the run's scratch directory.
+# MEMCGFS_BENCH_TMPDIR (default /tmp) for the run's scratch directory,
+# BENCH_QUICK=1 for the quick run (smaller sizes and fewer rounds, every
+# figure still printed: what tests/integration/t_bench.sh runs; its
+# figures are not the benchmark's, and the report says so).
 # Exit: 0 when every step ran to its end (goals met or not), 1 when a step
 # failed, 128+N when interrupted by signal N.
 set -u
@@ -20,11 +25,15 @@ out=${MEMCGFS_BENCH_OUT:-$build/bench}
 mkdir -p "$out"
 # every step and its time limit (seconds); a step is a program or script
 # of bench/ given the build directory
-all_steps="engine charge sim_throughput move move_mount wmark scan nodes run_overhead scale mirror fuse"
+all_steps="engine charge sim_throughput move move_mount wmark scan nodes run_overhead state scale mirror fuse"
 steps=${*:-$all_steps}
 declare -A limit=([engine]=120 [charge]=240 [sim_throughput]=120 [move]=120 [move_mount]=120
-		  [wmark]=300 [scan]=120 [nodes]=240 [run_overhead]=300
+		  [wmark]=300 [scan]=120 [nodes]=240 [run_overhead]=300 [state]=300
 		  [scale]=1200 [mirror]=400 [fuse]=300)
+quick=${BENCH_QUICK:-0}
+export BENCH_QUICK=$quick
+qflag=
+[ "$quick" = 1 ] && qflag=--quick
 
 run_tmp=$(mktemp -d "${MEMCGFS_BENCH_TMPDIR:-/tmp}/memcgfs-bench-run.XXXXXX")
 export MEMCGFS_BENCH_TMP=$run_tmp       # the scripts mount under it
@@ -59,8 +68,8 @@ trap 'exit 129' HUP
 
 command_of() {
 	case $1 in
-	engine) echo "$build/bench_engine" ;;
-	charge) echo "$build/bench_charge" ;;
+	engine) echo "$build/bench_engine $qflag" ;;
+	charge) echo "$build/bench_charge $qflag" ;;
 	move) echo "$build/bench_move" ;;
 	wmark) echo "$build/bench_wmark" ;;
 	scan) echo "$build/bench_scan" ;;
@@ -68,6 +77,7 @@ command_of() {
 	sim_throughput) echo "$here/sim_throughput.sh $build" ;;
 	move_mount) echo "$here/move_mount.sh $build" ;;
 	run_overhead) echo "$here/run_overhead.sh $build" ;;
+	state) echo "$here/state_cost.sh $build" ;;
 	scale) echo "$here/scale.sh $build" ;;
 	mirror) echo "$here/mirror_idle.sh $build" ;;
 	fuse) echo "$here/fuse_floor.sh $build" ;;
@@ -75,8 +85,13 @@ command_of() {
 	esac
 }
 
+# one figure: a name, a finite number, a unit (no "nan", no "(range ...)")
+figure_re='^[A-Za-z0-9_.%-]+ -?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)? [^ ]+$'
+# the lines of a step's output that are not one figure each
+unparsable() { grep -nvE "$figure_re" "$1"; }
+
 results=$out/results.tsv
-: > "$results.part"
+printf 'bench.quick\t%s\tbool\n' "$quick" > "$results.part"
 : > "$out/steps.tsv"
 failed=0
 for s in $steps; do
@@ -93,7 +108,12 @@ for s in $steps; do
 	reap_step
 	t1=$(date +%s.%N)
 	cat "$log.out"
-	grep -E '^[A-Za-z0-9_.%-]+ [-+0-9.eEinfa]+ [^ ]+$' "$log.out" | tr ' ' '\t' >> "$results.part"
+	if bad=$(unparsable "$log.out"); then
+		echo "bench: step $s printed lines that are not figures (name value unit):" >&2
+		echo "$bad" | head -n 5 >&2
+		[ "$rc" -ne 0 ] || rc=3
+	fi
+	grep -E "$figure_re" "$log.out" | tr ' ' '\t' >> "$results.part"
 	cat "$log.out" >> "$log"
 	rm -f "$log.out"
 	printf '%s\t%d\t%s\n' "$s" "$rc" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')" >> "$out/steps.tsv"

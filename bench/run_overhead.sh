@@ -34,9 +34,8 @@ cleanup() {
 trap cleanup EXIT
 mkdir "$mnt/bench"
 echo 256M > "$mnt/bench/memory.limit_in_bytes"
-N=${RUN_BENCH_N:-100000}
-
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+if [ "${BENCH_QUICK:-0}" = 1 ]; then N=${RUN_BENCH_N:-10000}; else N=${RUN_BENCH_N:-100000}; fi
+. "$(dirname "$0")/stats.sh"     # med, lo, hi, fig
 ms() { local t0=$EPOCHREALTIME; "$@" > /dev/null 2>&1; echo "$t0 $EPOCHREALTIME" | awk '{ printf "%.1f\n", ($2 - $1) * 1000 }'; }
 
 declare -A val
@@ -55,24 +54,26 @@ for round in 1 2 3 4 5; do
 	val[gd]+="$d "; val[gw]+="$w "; val[gr]+="$(awk -v a="$w" -v b="$d" 'BEGIN { print a / b }') "
 done
 counts=$(MEMCGFS_RUN_COUNTS=1 "$run" --mount "$mnt" -- java -version 2>&1 | sed -n 's/^memcgfs-run: //p')
-fig() { echo "$1 $(echo "${val[$2]}" | tr ' ' '\n' | grep . | median) $3"; }
-fig run.openat_ns.direct od ns
-fig run.openat_ns.wrapped ow ns
-fig run.openat.ratio or x
-fig run.openat_wronly.ratio wr x
-fig run.mountinfo_us.direct md us
-fig run.mountinfo_us.wrapped mw us
-fig run.start_ms.wrapped st ms
-fig run.jvm_ms.direct jd ms
-fig run.jvm_ms.wrapped jw ms
-fig run.jvm.ratio jr x
-fig run.jvm_group_ms.direct gd ms
-fig run.jvm_group_ms.wrapped gw ms
-fig run.jvm_group.ratio gr x
+# one: the median of a value's rounds; range: and their range (.min, .max)
+one() { echo "$1 $(med ${val[$2]}) $3"; }
+range() { fig "$1" "$3" ${val[$2]}; }
+one run.openat_ns.direct od ns
+one run.openat_ns.wrapped ow ns
+range run.openat.ratio or ratio
+range run.openat_wronly.ratio wr ratio
+one run.mountinfo_us.direct md us
+one run.mountinfo_us.wrapped mw us
+range run.start_ms.wrapped st ms
+one run.jvm_ms.direct jd ms
+one run.jvm_ms.wrapped jw ms
+range run.jvm.ratio jr ratio
+one run.jvm_group_ms.direct gd ms
+one run.jvm_group_ms.wrapped gw ms
+range run.jvm_group.ratio gr ratio
 echo "run.jvm.round_trips $(echo "$counts" | awk '{ print $1 }') calls"
 echo "run.jvm.answered $(echo "$counts" | awk '{ print $3 }') files"
 # what the round trips themselves cost a JVM start-up (the case for an
 # LD_PRELOAD fast path): round trips x (wrapped - direct openat)
-od=$(echo "${val[od]}" | tr ' ' '\n' | grep . | median)
-ow=$(echo "${val[ow]}" | tr ' ' '\n' | grep . | median)
+od=$(med ${val[od]})
+ow=$(med ${val[ow]})
 echo "run.jvm.round_trip_ms $(echo "$counts" | awk -v d="$od" -v w="$ow" '{ printf "%.2f", $1 * (w - d) / 1e6 }') ms"

@@ -16,11 +16,13 @@
 #   scale.flat_mkdir_us.first1000 / .last1000, scale.flat_rmdir_us
 #                                          the same in one flat directory
 #                                          of up to 20,000 groups
-# Ratios are medians of interleaved repetitions in one run, with the range.
+#   scale.flat_mkdir_last_over_first       their ratio, 5 rounds
+# Ratios are medians of repetitions in one run, each with its range as
+# NAME.min and NAME.max. BENCH_QUICK=1 makes 2,000 groups.
 # Needs root and /dev/fuse. Usage: bench/scale.sh BUILD_DIR [GROUPS]
 set -eu
 build=${1:-build}
-groups=${2:-65534}
+if [ "${BENCH_QUICK:-0}" = 1 ]; then groups=${2:-2000}; else groups=${2:-65534}; fi
 mnt=$(mktemp -d "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench.XXXXXX")
 # (no state file: what a change costs with one is bench/state_cost.sh's)
 "$build/memcgfs" -o kernel=6.12,memory=8G,nostate "$mnt"
@@ -109,10 +111,15 @@ def ratios(file, rounds=7):
         r.append(a / b)
     return statistics.median(r), min(r), max(r)
 
+def show(name, med, lo, hi, unit="ratio", fmt="%.2f"):
+    print(("%s " + fmt + " %s") % (name, med, unit))
+    print(("%s.min " + fmt + " %s") % (name, lo, unit))
+    print(("%s.max " + fmt + " %s") % (name, hi, unit))
+
 def report(tag):
     for file, key in (("memory.stat", "root_stat_over_leaf"), ("memory.usage_in_bytes", "root_usage_over_leaf")):
         med, lo, hi = ratios(file)
-        print("scale.%s.%s %.2f ratio (range %.2f-%.2f)" % (key, tag, med, lo, hi))
+        show("scale.%s.%s" % (key, tag), med, lo, hi)
 
 report("unchanged")
 # 1 % of the groups change (a simulated task charges a page in each and
@@ -139,8 +146,8 @@ for file, key in (("memory.stat", "root_stat_over_leaf"), ("memory.usage_in_byte
         a = time.perf_counter() - t
         os.close(fd)
         r.append(a / pread_us(leaf + "/" + file))
-    print("scale.%s.changed1pct %.2f ratio (range %.2f-%.2f, %d groups changed)" %
-          (key, statistics.median(r), min(r), max(r), changed))
+    show("scale.%s.changed1pct" % key, statistics.median(r), min(r), max(r))
+print("scale.changed_groups %d groups" % changed)
 t = time.perf_counter()
 removed = 0
 for i in reversed(range(n)):
@@ -170,20 +177,26 @@ print("scale.daemon_threads.after_rmdir %d threads" % thr2)
 # last thousand mkdirs against the first, and rmdir in creation order
 # (each from the far end of the children list)
 flat = min(n, 20000)
-os.mkdir(mnt + "/flat")
-times = []
-for i in range(flat):
+firsts, lasts, ratios_, rms = [], [], [], []
+for rnd in range(5):
+    os.mkdir(mnt + "/flat")
+    times = []
+    for i in range(flat):
+        t = time.perf_counter()
+        os.mkdir("%s/flat/g%d" % (mnt, i))
+        times.append(time.perf_counter() - t)
+    first, last = statistics.mean(times[:1000]), statistics.mean(times[-1000:])
     t = time.perf_counter()
-    os.mkdir("%s/flat/g%d" % (mnt, i))
-    times.append(time.perf_counter() - t)
-first, last = statistics.mean(times[:1000]), statistics.mean(times[-1000:])
-t = time.perf_counter()
-for i in range(flat):
-    os.rmdir("%s/flat/g%d" % (mnt, i))
-rm = (time.perf_counter() - t) / flat
-os.rmdir(mnt + "/flat")
-print("scale.flat_mkdir_us.first1000 %.1f us (%d siblings)" % (first * 1e6, flat))
-print("scale.flat_mkdir_us.last1000 %.1f us" % (last * 1e6))
-print("scale.flat_mkdir_last_over_first %.2f ratio" % (last / first))
-print("scale.flat_rmdir_us %.1f us" % (rm * 1e6))
+    for i in range(flat):
+        os.rmdir("%s/flat/g%d" % (mnt, i))
+    rms.append((time.perf_counter() - t) / flat)
+    os.rmdir(mnt + "/flat")
+    firsts.append(first * 1e6)
+    lasts.append(last * 1e6)
+    ratios_.append(last / first)
+print("scale.flat_groups %d groups" % flat)
+print("scale.flat_mkdir_us.first1000 %.1f us" % statistics.median(firsts))
+print("scale.flat_mkdir_us.last1000 %.1f us" % statistics.median(lasts))
+show("scale.flat_mkdir_last_over_first", statistics.median(ratios_), min(ratios_), max(ratios_))
+print("scale.flat_rmdir_us %.1f us" % (statistics.median(rms) * 1e6))
 PY

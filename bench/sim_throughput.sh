@@ -41,10 +41,6 @@ for run in 1 2 3 4 5; do
 done
 rm -f "$scn"
 . "$(dirname "$0")/stats.sh"     # med, lo, hi of the rounds
-echo "sim.pages_per_s $(med "${sock[@]}") pages/s"
-echo "sim.pages_per_s.min $(lo "${sock[@]}") pages/s"
-echo "sim.pages_per_s.max $(hi "${sock[@]}") pages/s"
+fig sim.pages_per_s pages/s "${sock[@]}"
 echo "sim.replay_pages_per_s $(med "${inproc[@]}") pages/s"
-echo "sim.socket_over_inprocess $(med "${ratio[@]}") ratio"
-echo "sim.socket_over_inprocess.min $(lo "${ratio[@]}") ratio"
-echo "sim.socket_over_inprocess.max $(hi "${ratio[@]}") ratio"
+fig sim.socket_over_inprocess ratio "${ratio[@]}"

@@ -13,20 +13,22 @@
 # clean end leaves (state.file_bytes.GROUPS: GROUPS + 600 groups, the
 # mkdirs included). The rounds include the compactions they cause (about
 # one per 2 x the snapshot's bytes of journal), so the figures are the
-# amortized cost. Needs root and /dev/fuse.
-# Run by hand. Usage: bench/state_cost.sh BUILD_DIR [GROUPS...]
+# amortized cost. The mount point is under $MEMCGFS_BENCH_TMP (the run's
+# directory, which bench/run.sh cleans) when set. BENCH_QUICK=1 measures
+# 1 and 1,000 groups. Needs root and /dev/fuse; a step of `make bench`.
+# Usage: bench/state_cost.sh BUILD_DIR [GROUPS...]
 set -eu
 build=${1:-build}
 shift || true
-sizes=${*:-1 1000 10000}
+if [ "${BENCH_QUICK:-0}" = 1 ]; then sizes=${*:-1 1000}; else sizes=${*:-1 1000 10000}; fi
 dir=$(mktemp -d "${STATE_DIR:-/var/tmp}/memcgfs-bench.XXXXXX")
-mnt=$dir/mnt
+mnt=$(mktemp -d "${MEMCGFS_BENCH_TMP:-$dir}/memcgfs-bench-mnt.XXXXXX")
 cleanup() {
 	fusermount3 -u "$mnt" 2>/dev/null || true
+	rmdir "$mnt" 2>/dev/null || true
 	rm -rf "$dir"
 }
 trap cleanup EXIT
-mkdir "$mnt"
 for n in $sizes; do
 	for mode in nostate state; do
 		opt=nostate
@@ -42,21 +44,21 @@ if mode == 'state':
     size = os.stat(state).st_size
     for i in range(10):
         os.write(fd, b'%d\n' % ((100 + (i & 1)) << 20))
-    print('state.journal_bytes_per_write.%d %.0f' % (n, (os.stat(state).st_size - size) / 10))
+    print('state.journal_bytes_per_write.%d %.0f bytes' % (n, (os.stat(state).st_size - size) / 10))
 rounds = []
 for _ in range(3):
     t = time.perf_counter()
     for i in range(1000):
         os.write(fd, b'%d\n' % ((100 + (i & 1)) << 20))
     rounds.append((time.perf_counter() - t) / 1000 * 1e6)
-print('state.limit_write_us.%s.%d %.0f' % (mode, n, statistics.median(rounds)))
+print('state.limit_write_us.%s.%d %.1f us' % (mode, n, statistics.median(rounds)))
 rounds = []
 for r in range(3):
     t = time.perf_counter()
     for i in range(200):
         os.mkdir('%s/g1/m%d_%d' % (mnt, r, i))
     rounds.append((time.perf_counter() - t) / 200 * 1e6)
-print('state.mkdir_us.%s.%d %.0f' % (mode, n, statistics.median(rounds)))
+print('state.mkdir_us.%s.%d %.1f us' % (mode, n, statistics.median(rounds)))
 PY
 		fusermount3 -u "$mnt"
 		# the daemon writes its final state after the unmount: the next
@@ -65,6 +67,6 @@ PY
 			[ "$mode" = nostate ] || flock -n "$dir/state.lock" true && break
 			sleep 0.05
 		done
-		[ "$mode" = state ] && echo "state.file_bytes.$n $(stat -c %s "$dir/state")"
+		[ "$mode" = state ] && echo "state.file_bytes.$n $(stat -c %s "$dir/state") bytes"
 	done
 done
