@@ -5,17 +5,53 @@
  * path), ARGS the third field ("" for none). MODE:
  *   eventfd (default), pipe (a non-eventfd), closed-efd, closed-cfd,
  *   rmdir (register, remove DIR, then report whether the eventfd fired),
- *   run MS CMD... (register, run CMD and wait for it, wait MS more
- *   milliseconds, then report how often the eventfd fired).
+ *   run N/MS CMD... (register, run CMD and wait for it, then wait until
+ *   the eventfd has fired N times or MS milliseconds have passed, then
+ *   report how often it fired). With N 0 nothing is waited for: the count
+ *   is read as CMD ends, so CMD itself must end at a point that proves the
+ *   daemon has handled what would fire (a read of the file that shows it).
  * Prints OK, the errno name, or for rmdir and run "FIRED n". */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+/* The events counted on efd, waiting until there are want of them or ms
+ * have passed (spec "want/ms"); efd is made non-blocking. */
+static unsigned long long ev_count(int efd, const char *spec)
+{
+	unsigned long long total = 0;
+	eventfd_t v;
+	long want = 0, ms = 0;
+	struct timespec t0, t;
+
+	if (sscanf(spec, "%ld/%ld", &want, &ms) != 2) {
+		fprintf(stderr, "evctl: run takes N/MS, not %s\n", spec);
+		exit(2);
+	}
+	fcntl(efd, F_SETFL, fcntl(efd, F_GETFL) | O_NONBLOCK);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd p = { .fd = efd, .events = POLLIN };
+		long left;
+
+		if (eventfd_read(efd, &v) == 0)
+			total += v;
+		if ((long)total >= want)
+			return total;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = ms - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0)
+			return total;
+		poll(&p, 1, (int)left);
+	}
+}
 
 int main(int argc, char **argv)
 {
@@ -72,10 +108,7 @@ int main(int argc, char **argv)
 		}
 		if (pid < 0 || waitpid(pid, &status, 0) < 0)
 			return 2;
-		usleep((useconds_t)atoi(argv[5]) * 1000);
-		if (eventfd_read(efd, &v) < 0)
-			v = 0;
-		printf("FIRED %llu\n", (unsigned long long)v);
+		printf("FIRED %llu\n", ev_count(efd, argv[5]));
 		return 0;
 	}
 	if (strcmp(mode, "rmdir") == 0) {

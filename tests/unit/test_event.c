@@ -1,6 +1,9 @@
 /* test_event.c: the per-user bound on cgroup.event_control registrations
  * (fs/event.c): EVENT_USER_REGS for each non-root uid, ENOSPC past it, none
- * for root, and a count that goes down again when registrations go (rmdir).
+ * for root, and a count that goes down again when registrations go (rmdir);
+ * and the vmpressure levels and modes (§5.14) on known windows of scanned
+ * and reclaimed pages, fed to the engine's hook as reclaim would, so that
+ * which level fires is decided by the window alone, not by timing.
  * (EVENT_MAX_REGS in all is not reached here: each registration keeps two
  * fds, and 32,768 is past the usual hard RLIMIT_NOFILE.)
  * Registers for real, without a mount: the "mount point" is a scratch
@@ -26,6 +29,9 @@
 static struct cgfs efs;
 static char scratch[64];
 static int efd;
+/* the scratch tree: the root, C and C/D, each with these files */
+static const char *const ev_dirs[] = { "", "/C", "/C/D" };
+static const char *const ev_files[] = { "memory.oom_control", "memory.pressure_level" };
 
 static int ev_init_child(struct mcg_group *g, void *arg)
 {
@@ -66,12 +72,14 @@ static void ev_setup(void)
 	snprintf(scratch, sizeof(scratch), "/tmp/memcgfs-event.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(scratch));
 	ck_assert_ptr_nonnull(realpath(scratch, efs.mountpoint));
-	snprintf(path, sizeof(path), "%s/C", efs.mountpoint);
-	ck_assert_int_eq(mkdir(path, 0755), 0);
-	for (int i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s%s/memory.oom_control", efs.mountpoint, i ? "/C" : "");
-		ck_assert_int_ge(fd = open(path, O_CREAT | O_WRONLY, 0644), 0);
-		close(fd);
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s%s", efs.mountpoint, ev_dirs[i]);
+		ck_assert_int_eq(i ? mkdir(path, 0755) : 0, 0);
+		for (int f = 0; f < 2; f++) {
+			snprintf(path, sizeof(path), "%s%s/%s", efs.mountpoint, ev_dirs[i], ev_files[f]);
+			ck_assert_int_ge(fd = open(path, O_CREAT | O_WRONLY, 0644), 0);
+			close(fd);
+		}
 	}
 	ck_assert_int_ge(efd = eventfd(0, EFD_CLOEXEC), 0);
 }
@@ -83,13 +91,14 @@ static void ev_teardown(void)
 	event_free(efs.events);
 	close(efd);
 	mcg_engine_free(efs.eng);
-	for (int i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s%s/memory.oom_control", efs.mountpoint, i ? "/C" : "");
-		unlink(path);
+	for (int i = 2; i >= 0; i--) {
+		for (int f = 0; f < 2; f++) {
+			snprintf(path, sizeof(path), "%s%s/%s", efs.mountpoint, ev_dirs[i], ev_files[f]);
+			unlink(path);
+		}
+		snprintf(path, sizeof(path), "%s%s", efs.mountpoint, ev_dirs[i]);
+		rmdir(path);
 	}
-	snprintf(path, sizeof(path), "%s/C", efs.mountpoint);
-	rmdir(path);
-	rmdir(efs.mountpoint);
 }
 
 /* An OOM registration on g by uid, as a write of "<efd> <cfd>" from this
@@ -168,6 +177,150 @@ START_TEST(test_event_count_follows_removal)
 }
 END_TEST
 
+/* A pressure registration "LEVEL[,MODE]" on the group of dir (one of
+ * ev_dirs), with an eventfd of its own (returned, non-blocking). */
+static int ev_pressure(struct mcg_group *g, const char *dir, const char *args)
+{
+	struct cgfs_req r = { .fs = &efs, .g = g, .pid = gettid(), .uid = 0, .gid = 0 };
+	static struct gram_value v;
+	char path[PATH_MAX + 64];
+	int cfd, e;
+
+	ck_assert_int_ge(e = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), 0);
+	snprintf(path, sizeof(path), "%s%s/memory.pressure_level", efs.mountpoint, dir);
+	ck_assert_int_ge(cfd = open(path, O_RDONLY | O_CLOEXEC), 0);
+	snprintf(v.str, sizeof(v.str), "%d %d %s", e, cfd, args);
+	ck_assert_int_eq(event_control_write(&r, 0, &v), 0);
+	close(cfd);
+	return e;
+}
+
+/* How often e fired since the last look. */
+static long ev_fired(int e)
+{
+	eventfd_t n;
+
+	return eventfd_read(e, &n) == 0 ? (long)n : 0;
+}
+
+/* C and C/D made in the engine, as their directories are in the scratch */
+static void ev_tree(struct mcg_group **c, struct mcg_group **d)
+{
+	*c = *d = NULL;
+	ck_assert_int_eq(mcg_create(efs.eng, efs.eng->root, "C", ev_init_child, NULL, c), 0);
+	ck_assert_int_eq(mcg_create(efs.eng, *c, "D", ev_init_child, NULL, d), 0);
+}
+
+/* The level of a window is what share of the pages scanned in it reclaim
+ * could not free: under 60 % low, 60-94 % medium, 95 % or more critical;
+ * a window closes at 512 pages scanned; reclaim that had to go as deep as
+ * priority 3 is critical at once. A registration fires at its level and
+ * above. The values are the kernel's (vmpressure_level_med 60,
+ * vmpressure_level_critical 95, vmpressure_win 512 pages). */
+START_TEST(test_event_pressure_levels)
+{
+	struct mcg_group *c, *d;
+	int low, med, crit;
+
+	ev_setup();
+	ev_tree(&c, &d);
+	low = ev_pressure(c, "/C", "low");
+	med = ev_pressure(c, "/C", "medium");
+	crit = ev_pressure(c, "/C", "critical");
+	/* an open window reports nothing */
+	event_pressure(c, 511, 511, 12, &efs);
+	ck_assert_int_eq(ev_fired(low) + ev_fired(med) + ev_fired(crit), 0);
+	/* every page scanned was freed: low (easy reclaim is never critical) */
+	event_pressure(c, 1, 1, 12, &efs);
+	ck_assert_int_eq(ev_fired(low), 1);
+	ck_assert_int_eq(ev_fired(med), 0);
+	ck_assert_int_eq(ev_fired(crit), 0);
+	/* six windows in 32-page steps, as reclaim reports them */
+	for (int i = 0; i < 96; i++)
+		event_pressure(c, 32, 32, 12, &efs);
+	ck_assert_int_eq(ev_fired(low), 6);
+	ck_assert_int_eq(ev_fired(med) + ev_fired(crit), 0);
+	/* 200 of 512 freed: 61 % not freed, medium */
+	event_pressure(c, 512, 200, 12, &efs);
+	ck_assert_int_eq(ev_fired(low), 1);
+	ck_assert_int_eq(ev_fired(med), 1);
+	ck_assert_int_eq(ev_fired(crit), 0);
+	/* 210 freed: 59 %, still low */
+	event_pressure(c, 512, 210, 12, &efs);
+	ck_assert_int_eq(ev_fired(low), 1);
+	ck_assert_int_eq(ev_fired(med), 0);
+	/* 20 of 512 freed: 97 %, critical */
+	event_pressure(c, 512, 20, 12, &efs);
+	ck_assert_int_eq(ev_fired(low), 1);
+	ck_assert_int_eq(ev_fired(med), 1);
+	ck_assert_int_eq(ev_fired(crit), 1);
+	/* deep reclaim is critical whatever it freed, window open or not */
+	event_pressure(c, 32, 32, 3, &efs);
+	ck_assert_int_eq(ev_fired(low), 1);
+	ck_assert_int_eq(ev_fired(med), 1);
+	ck_assert_int_eq(ev_fired(crit), 1);
+	event_pressure(c, 32, 32, 4, &efs);           /* (into C's open window) */
+	ck_assert_int_eq(ev_fired(low) + ev_fired(med) + ev_fired(crit), 0);
+	/* reclaim aimed at D is D's window, not C's: C's default
+	 * registrations hear of it (nothing below them fired) */
+	event_pressure(d, 512, 512, 12, &efs);
+	ck_assert_int_eq(ev_fired(low), 1);
+	ck_assert_int_eq(ev_fired(med) + ev_fired(crit), 0);
+	close(low);
+	close(med);
+	close(crit);
+	mcg_put(c);
+	mcg_put(d);
+	ev_teardown();
+}
+END_TEST
+
+/* The modes, for reclaim aimed at D: local fires only where the reclaim
+ * was aimed, hierarchy always, default until a registration below fired. */
+START_TEST(test_event_pressure_modes)
+{
+	struct mcg_group *c, *d;
+	int c_local, c_hier, c_def, root_def, d_def;
+
+	ev_setup();
+	ev_tree(&c, &d);
+	c_local = ev_pressure(c, "/C", "low,local");
+	c_hier = ev_pressure(c, "/C", "low,hierarchy");
+	c_def = ev_pressure(c, "/C", "low");
+	root_def = ev_pressure(efs.eng->root, "", "low,default");
+	/* nothing on D: C's default fires (the first to hear), and so the
+	 * root's default does not */
+	event_pressure(d, 512, 512, 12, &efs);
+	ck_assert_int_eq(ev_fired(c_local), 0);
+	ck_assert_int_eq(ev_fired(c_hier), 1);
+	ck_assert_int_eq(ev_fired(c_def), 1);
+	ck_assert_int_eq(ev_fired(root_def), 0);
+	/* with one on D, C's default is quiet too */
+	d_def = ev_pressure(d, "/C/D", "low");
+	event_pressure(d, 512, 512, 12, &efs);
+	ck_assert_int_eq(ev_fired(d_def), 1);
+	ck_assert_int_eq(ev_fired(c_local), 0);
+	ck_assert_int_eq(ev_fired(c_hier), 1);
+	ck_assert_int_eq(ev_fired(c_def), 0);
+	ck_assert_int_eq(ev_fired(root_def), 0);
+	/* reclaim aimed at C: C's local fires now, D's hears nothing */
+	event_pressure(c, 512, 512, 12, &efs);
+	ck_assert_int_eq(ev_fired(c_local), 1);
+	ck_assert_int_eq(ev_fired(c_hier), 1);
+	ck_assert_int_eq(ev_fired(c_def), 1);
+	ck_assert_int_eq(ev_fired(d_def), 0);
+	ck_assert_int_eq(ev_fired(root_def), 0);
+	close(c_local);
+	close(c_hier);
+	close(c_def);
+	close(root_def);
+	close(d_def);
+	mcg_put(c);
+	mcg_put(d);
+	ev_teardown();
+}
+END_TEST
+
 UNIT_SUITE(event)
 {
 	Suite *s = suite_create("event");
@@ -175,6 +328,8 @@ UNIT_SUITE(event)
 
 	tcase_add_test(tc, test_event_per_user_bound);
 	tcase_add_test(tc, test_event_count_follows_removal);
+	tcase_add_test(tc, test_event_pressure_levels);
+	tcase_add_test(tc, test_event_pressure_modes);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
