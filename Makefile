@@ -154,14 +154,18 @@ $(BUILD)/tools/cgread-go: tests/tools/cgread.go
 	cd tests/tools && GOCACHE=$(abspath $(BUILD))/gocache GO111MODULE=off CGO_ENABLED=0 \
 	  go build -o $(abspath $@) cgread.go
 
-.PHONY: all check layers unit integration asan tsan fuzz bench install uninstall deb clean deps demo
+.PHONY: docfigs bench-docs all check layers unit integration asan tsan fuzz bench install uninstall deb clean deps demo
 
 # Every test: the include rules of the three floors, unit tests (Check),
 # then integration tests against a real mount.
-check: layers unit integration
+check: layers docfigs unit integration
 
 layers:
 	tests/layers/check_layers.sh
+
+# every measured figure the docs quote is the committed run's
+docfigs:
+	python3 bench/docfigs.py --check
 
 unit: $(BUILD)/unit_tests
 	CK_FORK=yes $(if $(SANFLAGS),CK_TIMEOUT_MULTIPLIER=10) $(BUILD)/unit_tests
@@ -195,6 +199,16 @@ BENCH_BINS := $(BUILD)/bench_engine $(BUILD)/bench_charge $(BUILD)/bench_move $(
 bench: $(BENCH_BINS) $(BUILD)/memcgfs $(BUILD)/memcgctl $(BUILD)/memcgfs-run $(BUILD)/run_openloop \
        $(BUILD)/fuse_floor $(BUILD)/tools/memhog
 	bench/run.sh $(BUILD)
+
+# The last make bench becomes the committed run the docs quote (docs/bench/),
+# and every figure the docs quote is rewritten from it.
+bench-docs:
+	test -s $(BUILD)/bench/results.tsv
+	rm -rf docs/bench && mkdir -p docs/bench/plots
+	cp $(BUILD)/bench/results.tsv $(BUILD)/bench/steps.tsv $(BUILD)/bench/goals.tsv docs/bench/
+	cp $(BUILD)/bench/plots/*.png docs/bench/plots/ 2>/dev/null || true
+	python3 bench/report.py docs/bench docs/bench/results.tsv
+	python3 bench/docfigs.py --write
 
 # Everything make install puts down, one "mode source destination" a line.
 INSTALL_FILES = 0755 $(BUILD)/memcgfs $(BINDIR)/memcgfs \

@@ -38,8 +38,9 @@ trap cleanup EXIT
 head -c $((64 << 20)) /dev/urandom > "$file"
 mkdir "$mnt/idle" "$mnt/active"
 # the worker's CPU in nanoseconds: the sum over its threads (a thread that
-# ends inside a window takes its time with it; the pool is steady here)
-cpu_ns() { cat /proc/"$pid"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'; }
+# ends inside a window takes its time with it; the pool is steady here);
+# %.0f, as mawk's %d stops at 2^31 (2.1 s of CPU)
+cpu_ns() { cat /proc/"$pid"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'; }
 window() {   # window SECONDS: the daemon's CPU share over it, in percent
 	local t0 t1 w0 w1
 	t0=$(cpu_ns) w0=$(date +%s%N)
@@ -51,6 +52,7 @@ windows() {  # windows NAME: 5 windows of $secs, the median and range
 	local v=() k
 	for k in 1 2 3 4 5; do v+=("$(window "$secs")"); done
 	fig "$1" % "${v[@]}"
+	WIN_MAX=$(hi "${v[@]}")
 }
 for i in $(seq "$n"); do
 	sh -c "echo \$\$ > $mnt/idle/cgroup.procs && exec $hog -a 1 -f $file" > "$file.out.$i" 2>&1 < /dev/null &
@@ -74,6 +76,10 @@ for i in $(seq 10); do
 done
 sleep 1
 windows mirror.cpu_pct.active10
+# ten processes allocating cost the daemon something: a zero is the
+# instrument failing, not a figure
+awk -v m="$WIN_MAX" 'BEGIN { exit !(m > 0) }' ||
+	{ echo "bench: the daemon's CPU read 0 while 10 processes allocated: the reading is broken" >&2; exit 1; }
 # one process allocating 1 GiB/s into a 256M group: how far past the limit
 # it had got when the OOM killer ended it (the sampling's reaction bound)
 for p in "${apids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done

@@ -116,13 +116,18 @@ for s in $steps; do
 	grep -E "$figure_re" "$log.out" | tr ' ' '\t' >> "$results.part"
 	cat "$log.out" >> "$log"
 	rm -f "$log.out"
-	printf '%s\t%d\t%s\n' "$s" "$rc" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')" >> "$out/steps.tsv"
+	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	printf '%s\t%d\t%s\n' "$s" "$rc" "$secs" >> "$out/steps.tsv"
+	printf 'bench.step_s.%s\t%s\ts\n' "$s" "$secs" >> "$results.part"
 	if [ "$rc" -ne 0 ]; then
 		echo "bench: step $s failed (exit $rc), its log: $log" >&2
 		tail -n 5 "$log" >&2
 		failed=1
 	fi
 done
+# the whole run's time, a figure like the others
+awk -F'\t' '$1 ~ /^bench\.step_s\./ { t += $2 } END { printf "bench.total_s\t%.0f\ts\n", t }' \
+	"$results.part" >> "$results.part.t" && cat "$results.part.t" >> "$results.part" && rm -f "$results.part.t"
 mv "$results.part" "$results"
 python3 "$here/report.py" "$out" || failed=1
 exit "$failed"
