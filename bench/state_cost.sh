@@ -29,11 +29,13 @@ cleanup() {
 	rm -rf "$dir"
 }
 trap cleanup EXIT
+. "$(dirname "$0")/stats.sh"     # wait_until
 for n in $sizes; do
 	for mode in nostate state; do
 		opt=nostate
 		[ "$mode" = state ] && opt="state=$dir/state,fresh"
 		"$build/memcgfs" -o "$opt" "$mnt"
+		sup=$("$build/memcgctl" status -m "$mnt" | awk '$1 == "supervisor_pid" { print $2 }')
 		/usr/bin/python3 - "$mnt" "$n" "$mode" "$dir/state" <<'PY'
 import os, statistics, sys, time
 mnt, n, mode, state = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
@@ -61,12 +63,9 @@ for r in range(3):
 print('state.mkdir_us.%s.%d %.1f us' % (mode, n, statistics.median(rounds)))
 PY
 		fusermount3 -u "$mnt"
-		# the daemon writes its final state after the unmount: the next
-		# one on the same file waits for its lock
-		for _ in $(seq 200); do
-			[ "$mode" = nostate ] || flock -n "$dir/state.lock" true && break
-			sleep 0.05
-		done
+		# the daemon writes its final state after the unmount, and the
+		# next one starts once it is gone (bounded: it names what stayed)
+		wait_until 30 "the exit of daemon $sup (n=$n, $mode)" sh -c "! kill -0 $sup 2>/dev/null" || exit 1
 		[ "$mode" = state ] && echo "state.file_bytes.$n $(stat -c %s "$dir/state") bytes"
 	done
 done

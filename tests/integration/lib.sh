@@ -35,9 +35,10 @@ if ($ok) { print "OK\n"; exit 0 } my ($e) = grep { $!{$_} } keys %!; print(($e /
 ok()   { PASS=$((PASS + 1)); }
 bad()  { FAIL=$((FAIL + 1)); echo "FAIL: $*" >&2; }
 
-# expect DESC ACTUAL EXPECTED
+# expect DESC ACTUAL EXPECTED: counts the assertion; its status is 0 when
+# it held and 1 when it failed (so that "expect ... || show more" shows)
 expect() {
-	if [ "$2" = "$3" ]; then ok; else bad "$1: got [$2], want [$3]"; fi
+	if [ "$2" = "$3" ]; then ok; else bad "$1: got [$2], want [$3]"; return 1; fi
 }
 
 # expect_wr DESC ERRNAME FILE DATA: one write(2), compare the errno name.

@@ -157,7 +157,7 @@ hog page p -- -f "$DATA/big"
 ready page
 wait_until 10 sh -c "[ \$(awk '/^RssFile:/{print \$2}' /proc/$HOG_PID/status) -lt 32768 ]" ||
 	bad "file pages were not paged out"
-expect "still alive" "$(kill -0 "$HOG_PID" && echo yes)" yes
+expect "still alive" "$(running "$HOG_PID")" yes
 expect "no OOM kill" "$(oom_key p oom_kill)" 0
 between "usage within the limit" "$(usage p)" 0 $((32 * MiB))
 # (direct reclaim at the limit, or background reclaim above the automatic

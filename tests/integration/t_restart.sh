@@ -108,22 +108,26 @@ echo 30 > "$MP/memory.swappiness"
 chmod 0644 "$MP/release_agent"
 M=1048576
 n=0
+# w VALUE FILE: one settings write, which must succeed (a tree whose
+# writes failed would read back "identically" too)
+writes=0
+w() { if echo "$1" 2>/dev/null > "$2"; then writes=$((writes + 1)); else bad "write of $1 to $2 failed"; fi; }
 setting() {      # setting N GROUP: the settings of group number N
 	local g=$MP/$2
 	if (( $1 % 3 == 0 )); then
-		echo $(( ($1 + 4) * M )) > "$g/memory.limit_in_bytes"
-		(( $1 % 6 == 0 )) && echo $(( ($1 + 4) * 2 * M )) > "$g/memory.memsw.limit_in_bytes"
-		(( $1 % 2 == 0 )) && echo $(( ($1 + 4) * 3 * M / 4 )) > "$g/memory.high_watermark_in_bytes"
-		(( $1 % 4 == 0 )) && echo $(( ($1 + 4) * M / 2 )) > "$g/memory.low_watermark_in_bytes"
+		w $(( ($1 + 4) * M )) "$g/memory.limit_in_bytes"
+		(( $1 % 6 == 0 )) && w $(( ($1 + 4) * 2 * M )) "$g/memory.memsw.limit_in_bytes"
+		(( $1 % 2 == 0 )) && w $(( ($1 + 4) * 3 * M / 4 )) "$g/memory.high_watermark_in_bytes"
+		(( $1 % 4 == 0 )) && w $(( ($1 + 4) * M / 2 )) "$g/memory.low_watermark_in_bytes"
 	fi
-	(( $1 % 4 == 1 )) && echo $(( $1 * 512 * 1024 )) > "$g/memory.soft_limit_in_bytes"
-	(( $1 % 5 == 2 )) && echo $(( $1 % 101 )) > "$g/memory.swappiness"
-	(( $1 % 7 == 3 )) && echo 1 > "$g/memory.oom_control"
-	(( $1 % 8 == 4 )) && echo 3 > "$g/memory.move_charge_at_immigrate"
-	(( $1 % 9 == 5 )) && echo 1 > "$g/notify_on_release"
-	(( $1 % 10 == 6 )) && echo 1 > "$g/cgroup.clone_children"
-	(( $1 % 11 == 7 )) && echo $(( 64 * M )) > "$g/memory.kmem.limit_in_bytes"
-	(( $1 % 12 == 8 )) && echo $(( 32 * M )) > "$g/memory.kmem.tcp.limit_in_bytes"
+	(( $1 % 4 == 1 )) && w $(( $1 * 512 * 1024 )) "$g/memory.soft_limit_in_bytes"
+	(( $1 % 5 == 2 )) && w $(( $1 % 101 )) "$g/memory.swappiness"
+	(( $1 % 7 == 3 )) && w 1 "$g/memory.oom_control"
+	(( $1 % 8 == 4 )) && w 3 "$g/memory.move_charge_at_immigrate"
+	(( $1 % 9 == 5 )) && w 1 "$g/notify_on_release"
+	(( $1 % 10 == 6 )) && w 1 "$g/cgroup.clone_children"
+	(( $1 % 11 == 7 )) && w $(( 64 * M )) "$g/memory.kmem.limit_in_bytes"
+	(( $1 % 12 == 8 )) && w $(( 32 * M )) "$g/memory.kmem.tcp.limit_in_bytes"
 	return 0
 }
 for i in $(seq 0 9); do
@@ -148,6 +152,10 @@ setfacl -m "u:$U2:rwx" "$MP/g5/c2"
 mv "$MP/g9/c8" "$MP/g9/renamed"
 rmdir "$MP/g9/c7"
 expect "100 groups" "$(find "$MP" -mindepth 1 -type d | wc -l)" 100
+[ "$writes" -ge 100 ] && ok || bad "only $writes settings written"
+# and a few read back as written before any restart
+expect "g0's limit as written" "$(cat "$MP/g0/memory.limit_in_bytes")" $((4 * M))
+expect "g0/c2's swappiness as written" "$(cat "$MP/g0/c2/memory.swappiness")" 2
 sleep 1000 & SLEEPS+=($!); LIVE=$!
 sleep 1000 & SLEEPS+=($!); REUSED=$!
 echo "$LIVE" > "$MP/g0/c1/tasks"
@@ -311,6 +319,36 @@ fusermount3 -u "$MP"
 start
 dump > "$DATA/after"
 expect "after compactions and kill -9: everything" "$(diff "$DATA/before" "$DATA/after" | head -n 20)" ""
+umount_fs
+
+# the same at the real bound (max(1 MiB, twice the snapshot): 1 MiB for
+# this tree): 2,500 limit writes of one open file append about 1.4 MB of
+# frames: 1,500 leave the journal under the bound, 1,000 more take it past
+# it once, so it was compacted and is shorter; a kill -9 then loses nothing
+start
+limits() {       # limits N: N limit writes of g1, alternating two values
+	python3 - "$MP/g1/memory.limit_in_bytes" "$1" <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+for i in range(int(sys.argv[2])):
+    os.write(fd, b"%d\n" % ((100 + (i & 1)) << 20))
+os.close(fd)
+PY
+}
+limits 1500
+jb1=$(journal "$ST" | wc -c)
+(( jb1 > 700000 && jb1 < 1048576 )) && ok || bad "1,500 writes journaled $jb1 bytes"
+limits 1000
+expect "the writes' last value" "$(cat "$MP/g1/memory.limit_in_bytes")" $((101 * M))
+jb2=$(journal "$ST" | wc -c)
+(( jb2 < jb1 )) && ok || bad "no compaction at the real bound: $jb1 then $jb2 bytes of journal"
+dump > "$DATA/before"
+kill -KILL "$FG_PID"
+wait "$FG_PID" 2>/dev/null
+fusermount3 -u "$MP"
+start
+dump > "$DATA/after"
+expect "after a compaction at the real bound and kill -9: everything" "$(diff "$DATA/before" "$DATA/after" | head -n 20)" ""
 umount_fs
 
 # ---- damaged files: the error names the file, the line and the byte

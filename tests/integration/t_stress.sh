@@ -20,7 +20,9 @@
 #   read    every control file of every existing group, read with wr -r;
 #   fds     stress_fds.py: files held open across rmdir and re-read,
 #           polled and written, directory listings, event registrations.
-# Every operation is bounded by `timeout 5` and its outcome (OK or the
+# Every operation is bounded by `timeout $OP_LIMIT` (30 s: a hang detector,
+# not a speed test; generous for ASan on a loaded 2-core machine, where an
+# operation takes milliseconds) and its outcome (OK or the
 # errno name) counted; racing operations may fail only with the errors
 # allowed below (allowed()), none may time out, and the daemon must stay
 # alive and answering. After the workers stop and every task is gone:
@@ -43,6 +45,7 @@ CTL="$MEMCGFS_BUILD/memcgctl"
 HOG="$MEMCGFS_BUILD/tools/memhog"
 STRESS_SECONDS=${STRESS_SECONDS:-4}
 STRESS_PROFILES=${STRESS_PROFILES:-4.19 5.10 6.12 6.18}
+OP_LIMIT=30
 STRESS_SEED=${STRESS_SEED:-1}
 if [ -z "${STRESS_CYCLES:-}" ]; then
 	STRESS_CYCLES=2
@@ -105,7 +108,7 @@ allowed() {
 }
 
 # --- helpers of the main script: every read is bounded too ---
-rd() { timeout 5 cat "$1" 2>/dev/null || echo ERR; }
+rd() { timeout "$OP_LIMIT" cat "$1" 2>/dev/null || echo ERR; }
 gd() { echo "$MNT${1:+/$1}"; }
 stat_key() { rd "$(gd "$1")/memory.stat" | awk -v k="$2" '$1 == k { print $2 }'; }
 daemon_fds() { ls "/proc/$DPID/fd" 2>/dev/null | wc -l; }
@@ -122,7 +125,7 @@ daemon_threads() {
 }
 daemon_rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$DPID/status" 2>/dev/null; }
 daemon_ok() { kill -0 "$DPID" 2>/dev/null && [ "$(rd "$MNT/memory.swappiness")" != ERR ]; }
-existing() { local g; for g in "${GRPS[@]}"; do timeout 5 test -d "$MNT/$g" && echo "$g"; done; }
+existing() { local g; for g in "${GRPS[@]}"; do timeout "$OP_LIMIT" test -d "$MNT/$g" && echo "$g"; done; }
 root_rss0() { [ "$(stat_key "" total_rss)" = 0 ]; }
 
 # The hogs left by a killed hogs worker (reparented: not by the numbers it
@@ -163,14 +166,14 @@ finish() {
 	} > "$DATA/res.$1"
 	: > "$DATA/done.$1"
 }
-# run KIND CMD...: one operation bounded by 5 s; its outcome (the last line
+# run KIND CMD...: one operation bounded by $OP_LIMIT s; its outcome (the last line
 # of its output, OK or an errno name; TIMEOUT) is counted under KIND.
 run() {
 	local kind=$1 t0=${EPOCHREALTIME/./} out rc
 	shift
-	out=$(timeout -k 2 5 "$@" 2>/dev/null)
+	out=$(timeout -k 2 "$OP_LIMIT" "$@" 2>/dev/null)
 	rc=$?
-	if (( rc == 124 || rc == 137 || ${EPOCHREALTIME/./} - t0 >= 5000000 )); then
+	if (( rc == 124 || rc == 137 || ${EPOCHREALTIME/./} - t0 >= OP_LIMIT * 1000000 )); then
 		RES=TIMEOUT
 		TMO=$((TMO + 1))
 	elif (( rc == 0 )); then
@@ -294,9 +297,9 @@ w_sim() {
 		args=()
 		for l in "${L[@]}"; do args+=(-e "$l"); done
 		t0=${EPOCHREALTIME/./}
-		err=$(timeout -k 2 5 "$CTL" sim -m "$MNT" -g "/$G" "${args[@]}" 2>&1 > /dev/null)
+		err=$(timeout -k 2 "$OP_LIMIT" "$CTL" sim -m "$MNT" -g "/$G" "${args[@]}" 2>&1 > /dev/null)
 		rc=$?
-		if (( rc == 124 || ${EPOCHREALTIME/./} - t0 >= 5000000 )); then
+		if (( rc == 124 || ${EPOCHREALTIME/./} - t0 >= OP_LIMIT * 1000000 )); then
 			RES=TIMEOUT
 			TMO=$((TMO + 1))
 		else
@@ -430,9 +433,9 @@ final_state() {
 	done
 	for g in "${DEEPEST_FIRST[@]}"; do
 		[ -d "$MNT/$g" ] || continue
-		expect "$tag: rmdir /$g" "$(timeout 5 perl -e "$DIROP" rmdir "$MNT/$g")" OK
+		expect "$tag: rmdir /$g" "$(timeout "$OP_LIMIT" perl -e "$DIROP" rmdir "$MNT/$g")" OK
 	done
-	expect "$tag: no group left" "$(timeout 5 ls "$MNT" | grep -cvE '^(cgroup|memory|tasks|notify|release)')" 0
+	expect "$tag: no group left" "$(timeout "$OP_LIMIT" ls "$MNT" | grep -cvE '^(cgroup|memory|tasks|notify|release)')" 0
 	expect "$tag: root total_rss" "$(stat_key "" total_rss)" 0
 }
 

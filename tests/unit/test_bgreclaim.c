@@ -7,6 +7,7 @@
 #include "engine/bgreclaim.h"
 #include "engine/check.h"
 #include "engine/engine.h"
+#include "engine/uncharge.h"
 #include "engine/vm.h"
 #include "engine_fixture.h"
 #include "suites.h"
@@ -136,13 +137,19 @@ START_TEST(test_no_progress_backs_off_and_rmdir_stops)
 END_TEST
 
 /* The throttle test's evict hook: the engine's own (vm_evict), and a look
- * at how many tasks hold a direct-reclaim slot of g while a page goes,
- * before and after a pause that keeps this reclaimer in its slot long
- * enough for others to pile in if the throttle let them. */
+ * at how many tasks hold a direct-reclaim slot of g while a page goes.
+ * Until another reclaimer has been seen held back by the throttle, the
+ * reclaimer in the slot waits there for the next one to come: held back
+ * (the throttle works, and the test has seen it work) or in a slot beside
+ * it (the peak says so). Every other task ending also ends the wait; 10 s
+ * bounds a hang, generous for a sanitizer on a loaded machine. No timing
+ * decides the outcome: an event does. */
 struct slot_watch {
 	struct mcg_engine *e;
 	struct mcg_group *g;
 	atomic_int peak;
+	atomic_int done;              /* tasks that ended */
+	atomic_bool saw_held;         /* a reclaimer was held back */
 };
 
 static void watch_sample(struct slot_watch *w)
@@ -158,7 +165,13 @@ static bool watch_evict(uint32_t owner, uint32_t page, uint32_t slot, void *arg)
 	struct slot_watch *w = arg;
 
 	watch_sample(w);
-	nanosleep(&(struct timespec){ .tv_nsec = 20000 }, NULL);
+	for (int i = 0; i < 200000 && !atomic_load(&w->saw_held); i++) {
+		if (atomic_load(&w->e->throttle->waiters) > 0)
+			atomic_store(&w->saw_held, true);
+		else if (atomic_load(&w->g->reclaimers) > 1 || atomic_load(&w->done) == 5)
+			break;
+		nanosleep(&(struct timespec){ .tv_nsec = 50000 }, NULL);
+	}
 	watch_sample(w);
 	return vm_evict(owner, page, slot, w->e);
 }
@@ -167,6 +180,7 @@ struct thr {
 	struct mcg_engine *e;
 	struct mcg_group *g;
 	int fails;
+	struct slot_watch *w;
 };
 
 static void *thr_main(void *arg)
@@ -180,6 +194,7 @@ static void *thr_main(void *arg)
 		for (uint32_t i = 0; i < 400; i++)
 			t->fails += vm_touch(r, i, i % 4, false, &fault) != 0;
 	vm_object_free(f);
+	atomic_fetch_add(&t->w->done, 1);
 	return NULL;
 }
 
@@ -203,7 +218,7 @@ START_TEST(test_direct_reclaim_is_throttled)
 	w.g = a;
 	mcg_set_limit(a, MCG_MEM, 150, NULL, NULL);
 	for (int i = 0; i < 6; i++) {
-		t[i] = (struct thr){ e, a, 0 };
+		t[i] = (struct thr){ e, a, 0, &w };
 		pthread_create(&th[i], NULL, thr_main, &t[i]);
 	}
 	for (int i = 0; i < 6; i++) {
@@ -212,6 +227,7 @@ START_TEST(test_direct_reclaim_is_throttled)
 	}
 	bgr_quiesce(e);
 	ck_assert_int_ge(atomic_load(&w.peak), 1);       /* direct reclaim took pages */
+	ck_assert(atomic_load(&w.saw_held));              /* and met the throttle */
 	ck_assert_int_le(atomic_load(&w.peak), 2 / 4 + 1);
 	ck_assert_int_eq(atomic_load(&a->reclaimers), 0);
 	CHECK_OK(e);

@@ -82,21 +82,43 @@ START_TEST(test_kernel_file_set_618)
 }
 END_TEST
 
-START_TEST(test_modes_derive_from_handlers)
+/* The modes of every profile against the spec (§1.1, §7: event_control
+ * 0222 up to 6.17, 0200 on 6.18) and the extension's (docs/files.md §9:
+ * the two watermark files 0644, absent under nowatermarks), not against
+ * the table's own handlers. */
+START_TEST(test_modes_per_profile)
 {
-	fs_setup(PROF_KV(6, 12), true);
-	for (size_t i = 0; i < cgfs_nfiles; i++) {
-		const struct cgfs_file *f = &cgfs_files[i];
-		mode_t m = cgfs_file_mode(&tfs, f);
+	static const unsigned versions[] = { PROF_KV(4, 19), PROF_KV(5, 10), PROF_KV(6, 1),
+					     PROF_KV(6, 12), PROF_KV(6, 13), PROF_KV(6, 18) };
+	static const char *const wmarks[] = { "memory.high_watermark_in_bytes",
+					      "memory.low_watermark_in_bytes" };
 
-		ck_assert((m & 0444) == (f->read ? 0444 : 0));
-		ck_assert((m & 0200) == (f->write ? 0200 : 0));
-		ck_assert((m & 0111) == 0);
-		ck_assert((f->write == NULL) == (f->grammar == G_NONE));
-	}
-	/* 6.12 still has the world-writable event_control */
-	ck_assert_uint_eq(cgfs_file_mode(&tfs, &cgfs_files[cgfs_file_lookup(&tfs, "cgroup.event_control", false)]), 0222);
-	fs_teardown();
+	for (size_t v = 0; v < sizeof(versions) / sizeof(versions[0]); v++)
+		for (int w = 0; w < 2; w++) {
+			fs_setup(versions[v], w);
+			for (size_t i = 0; i < NSPEC; i++) {
+				int r = cgfs_file_lookup(&tfs, spec_files[i].name, true);
+				mode_t want = spec_files[i].mode;
+
+				if (r < 0)
+					continue;    /* absent in this version (§7) */
+				if (!strcmp(spec_files[i].name, "cgroup.event_control") &&
+				    versions[v] < PROF_KV(6, 18))
+					want = 0222;
+				ck_assert_msg(cgfs_file_mode(&tfs, &cgfs_files[r]) == want,
+					      "%u.%u: %s mode %o, want %o", versions[v] / 1000,
+					      versions[v] % 1000, spec_files[i].name,
+					      cgfs_file_mode(&tfs, &cgfs_files[r]), want);
+			}
+			for (int k = 0; k < 2; k++) {
+				int r = cgfs_file_lookup(&tfs, wmarks[k], false);
+
+				ck_assert_msg((r >= 0) == (w == 1), "%s present: %d", wmarks[k], r >= 0);
+				if (r >= 0)
+					ck_assert_uint_eq(cgfs_file_mode(&tfs, &cgfs_files[r]), 0644);
+			}
+			fs_teardown();
+		}
 }
 END_TEST
 
@@ -337,7 +359,7 @@ UNIT_SUITE(cgfiles)
 	TCase *tc = tcase_create("table");
 
 	tcase_add_test(tc, test_kernel_file_set_618);
-	tcase_add_test(tc, test_modes_derive_from_handlers);
+	tcase_add_test(tc, test_modes_per_profile);
 	tcase_add_test(tc, test_stat_formats);
 	tcase_add_test(tc, test_stat_keys_510);
 	tcase_add_test(tc, test_generic_write_rules);
