@@ -155,7 +155,7 @@ expect "100 groups" "$(find "$MP" -mindepth 1 -type d | wc -l)" 100
 [ "$writes" -ge 100 ] && ok || bad "only $writes settings written"
 # and a few read back as written before any restart
 expect "g0's limit as written" "$(cat "$MP/g0/memory.limit_in_bytes")" $((4 * M))
-expect "g0/c2's swappiness as written" "$(cat "$MP/g0/c2/memory.swappiness")" 2
+expect "g0/c1's swappiness as written" "$(cat "$MP/g0/c1/memory.swappiness")" 2
 sleep 1000 & SLEEPS+=($!); LIVE=$!
 sleep 1000 & SLEEPS+=($!); REUSED=$!
 echo "$LIVE" > "$MP/g0/c1/tasks"
