@@ -302,6 +302,19 @@ refused "$DATA/damaged" && ok || bad "a damaged journal frame was accepted"
 expect "a damaged frame before the last: refused, named" "$OUT" \
 	"memcgfs: $DATA/damaged: line $fl, byte $fb: checksum mismatch: the journal frame of the $fn bytes up to its commit record at byte $fc was changed or damaged"
 
+# survives_kill DESC: the tree now, then kill -9 of the daemon and a new
+# one on the same state file: the same tree (DESC the assertion)
+survives_kill() {
+	dump > "$DATA/before"
+	kill -KILL "$FG_PID"
+	wait "$FG_PID" 2>/dev/null
+	fusermount3 -u "$MP"
+	start
+	dump > "$DATA/after"
+	expect "$1" "$(diff "$DATA/before" "$DATA/after" | head -n 20)" ""
+	umount_fs
+}
+
 # compaction (forced with a small bound) keeps everything, and a kill -9
 # right after one loses nothing
 cp "$DATA/journaled" "$ST"
@@ -311,15 +324,8 @@ for i in $(seq 0 29); do
 	mkdir "$MP/g5/m$i"
 done
 chown "$U1" "$MP/g5/m3/tasks"
-dump > "$DATA/before"
 expect "compactions kept the journal short" "$(( $(journal "$ST" | wc -c) <= 3000 + 4000 ))" 1
-kill -KILL "$FG_PID"
-wait "$FG_PID" 2>/dev/null
-fusermount3 -u "$MP"
-start
-dump > "$DATA/after"
-expect "after compactions and kill -9: everything" "$(diff "$DATA/before" "$DATA/after" | head -n 20)" ""
-umount_fs
+survives_kill "after compactions and kill -9: everything"
 
 # the same at the real bound (max(1 MiB, twice the snapshot): 1 MiB for
 # this tree): 2,500 limit writes of one open file append about 1.4 MB of
@@ -342,14 +348,7 @@ limits 1000
 expect "the writes' last value" "$(cat "$MP/g1/memory.limit_in_bytes")" $((101 * M))
 jb2=$(journal "$ST" | wc -c)
 (( jb2 < jb1 )) && ok || bad "no compaction at the real bound: $jb1 then $jb2 bytes of journal"
-dump > "$DATA/before"
-kill -KILL "$FG_PID"
-wait "$FG_PID" 2>/dev/null
-fusermount3 -u "$MP"
-start
-dump > "$DATA/after"
-expect "after a compaction at the real bound and kill -9: everything" "$(diff "$DATA/before" "$DATA/after" | head -n 20)" ""
-umount_fs
+survives_kill "after a compaction at the real bound and kill -9: everything"
 
 # ---- damaged files: the error names the file, the line and the byte
 size=$(stat -c %s "$DATA/good")
