@@ -100,6 +100,19 @@ open(p, 'wb').write(body + b'end %d %08x\n' % (body.count(b'\n'), zlib.crc32(bod
 PY
 }
 
+# survives_kill DESC: the tree now, then kill -9 of the daemon and a new
+# one on the same state file, mounted after: the same tree (DESC the
+# assertion)
+survives_kill() {
+	dump > "$DATA/before"
+	kill -KILL "$FG_PID"
+	wait "$FG_PID" 2>/dev/null
+	fusermount3 -u "$MP"
+	start
+	dump > "$DATA/after"
+	expect "$1" "$(diff "$DATA/before" "$DATA/after" | head -n 20)" ""
+}
+
 # ---- a tree of 100 groups: 10 parents of 9 children each
 start || { summary; exit 1; }
 echo /bin/true > "$MP/release_agent"
@@ -188,14 +201,7 @@ wait_until 10 test -s "$DATA/forked"
 CHILD=$(cat "$DATA/forked")
 wait_until 10 grep -qx "$CHILD" "$MP/g7/new/tasks" && ok || bad "the forked child joined its parent's group"
 wait_until 10 grep -q "^task $CHILD " "$ST" && ok || bad "the saver did not write the fork"
-dump > "$DATA/before"
-kill -KILL "$FG_PID"
-wait "$FG_PID" 2>/dev/null
-fusermount3 -u "$MP"
-start
-dump > "$DATA/after"
-expect "after kill -9: every setting, including the last changes" \
-	"$(diff "$DATA/before" "$DATA/after" | head -n 20)" ""
+survives_kill "after kill -9: every setting, including the last changes"
 expect "the forked child is back in its group, with its parent" \
 	"$(sort -n "$MP/g7/new/tasks" | tr '\n' ' ')" "$(printf '%s\n' "$FORKER" "$CHILD" | sort -n | tr '\n' ' ')"
 
@@ -302,19 +308,6 @@ refused "$DATA/damaged" && ok || bad "a damaged journal frame was accepted"
 expect "a damaged frame before the last: refused, named" "$OUT" \
 	"memcgfs: $DATA/damaged: line $fl, byte $fb: checksum mismatch: the journal frame of the $fn bytes up to its commit record at byte $fc was changed or damaged"
 
-# survives_kill DESC: the tree now, then kill -9 of the daemon and a new
-# one on the same state file: the same tree (DESC the assertion)
-survives_kill() {
-	dump > "$DATA/before"
-	kill -KILL "$FG_PID"
-	wait "$FG_PID" 2>/dev/null
-	fusermount3 -u "$MP"
-	start
-	dump > "$DATA/after"
-	expect "$1" "$(diff "$DATA/before" "$DATA/after" | head -n 20)" ""
-	umount_fs
-}
-
 # compaction (forced with a small bound) keeps everything, and a kill -9
 # right after one loses nothing
 cp "$DATA/journaled" "$ST"
@@ -326,6 +319,7 @@ done
 chown "$U1" "$MP/g5/m3/tasks"
 expect "compactions kept the journal short" "$(( $(journal "$ST" | wc -c) <= 3000 + 4000 ))" 1
 survives_kill "after compactions and kill -9: everything"
+umount_fs
 
 # the same at the real bound (max(1 MiB, twice the snapshot): 1 MiB for
 # this tree): 2,500 limit writes of one open file append about 1.4 MB of
@@ -349,6 +343,7 @@ expect "the writes' last value" "$(cat "$MP/g1/memory.limit_in_bytes")" $((101 *
 jb2=$(journal "$ST" | wc -c)
 (( jb2 < jb1 )) && ok || bad "no compaction at the real bound: $jb1 then $jb2 bytes of journal"
 survives_kill "after a compaction at the real bound and kill -9: everything"
+umount_fs
 
 # ---- damaged files: the error names the file, the line and the byte
 size=$(stat -c %s "$DATA/good")
