@@ -1,15 +1,17 @@
 /* holdreply.c: holds a FUSE server's answers, so that a test knows which
  * calls are in flight (read by the server, not yet answered) when it
  * kills the server.
- *   holdreply PID N
+ *   holdreply PID N CALLER...
  * Traces every thread of PID (ptrace, new threads included) and stops each
  * thread at the entry of a write(2) or writev(2) of an answer (a
  * fuse_out_header with a unique id other than 0; notifications pass) to a
- * /dev/fuse descriptor; it never lets a stopped one go. Answers to what no
- * caller waits for (RELEASE and RELEASEDIR, which the kernel sends after a
- * close returned) pass too: the opcode is the one of the request the
- * thread read last (a read(2) of /dev/fuse, as libfuse reads without
- * splice). Prints "held N"
+ * /dev/fuse descriptor, when the request it answers came from one of the
+ * CALLER processes; it never lets a stopped one go. The request is the one
+ * the thread read last (a read(2) of /dev/fuse, as libfuse reads without
+ * splice): its fuse_in_header names the caller. Answers pass that the
+ * caller would not see fail: LOOKUP (a failed revalidation of a cached
+ * name is retried by the kernel as a fresh lookup, which the next server
+ * answers), RELEASE and RELEASEDIR (sent after a close returned). Prints "held N"
  * once N answers are held, and "total M" when PID is gone (M: the answers
  * held in all, each the one call in flight of its caller). x86-64 only.
  * Exit status 0 once PID is gone, 1 on an error. Needs CAP_SYS_PTRACE. */
@@ -32,14 +34,18 @@
 struct tid_state {
 	pid_t tid;
 	uint32_t opcode;              /* of the request it read last */
+	uint32_t caller;              /* and the process that made it */
 };
 
+#define FUSE_LOOKUP     1
 #define FUSE_RELEASE    18
 #define FUSE_RELEASEDIR 29
 
 static struct tid_state tids[MAX_TIDS];
 static int ntids;
 static pid_t target;
+static pid_t callers[64];
+static int ncallers;
 
 static struct tid_state *tid_of(pid_t t)
 {
@@ -48,7 +54,7 @@ static struct tid_state *tid_of(pid_t t)
 			return &tids[i];
 	if (ntids == MAX_TIDS)
 		return NULL;
-	tids[ntids] = (struct tid_state){ t, 0 };
+	tids[ntids] = (struct tid_state){ t, 0, 0 };
 	return &tids[ntids++];
 }
 
@@ -86,20 +92,28 @@ static int answering(struct tid_state *s)
 	struct user_regs_struct r;
 	unsigned long base = 0;
 	pid_t tid = s->tid;
+	int i;
 
 	if (ptrace(PTRACE_GETREGS, tid, 0, &r))
 		return 0;
 	if ((long)r.rax != -ENOSYS) {
-		if (r.orig_rax == SYS_read && (long)r.rax >= 16 && is_fuse_fd((long)r.rdi)) {
-			uint32_t op;
-			struct iovec local = { &op, sizeof(op) }, remote = { (void *)(r.rsi + 4), sizeof(op) };
+		if (r.orig_rax == SYS_read && (long)r.rax >= 40 && is_fuse_fd((long)r.rdi)) {
+			uint32_t h[10];
+			struct iovec local = { h, sizeof(h) }, remote = { (void *)r.rsi, sizeof(h) };
 
-			if (process_vm_readv(tid, &local, 1, &remote, 1, 0) == (ssize_t)sizeof(op))
-				s->opcode = op;
+			if (process_vm_readv(tid, &local, 1, &remote, 1, 0) == (ssize_t)sizeof(h)) {
+				s->opcode = h[1];       /* len, opcode, unique, nodeid, uid, gid, pid */
+				s->caller = h[8];
+			}
 		}
 		return 0;
 	}
-	if (s->opcode == 0 || s->opcode == FUSE_RELEASE || s->opcode == FUSE_RELEASEDIR)
+	if (s->opcode == 0 || s->opcode == FUSE_LOOKUP || s->opcode == FUSE_RELEASE ||
+	    s->opcode == FUSE_RELEASEDIR)
+		return 0;
+	for (i = 0; i < ncallers && callers[i] != (pid_t)s->caller; i++)
+		;
+	if (i == ncallers)
 		return 0;
 	if (r.orig_rax == SYS_write) {
 		base = r.rsi;
@@ -145,12 +159,14 @@ int main(int argc, char **argv)
 	int status;
 	pid_t t;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: holdreply PID N\n");
+	if (argc < 4 || argc - 3 > 64) {
+		fprintf(stderr, "usage: holdreply PID N CALLER...\n");
 		return 1;
 	}
 	target = atoi(argv[1]);
 	want = atol(argv[2]);
+	for (int i = 3; i < argc; i++)
+		callers[ncallers++] = atoi(argv[i]);
 	if (attach_all() <= 0) {
 		perror("holdreply: attach");
 		return 1;
