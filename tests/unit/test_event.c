@@ -249,6 +249,16 @@ START_TEST(test_event_pressure_levels)
 	event_pressure(c, 512, 210, 12, &efs);
 	ck_assert_int_eq(ev_fired(low), 1);
 	ck_assert_int_eq(ev_fired(med), 0);
+	/* 40 of 512 freed: 93 %, medium still */
+	event_pressure(c, 512, 40, 12, &efs);
+	ck_assert_int_eq(ev_fired(low), 1);
+	ck_assert_int_eq(ev_fired(med), 1);
+	ck_assert_int_eq(ev_fired(crit), 0);
+	/* 26 of 512 freed: 95 %, critical */
+	event_pressure(c, 512, 26, 12, &efs);
+	ck_assert_int_eq(ev_fired(low), 1);
+	ck_assert_int_eq(ev_fired(med), 1);
+	ck_assert_int_eq(ev_fired(crit), 1);
 	/* 20 of 512 freed: 97 %, critical */
 	event_pressure(c, 512, 20, 12, &efs);
 	ck_assert_int_eq(ev_fired(low), 1);
