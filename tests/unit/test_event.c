@@ -219,112 +219,99 @@ static void ev_tree(struct mcg_group **c, struct mcg_group **d)
  * vmpressure_level_critical 95, vmpressure_win 512 pages). */
 START_TEST(test_event_pressure_levels)
 {
+	/* reclaim reports (times x: scanned, reclaimed, priority; aimed at C,
+	 * or at D below it), then how often low, medium and critical fired */
+	static const struct {
+		const char *why;
+		int times;
+		bool at_d;
+		long scanned, reclaimed;
+		int prio;
+		long low, med, crit;
+	} steps[] = {
+		{ "an open window reports nothing", 1, 0, 511, 511, 12, 0, 0, 0 },
+		{ "all freed: low (easy reclaim is never critical)", 1, 0, 1, 1, 12, 1, 0, 0 },
+		{ "six windows in 32-page steps", 96, 0, 32, 32, 12, 6, 0, 0 },
+		{ "200 of 512 freed: 61 % not, medium", 1, 0, 512, 200, 12, 1, 1, 0 },
+		{ "210 freed: 59 %, low", 1, 0, 512, 210, 12, 1, 0, 0 },
+		{ "40 freed: 93 %, medium still", 1, 0, 512, 40, 12, 1, 1, 0 },
+		{ "26 freed: 95 %, critical", 1, 0, 512, 26, 12, 1, 1, 1 },
+		{ "20 freed: 97 %, critical", 1, 0, 512, 20, 12, 1, 1, 1 },
+		{ "priority 3: critical at once, whatever it freed", 1, 0, 32, 32, 3, 1, 1, 1 },
+		{ "priority 4: into C's open window", 1, 0, 32, 32, 4, 0, 0, 0 },
+		/* D's own window; C's default registrations hear of it,
+		 * nothing below them having fired */
+		{ "aimed at D", 1, 1, 512, 512, 12, 1, 0, 0 },
+	};
 	struct mcg_group *c, *d;
-	int low, med, crit;
+	int fd[3];
 
 	ev_setup();
 	ev_tree(&c, &d);
-	low = ev_pressure(c, "/C", "low");
-	med = ev_pressure(c, "/C", "medium");
-	crit = ev_pressure(c, "/C", "critical");
-	/* an open window reports nothing */
-	event_pressure(c, 511, 511, 12, &efs);
-	ck_assert_int_eq(ev_fired(low) + ev_fired(med) + ev_fired(crit), 0);
-	/* every page scanned was freed: low (easy reclaim is never critical) */
-	event_pressure(c, 1, 1, 12, &efs);
-	ck_assert_int_eq(ev_fired(low), 1);
-	ck_assert_int_eq(ev_fired(med), 0);
-	ck_assert_int_eq(ev_fired(crit), 0);
-	/* six windows in 32-page steps, as reclaim reports them */
-	for (int i = 0; i < 96; i++)
-		event_pressure(c, 32, 32, 12, &efs);
-	ck_assert_int_eq(ev_fired(low), 6);
-	ck_assert_int_eq(ev_fired(med) + ev_fired(crit), 0);
-	/* 200 of 512 freed: 61 % not freed, medium */
-	event_pressure(c, 512, 200, 12, &efs);
-	ck_assert_int_eq(ev_fired(low), 1);
-	ck_assert_int_eq(ev_fired(med), 1);
-	ck_assert_int_eq(ev_fired(crit), 0);
-	/* 210 freed: 59 %, still low */
-	event_pressure(c, 512, 210, 12, &efs);
-	ck_assert_int_eq(ev_fired(low), 1);
-	ck_assert_int_eq(ev_fired(med), 0);
-	/* 40 of 512 freed: 93 %, medium still */
-	event_pressure(c, 512, 40, 12, &efs);
-	ck_assert_int_eq(ev_fired(low), 1);
-	ck_assert_int_eq(ev_fired(med), 1);
-	ck_assert_int_eq(ev_fired(crit), 0);
-	/* 26 of 512 freed: 95 %, critical */
-	event_pressure(c, 512, 26, 12, &efs);
-	ck_assert_int_eq(ev_fired(low), 1);
-	ck_assert_int_eq(ev_fired(med), 1);
-	ck_assert_int_eq(ev_fired(crit), 1);
-	/* 20 of 512 freed: 97 %, critical */
-	event_pressure(c, 512, 20, 12, &efs);
-	ck_assert_int_eq(ev_fired(low), 1);
-	ck_assert_int_eq(ev_fired(med), 1);
-	ck_assert_int_eq(ev_fired(crit), 1);
-	/* deep reclaim is critical whatever it freed, window open or not */
-	event_pressure(c, 32, 32, 3, &efs);
-	ck_assert_int_eq(ev_fired(low), 1);
-	ck_assert_int_eq(ev_fired(med), 1);
-	ck_assert_int_eq(ev_fired(crit), 1);
-	event_pressure(c, 32, 32, 4, &efs);           /* (into C's open window) */
-	ck_assert_int_eq(ev_fired(low) + ev_fired(med) + ev_fired(crit), 0);
-	/* reclaim aimed at D is D's window, not C's: C's default
-	 * registrations hear of it (nothing below them fired) */
-	event_pressure(d, 512, 512, 12, &efs);
-	ck_assert_int_eq(ev_fired(low), 1);
-	ck_assert_int_eq(ev_fired(med) + ev_fired(crit), 0);
-	close(low);
-	close(med);
-	close(crit);
+	fd[0] = ev_pressure(c, "/C", "low");
+	fd[1] = ev_pressure(c, "/C", "medium");
+	fd[2] = ev_pressure(c, "/C", "critical");
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		long got[3];
+
+		for (int k = 0; k < steps[i].times; k++)
+			event_pressure(steps[i].at_d ? d : c, steps[i].scanned, steps[i].reclaimed,
+				       steps[i].prio, &efs);
+		for (int l = 0; l < 3; l++)
+			got[l] = ev_fired(fd[l]);
+		ck_assert_msg(got[0] == steps[i].low && got[1] == steps[i].med && got[2] == steps[i].crit,
+			      "%s: fired %ld %ld %ld, want %ld %ld %ld", steps[i].why, got[0], got[1],
+			      got[2], steps[i].low, steps[i].med, steps[i].crit);
+	}
+	for (int l = 0; l < 3; l++)
+		close(fd[l]);
 	mcg_put(c);
 	mcg_put(d);
 	ev_teardown();
 }
 END_TEST
 
-/* The modes, for reclaim aimed at D: local fires only where the reclaim
- * was aimed, hierarchy always, default until a registration below fired. */
+/* The modes: local fires only where the reclaim was aimed, hierarchy
+ * always, default until a registration below fired. */
 START_TEST(test_event_pressure_modes)
 {
 	struct mcg_group *c, *d;
-	int c_local, c_hier, c_def, root_def, d_def;
+	/* C local, C hierarchy, C default, the root's default, D's default */
+	int fd[5];
+	static const struct {
+		const char *why;
+		bool at_d;
+		long fired[5];
+	} steps[] = {
+		/* nothing on D yet: C's default is the first to hear, so the
+		 * root's default does not; C's local is not where it was aimed */
+		{ "aimed at D, none on D", 1, { 0, 1, 1, 0, 0 } },
+		/* with one on D, C's default is quiet too */
+		{ "aimed at D, one on D", 1, { 0, 1, 0, 0, 1 } },
+		/* aimed at C: C's local fires now, D's hears nothing */
+		{ "aimed at C", 0, { 1, 1, 1, 0, 0 } },
+	};
 
 	ev_setup();
 	ev_tree(&c, &d);
-	c_local = ev_pressure(c, "/C", "low,local");
-	c_hier = ev_pressure(c, "/C", "low,hierarchy");
-	c_def = ev_pressure(c, "/C", "low");
-	root_def = ev_pressure(efs.eng->root, "", "low,default");
-	/* nothing on D: C's default fires (the first to hear), and so the
-	 * root's default does not */
-	event_pressure(d, 512, 512, 12, &efs);
-	ck_assert_int_eq(ev_fired(c_local), 0);
-	ck_assert_int_eq(ev_fired(c_hier), 1);
-	ck_assert_int_eq(ev_fired(c_def), 1);
-	ck_assert_int_eq(ev_fired(root_def), 0);
-	/* with one on D, C's default is quiet too */
-	d_def = ev_pressure(d, "/C/D", "low");
-	event_pressure(d, 512, 512, 12, &efs);
-	ck_assert_int_eq(ev_fired(d_def), 1);
-	ck_assert_int_eq(ev_fired(c_local), 0);
-	ck_assert_int_eq(ev_fired(c_hier), 1);
-	ck_assert_int_eq(ev_fired(c_def), 0);
-	ck_assert_int_eq(ev_fired(root_def), 0);
-	/* reclaim aimed at C: C's local fires now, D's hears nothing */
-	event_pressure(c, 512, 512, 12, &efs);
-	ck_assert_int_eq(ev_fired(c_local), 1);
-	ck_assert_int_eq(ev_fired(c_hier), 1);
-	ck_assert_int_eq(ev_fired(c_def), 1);
-	ck_assert_int_eq(ev_fired(d_def), 0);
-	ck_assert_int_eq(ev_fired(root_def), 0);
-	close(c_local);
-	close(c_hier);
-	close(c_def);
-	close(root_def);
-	close(d_def);
+	fd[0] = ev_pressure(c, "/C", "low,local");
+	fd[1] = ev_pressure(c, "/C", "low,hierarchy");
+	fd[2] = ev_pressure(c, "/C", "low");
+	fd[3] = ev_pressure(efs.eng->root, "", "low,default");
+	fd[4] = -1;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		if (i == 1)
+			fd[4] = ev_pressure(d, "/C/D", "low");
+		event_pressure(steps[i].at_d ? d : c, 512, 512, 12, &efs);
+		for (int k = 0; k < 5; k++) {
+			long got = fd[k] < 0 ? 0 : ev_fired(fd[k]);
+
+			ck_assert_msg(got == steps[i].fired[k], "%s: registration %d fired %ld, want %ld",
+				      steps[i].why, k, got, steps[i].fired[k]);
+		}
+	}
+	for (int k = 0; k < 5; k++)
+		close(fd[k]);
 	mcg_put(c);
 	mcg_put(d);
 	ev_teardown();
