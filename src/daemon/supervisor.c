@@ -166,6 +166,7 @@ int sup_recover_stale(const char *path)
 int sup_agent_main(int argc, char **argv)
 {
 	char buf[64], dev[64];
+	bool ended = false;
 	ssize_t r;
 
 	if (argc != 4)
@@ -175,9 +176,13 @@ int sup_agent_main(int argc, char **argv)
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	while ((r = read(SUP_AGENT_FD, buf, sizeof(buf))) > 0 || (r < 0 && errno == EINTR))
-		;
-	/* gone already after a clean end; a newer mount there is not ours */
-	if (sup_mounted_at(argv[2], dev, sizeof(dev)) && !strcmp(dev, argv[3]))
+		ended |= r > 0;
+	/* a supervisor that ended its mount says so before it goes: the
+	 * mountpoint may already hold a newer mount, and the kernel hands a
+	 * freed device number to the next mount at once, so the number alone
+	 * could not tell ours from it. Only a supervisor that went without a
+	 * word (killed) leaves a mount to end: the one on our device. */
+	if (!ended && sup_mounted_at(argv[2], dev, sizeof(dev)) && !strcmp(dev, argv[3]))
 		sup_umount_lazy(argv[2]);
 	return 0;
 }
@@ -537,8 +542,11 @@ out_unmount:
 	fuse_session_unmount(se);
 out_session:
 	fuse_session_destroy(se);
-	if (s.agent_fd >= 0)
-		close(s.agent_fd);            /* EOF: the mount is gone, it just ends */
+	if (s.agent_fd >= 0) {
+		/* the mount is ended: the agent must leave the mountpoint alone */
+		(void)!send(s.agent_fd, "ended", 5, MSG_NOSIGNAL);
+		close(s.agent_fd);
+	}
 	if (s.agent > 0)
 		while (waitpid(s.agent, NULL, 0) < 0 && errno == EINTR)
 			;

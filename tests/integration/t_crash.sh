@@ -3,7 +3,8 @@
 # flight fail, a queued call is served by the next worker, a handle of the
 # dead worker is EBADF, a stopped process is continued); kill -9 of the
 # supervisor (no stale mount, a new daemon mounts); a stale mount recovered
-# by a new daemon; SIGTERM and fusermount3 -u (status 0, mount gone).
+# by a new daemon; SIGTERM and fusermount3 -u (status 0, mount gone); an
+# ended daemon's unmount agent leaves a newer mount on its device alone.
 . "$(dirname "$0")/lib.sh"
 CRASH_TEST=1                      # the workers' restarts here are ours
 CLIENT="$(cd "$(dirname "$0")" && pwd)/crash_client.py"
@@ -200,6 +201,24 @@ fusermount3 -u "$MNT"
 wait "$SUP"
 expect "fusermount3 -u: exit status 0" "$?" 0
 daemon_gone "$W" && ok || bad "the worker outlived the unmount"
+FG_PID=
+rmdir "$MNT"; MNT=
+
+# --- 5: an unmount agent leaves alone a mount on its device once its
+# supervisor said it ended its own: the kernel gives a new mount the device
+# number an unmounted one freed, so a new mount made on the same
+# mountpoint before the old agent looks has the old agent's device. An
+# agent is run here by hand on a live mount's device (that worst case):
+# told "ended", it leaves the mount; told nothing (its supervisor killed),
+# it ends it, as part 2 shows through a real kill.
+start
+mdev() { awk -v m="$MNT" '$5 == m { d = $3 } END { print d }' /proc/self/mountinfo; }
+"$MEMCGFS" --unmount-agent "$MNT" "$(mdev)" 3< <(printf ended)
+expect "told 'ended', the agent leaves a mount on its device" "$(grep -c " $MNT " /proc/self/mountinfo)" 1
+expect "... which answers" "$(cat "$MNT/memory.use_hierarchy")" 1
+"$MEMCGFS" --unmount-agent "$MNT" "$(mdev)" 3< /dev/null
+wait_until 5 unmounted "$MNT" && ok || bad "told nothing, the agent left the mount"
+wait "$SUP" 2>/dev/null
 FG_PID=
 rmdir "$MNT"; MNT=
 rm -rf "$DATA"
