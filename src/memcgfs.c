@@ -32,6 +32,7 @@
 #include "fs/tasks.h"
 #include "journal/state.h"
 #include "os/pidwatch.h"
+#include "os/proc.h"
 #include "os/watchdog.h"
 #include "source/mirror.h"
 #include "source/sim.h"
@@ -624,6 +625,8 @@ int main(int argc, char *argv[])
 	/* Kernel-like permission checks and a mount everyone can use. */
 	fuse_opt_add_arg(&args, "-odefault_permissions,allow_other,fsname=memcgfs,subtype=memcgfs");
 	if (o.worker) {
+		/* the supervisor that started us is ours, never a group's member */
+		proc_set_supervisor(getppid());
 		/* never resolved here: a stat of our own mount would wait for us */
 		snprintf(fs.mountpoint, sizeof(fs.mountpoint), "%s", worker_mnt);
 		ret = memcgfs_serve(&fs, &cfg, &args, &cl, &o, enforce, restarts);

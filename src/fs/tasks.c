@@ -155,8 +155,10 @@ int cgfs_tasks_write(struct cgfs_req *r, int procs, const struct gram_value *v)
 		return err;
 	if (procs && t.tgid != t.tid && (err = proc_read_task(t.tgid, &t)))
 		return err;                                    /* (4) the leader */
-	if (proc_unmovable(&t))
-		return -EINVAL;                                /* (5) */
+	/* (5) kernel threads, and the mount's own processes, which are to
+	 * it what kernel threads are to cgroupfs */
+	if (proc_unmovable(&t) || proc_is_daemon(t.tgid, &t))
+		return -EINVAL;
 	if (!cgfs_tasks_may_move(fs->prof, r->fh->uid, r->uid, t.ruid, t.suid))
 		return -EACCES;                                /* (6) */
 	if (procs && (n = proc_threads_of(t.tgid, &threads)) < 0)

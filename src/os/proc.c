@@ -418,16 +418,30 @@ void proc_exempt_helper(pid_t pid)
 	atomic_store(&proc_helper, pid);
 }
 
+static _Atomic pid_t proc_supervisor;
+
+void proc_set_supervisor(pid_t pid)
+{
+	atomic_store(&proc_supervisor, pid);
+}
+
+bool proc_is_daemon(pid_t pid, const struct proc_task *t)
+{
+	pid_t sup = atomic_load(&proc_supervisor);
+
+	if (pid == getpid() || pid == atomic_load(&proc_helper) || (sup > 1 && pid == sup))
+		return true;
+	return sup > 1 && t && t->ppid == sup && proc_same_exe(pid, getpid());
+}
+
 bool proc_oom_exempt_task(pid_t pid, const struct proc_task *t)
 {
 	char path[64], buf[32];
 
-	if (pid <= 1 || pid == getpid())
+	if (pid <= 1 || proc_is_daemon(pid, t))
 		return true;
 	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
 	if (proc_read_file(path, buf, sizeof(buf)) == 0 && atoi(buf) == -1000)
-		return true;
-	if (pid == atomic_load(&proc_helper))
 		return true;
 	/* PID 1 of its own namespace (an init, or a container's) */
 	return t && t->nspid[t->ns_depth - 1] == 1;

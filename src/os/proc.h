@@ -75,15 +75,23 @@ pid_t proc_host_id(const struct proc_view *v, pid_t vid);
 long proc_list(bool threads, pid_t **out);
 /* CAP_SYS_ADMIN in the daemon's (initial) user namespace (§3.19). */
 bool proc_is_init_admin(pid_t pid);
-/* Never to be signalled by the OOM killer: the daemon and its helper
- * process, PID 1 of any PID namespace, oom_score_adj -1000. Gone tasks are
- * not exempt. */
+/* Never to be signalled by the OOM killer: the daemon's own processes
+ * (proc_is_daemon), PID 1 of any PID namespace, oom_score_adj -1000. Gone
+ * tasks are not exempt. */
 bool proc_oom_exempt(pid_t pid);
 /* The daemon's helper process (its watchdog; 0: none) is exempt as the
  * daemon is: stopping it would stop the daemon's writes to it. */
 void proc_exempt_helper(pid_t pid);
 /* The same for a task already read (t), or NULL when it could not be. */
 bool proc_oom_exempt_task(pid_t pid, const struct proc_task *t);
+/* The worker's supervisor (its parent, which started it), told once. */
+void proc_set_supervisor(pid_t pid);
+/* One of the mount's own processes, which are to it what kernel threads
+ * are to cgroupfs (never moved into a group, never signalled): this
+ * process, its supervisor, the supervisor's other children running our
+ * program (the unmount agent, a worker), and the helper. t: the task as
+ * read, or NULL. */
+bool proc_is_daemon(pid_t pid, const struct proc_task *t);
 /* Both run the same executable (a fork that has not exec'd). */
 bool proc_same_exe(pid_t a, pid_t b);
 /* pidfd_open's flag for a thread's pidfd (Linux 6.9; glibc 2.36 lacks it). */

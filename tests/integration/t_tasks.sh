@@ -150,4 +150,30 @@ echo $H > "$MNT/ns/tasks"
 out=$(unshare -p -f --mount-proc sh -c 'cat "$1/ns/tasks" | wc -l; echo 1 > "$1/tasks" 2>&1; grep -c . "$1/tasks"' sh "$MNT")
 expect "host task invisible in a container" "$(echo "$out" | head -n1)" "0"
 kill $H
+# The mount's own processes (supervisor, worker, unmount agent) are to it
+# what kernel threads are to cgroupfs: no group takes them (EINVAL, as for
+# kthreadd), so none is ever charged, limited or signalled by memcgfs. A
+# worker moved into a group limited to 0 once OOM-killed itself.
+mkdir "$MNT/zero"
+echo 0 > "$MNT/zero/memory.limit_in_bytes"
+SUP=$(daemon_status "$MNT" supervisor_pid)
+WRK=$(worker_pid "$MNT")
+AGT=$(pgrep -f -x "memcgfs --unmount-agent $MNT [0-9:]*")
+[ -n "$SUP" ] && [ -n "$WRK" ] && [ -n "$AGT" ] && ok || bad "not all three found: [$SUP] [$WRK] [$AGT]"
+expect "kthreadd into a group" "$("$WR" "$MNT/zero/tasks" 2)" EINVAL
+own() {         # own NAME PID: no group takes it
+	expect "the $1 into tasks" "$("$WR" "$MNT/zero/tasks" "$2")" EINVAL
+	expect "the $1 into cgroup.procs" "$("$WR" "$MNT/zero/cgroup.procs" "$2")" EINVAL
+	expect "the $1 into the root's tasks" "$("$WR" "$MNT/tasks" "$2")" EINVAL
+}
+own supervisor "$SUP"
+own worker "$WRK"
+own "unmount agent" "$AGT"
+# one of the worker's threads, by its own id
+thr=$(ls "/proc/$WRK/task" | grep -vx "$WRK" | head -n1)
+expect "a worker thread into tasks" "$("$WR" "$MNT/zero/tasks" "$thr")" EINVAL
+expect "the group took none of them" "$(cat "$MNT/zero/tasks")" ""
+expect "the same worker still serves" "$(worker_pid "$MNT")" "$WRK"
+expect "no OOM kill" "$(awk '$1 == "oom_kill" { print $2 }' "$MNT/zero/memory.oom_control")" 0
+rmdir "$MNT/zero"
 summary

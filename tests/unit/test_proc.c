@@ -148,6 +148,34 @@ START_TEST(test_proc_signal_through_pidfd)
 }
 END_TEST
 
+/* The mount's own processes: this one, its supervisor once told, and the
+ * supervisor's other children running our program; a process we forked is
+ * not one (a release agent before its exec is a user's program). */
+START_TEST(test_own_processes)
+{
+	struct proc_task t;
+	pid_t kid = fork();
+
+	if (kid == 0) {
+		pause();
+		_exit(0);
+	}
+	ck_assert_int_gt(kid, 0);
+	ck_assert(proc_is_daemon(getpid(), NULL));
+	ck_assert(!proc_is_daemon(getppid(), NULL));          /* not told yet */
+	proc_set_supervisor(getppid());
+	ck_assert(proc_is_daemon(getppid(), NULL));
+	ck_assert(proc_oom_exempt(getppid()));
+	ck_assert_int_eq(proc_read_task(kid, &t), 0);
+	ck_assert(!proc_is_daemon(kid, &t));                   /* our child, not the supervisor's */
+	ck_assert(!proc_oom_exempt(kid));
+	proc_set_supervisor(0);
+	ck_assert(!proc_is_daemon(getppid(), NULL));
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+}
+END_TEST
+
 UNIT_SUITE(proc)
 {
 	Suite *s = suite_create("proc");
@@ -157,6 +185,7 @@ UNIT_SUITE(proc)
 	tcase_add_test(tc, test_proc_activity_sees_execve);
 	tcase_add_test(tc, test_proc_lists_and_views);
 	tcase_add_test(tc, test_proc_signal_through_pidfd);
+	tcase_add_test(tc, test_own_processes);
 	suite_add_tcase(s, tc);
 	return s;
 }
