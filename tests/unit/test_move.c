@@ -10,7 +10,7 @@
 #include "engine/engine.h"
 #include "engine/move.h"
 #include "engine/vm.h"
-#include "engine_fixture.h"
+#include "vm_fixture.h"
 #include "suites.h"
 
 static struct mcg_engine *mv_engine(long swap)
@@ -22,14 +22,6 @@ static struct mcg_engine *mv_engine(long swap)
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
 	return mcg_engine_new(&cfg, NULL, NULL);
-}
-
-static void fill(struct vm_region *r, uint32_t n)
-{
-	enum vm_fault f;
-
-	for (uint32_t i = 0; i < n; i++)
-		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
 }
 
 START_TEST(test_move_anon_between_siblings)
@@ -82,7 +74,6 @@ START_TEST(test_move_unlinked_counters)
 	struct vm_object *t = vm_object_new(e, e->root, true, 1);
 	struct vm_region *r;
 	struct move_stats st;
-	enum vm_fault f;
 	/* a's own: c's structures and the stock their charge left (§11.5) */
 	long a0 = pc_usage(&a->cnt[MCG_MEM]);
 
@@ -90,15 +81,13 @@ START_TEST(test_move_unlinked_counters)
 	ck_assert_ptr_null(a->cnt[MCG_MEM].parent);
 	ck_assert_ptr_null(c->cnt[MCG_MEM].parent);
 	ck_assert_int_eq(vm_region_new(t, PK_ANON, 64, &r), 0);
-	for (uint32_t i = 0; i < 32; i++)
-		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
+	fill(r, 32);
 	/* root -> a -> root -> a: the root's pages were never charged */
 	ck_assert_int_eq(move_charges(t, a, MOVE_ANON, &st), 0);
 	ck_assert_int_eq(st.pages, 32);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), a0 + 32);
 	ck_assert_int_eq(move_charges(t, e->root, MOVE_ANON, &st), 0);
-	for (uint32_t i = 32; i < 48; i++)
-		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
+	fill_range(r, 32, 48);
 	ck_assert_int_eq(move_charges(t, a, MOVE_ANON, &st), 0);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), a0 + 48);
 	CHECK_OK(e);
@@ -259,30 +248,13 @@ START_TEST(test_move_cost_independent_of_size)
 }
 END_TEST
 
-struct mv_charger {
-	struct mcg_group *g;
-	struct vm_region *r;
-	int ret;
-	atomic_int done;
-};
-
-static void *mv_charge_thread(void *arg)
-{
-	struct mv_charger *c = arg;
-	enum vm_fault f;
-
-	c->ret = vm_touch(c->r, 0, 0, true, &f);
-	atomic_store(&c->done, 1);
-	return NULL;
-}
-
 START_TEST(test_move_in_flight_defers_oom)
 {
 	struct mcg_engine *e = mv_engine(0);
 	struct mcg_group *a = fixture_group(e, e->root, "a"), *b = fixture_group(e, e->root, "b");
 	struct vm_object *hog = vm_object_new(e, b, true, 1), *late = vm_object_new(e, b, true, 2);
 	struct vm_region *hr, *lr;
-	struct mv_charger c = { 0 };
+	struct vm_toucher c = { .page = 0 };
 	pthread_t th;
 
 	ck_assert_int_eq(mcg_set_limit(b, MCG_MEM, 50, NULL, NULL), 0);
@@ -293,16 +265,16 @@ START_TEST(test_move_in_flight_defers_oom)
 	 * is killed, until the move ends */
 	move_begin(a, b);
 	c.r = lr;
-	ck_assert_int_eq(pthread_create(&th, NULL, mv_charge_thread, &c), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, vm_toucher_main, &c), 0);
 	for (int i = 0; i < 200 && !atomic_load(&c.done); i++)
 		usleep(1000);
-	ck_assert_int_eq(atomic_load(&c.done), 0);
+	ck_assert(!atomic_load(&c.done));
 	ck_assert_int_eq(atomic_load(&b->oom_kill), 0);
 	ck_assert(!atomic_load(&hog->dead));
 	move_end(e);
 	pthread_join(th, NULL);
 	/* after the move the OOM killer runs as usual */
-	ck_assert_int_eq(c.ret, 0);
+	ck_assert_int_eq(c.err, 0);
 	ck_assert_int_eq(atomic_load(&b->oom_kill), 1);
 	CHECK_OK(e);
 	vm_object_free(hog);

@@ -34,17 +34,13 @@ static const struct mcg_owner note_owner = { &note_owner_ops, NULL };
  * although nothing is charged to it yet; one process is one kill. */
 START_TEST(test_oom_limit_zero_kills_the_charger)
 {
-	struct mcg_machine cfg = {
-		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
-	};
 	struct mcg_engine *e;
 	struct mcg_group *z;
 	struct vm_object *t, *twin;
 	struct vm_region *r;
 	enum vm_fault f;
 
-	prof_init(&cfg.prof, PROF_DEFAULT);
-	e = mcg_engine_new(&cfg, NULL, &note_owner);
+	e = vm_engine_owned(0, &note_owner);
 	z = mk(e, "z", 0);
 	ck_assert_int_eq(mcg_set_limit(z, MCG_MEM, 0, NULL, NULL), 0);
 	killed_id = 0;
@@ -68,17 +64,13 @@ END_TEST
 
 START_TEST(test_oom_kills_largest)
 {
-	struct mcg_machine cfg = {
-		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
-	};
 	struct mcg_engine *e;
 	struct mcg_group *p, *a, *b = NULL;
 	struct vm_object *big, *small;
 	struct vm_region *rb, *rs;
 	enum vm_fault f;
 
-	prof_init(&cfg.prof, PROF_DEFAULT);
-	e = mcg_engine_new(&cfg, NULL, &note_owner);
+	e = vm_engine_owned(0, &note_owner);
 	p = mk(e, "p", 30 + 2 * MCG_MKDIR_KMEM_PAGES);      /* (a and b cost p that) */
 	ck_assert_int_eq(mcg_create(e, p, "a", NULL, NULL, &a), 0);
 	ck_assert_int_eq(mcg_create(e, p, "b", NULL, NULL, &b), 0);
@@ -86,10 +78,8 @@ START_TEST(test_oom_kills_largest)
 	small = vm_object_new(e, b, true, 8);
 	ck_assert_int_eq(vm_region_new(big, PK_ANON, 25, &rb), 0);
 	ck_assert_int_eq(vm_region_new(small, PK_ANON, 10, &rs), 0);
-	for (uint32_t i = 0; i < 25; i++)
-		ck_assert_int_eq(vm_touch(rb, i, 0, true, &f), 0);
-	for (uint32_t i = 0; i < 5; i++)
-		ck_assert_int_eq(vm_touch(rs, i, 0, true, &f), 0);
+	fill(rb, 25);
+	fill(rs, 5);
 	/* p is full of anon and there is no swap: the next fault kills the
 	 * largest task of p's subtree, in a sibling group */
 	ck_assert_int_eq(vm_touch(rs, 5, 0, true, &f), 0);
@@ -113,9 +103,6 @@ END_TEST
 
 START_TEST(test_oom_skips_unkillable_and_nowait)
 {
-	struct mcg_machine cfg = {
-		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
-	};
 	struct charge_mode mode = { .nowait = true };
 	struct mcg_engine *e;
 	struct mcg_group *a, *over;
@@ -123,17 +110,14 @@ START_TEST(test_oom_skips_unkillable_and_nowait)
 	struct vm_region *rb, *rs;
 	enum vm_fault f;
 
-	prof_init(&cfg.prof, PROF_DEFAULT);
-	e = mcg_engine_new(&cfg, NULL, &note_owner);
+	e = vm_engine_owned(0, &note_owner);
 	a = mk(e, "a", 30);
 	big = vm_object_new(e, a, true, 7);
 	small = vm_object_new(e, a, true, 8);
 	ck_assert_int_eq(vm_region_new(big, PK_ANON, 25, &rb), 0);
 	ck_assert_int_eq(vm_region_new(small, PK_ANON, 10, &rs), 0);
-	for (uint32_t i = 0; i < 25; i++)
-		ck_assert_int_eq(vm_touch(rb, i, 0, true, &f), 0);
-	for (uint32_t i = 0; i < 5; i++)
-		ck_assert_int_eq(vm_touch(rs, i, 0, true, &f), 0);
+	fill(rb, 25);
+	fill(rs, 5);
 	/* the largest task is exempt (oom_score_adj -1000): the smaller goes */
 	killed_id = 0;
 	atomic_store(&big->unkillable, true);
@@ -171,36 +155,18 @@ START_TEST(test_oom_skips_unkillable_and_nowait)
 }
 END_TEST
 
-struct waiter {
-	struct vm_region *r;
-	int err;
-	atomic_bool done;
-};
-
-static void *waiter_main(void *arg)
-{
-	struct waiter *w = arg;
-	enum vm_fault f;
-
-	w->err = vm_touch(w->r, 10, 0, true, &f);
-	atomic_store(&w->done, true);
-	return NULL;
-}
-
 START_TEST(test_oom_kill_disable_waits)
 {
 	struct mcg_engine *e = vm_engine(0);
 	struct mcg_group *a = mk(e, "a", 10);
 	struct vm_object *t = vm_object_new(e, a, true, 1);
-	struct waiter w = { 0 };
+	struct vm_toucher w = { .page = 10 };
 	pthread_t th;
-	enum vm_fault f;
 
 	ck_assert_int_eq(mcg_set_oom_control(a, 1), 0);
 	ck_assert_int_eq(vm_region_new(t, PK_ANON, 20, &w.r), 0);
-	for (uint32_t i = 0; i < 10; i++)
-		ck_assert_int_eq(vm_touch(w.r, i, 0, true, &f), 0);
-	pthread_create(&th, NULL, waiter_main, &w);
+	fill(w.r, 10);
+	pthread_create(&th, NULL, vm_toucher_main, &w);
 	/* the charging task waits, marked under OOM, and nobody is killed */
 	while (atomic_load(&a->under_oom) == 0)
 		sched_yield();

@@ -47,8 +47,7 @@ START_TEST(test_throttle_hook_refusal_stays_in_group)
 	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 8, NULL, NULL), 0);
 	t = vm_object_new(e, a, true, 1);
 	ck_assert_int_eq(vm_region_new(t, PK_ANON, 9, &r), 0);
-	for (uint32_t i = 0; i < 8; i++)
-		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
+	fill(r, 8);
 	/* a refused reclaim slot fails the charge: it is retried later, not
 	 * charged anywhere else, and it does not count as a stall */
 	ck_assert_int_eq(vm_touch(r, 8, 0, true, &f), -EBUSY);
@@ -104,8 +103,7 @@ START_TEST(test_usage_and_pressure_hooks)
 	a = mk(e, "a", 0);
 	t = vm_object_new(e, a, true, 1);
 	ck_assert_int_eq(vm_region_new(t, PK_ANON, 1280, &r), 0);
-	for (uint32_t i = 0; i < 1280; i++)
-		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
+	fill(r, 1280);
 	/* one check per 128 page events on this thread */
 	ck_assert_int_eq(log.usage_calls, 10);
 	ck_assert_int_eq(log.pressure_calls, 0);

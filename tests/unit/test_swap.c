@@ -28,8 +28,7 @@ START_TEST(test_swap_in)
 	enum vm_fault f;
 
 	ck_assert_int_eq(vm_region_new(t, PK_ANON, 200, &r), 0);
-	for (uint32_t i = 0; i < 200; i++)
-		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
+	fill(r, 200);
 	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 50);
 	ck_assert_int_eq(vm_object_footprint(t), 200);        /* resident + swapped */
 	ck_assert_int_eq(stat_local(a, STAT_SWAP) + stat_local(a, STAT_RSS), 200);
@@ -57,15 +56,12 @@ START_TEST(test_real_anon_never_swapped)
 	struct mcg_group *a = mk(e, "a", 40);
 	struct vm_object *real = vm_object_new(e, a, true, 1), *sim = vm_object_new(e, a, true, 2);
 	struct vm_region *rr, *rs;
-	enum vm_fault f;
 
 	real->real = true;
 	ck_assert_int_eq(vm_region_new(real, PK_ANON, 30, &rr), 0);
 	ck_assert_int_eq(vm_region_new(sim, PK_ANON, 30, &rs), 0);
-	for (uint32_t i = 0; i < 30; i++)
-		ck_assert_int_eq(vm_touch(rr, i, 0, true, &f), 0);
-	for (uint32_t i = 0; i < 30; i++)
-		ck_assert_int_eq(vm_touch(rs, i, 0, true, &f), 0);
+	fill(rr, 30);
+	fill(rs, 30);
 	/* the simulated task's pages went to swap; the real one's stayed */
 	ck_assert_int_eq(atomic_load(&real->swapped), 0);
 	ck_assert_int_eq(atomic_load(&real->resident), 30);
@@ -88,8 +84,7 @@ START_TEST(test_swap_cache)
 	long outs, swapped;
 
 	ck_assert_int_eq(vm_region_new(t, PK_ANON, 100, &r), 0);
-	for (uint32_t i = 0; i < 100; i++)
-		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
+	fill(r, 100);
 	swapped = stat_local(a, STAT_SWAP);
 	ck_assert_int_ge(swapped, 50);
 	ck_assert_int_eq(stat_local(a, STAT_SWAPCACHED), 0);
@@ -109,8 +104,7 @@ START_TEST(test_swap_cache)
 	ck_assert_int_eq(swap_outs(e), outs);
 	CHECK_OK(e);
 	/* a write makes the copy stale: the cache entry and its slot go */
-	for (uint32_t i = 0; i < 100; i++)
-		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
+	fill(r, 100);
 	ck_assert_int_lt(stat_local(a, STAT_SWAPCACHED), 50);
 	CHECK_OK(e);
 	vm_object_free(t);

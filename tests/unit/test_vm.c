@@ -156,8 +156,7 @@ START_TEST(test_mlock_is_unevictable)
 	}
 	ck_assert_int_eq(stat_lru_local(a, LRU_UNEVICTABLE, -1), 20);
 	/* 20 more: only the unlocked ones can go to swap */
-	for (uint32_t i = 20; i < 40; i++)
-		ck_assert_int_eq(vm_touch(r, i, 0, true, &f), 0);
+	fill_range(r, 20, 40);
 	ck_assert_int_eq(stat_lru_local(a, LRU_UNEVICTABLE, -1), 20);
 	ck_assert_int_eq(stat_local(a, STAT_SWAP), 15);
 	CHECK_OK(e);

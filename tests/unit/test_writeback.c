@@ -27,11 +27,9 @@ START_TEST(test_dirty_pages_written_back_first)
 	struct mcg_group *a = mk(e, "a", 0);
 	struct vm_object *file = vm_object_new(e, a, false, 100);
 	struct vm_region *fr;
-	enum vm_fault f;
 
 	ck_assert_int_eq(vm_region_new(file, PK_FILE, 40, &fr), 0);
-	for (uint32_t i = 0; i < 40; i++)
-		ck_assert_int_eq(vm_touch(fr, i, 0, true, &f), 0);
+	fill(fr, 40);
 	ck_assert_int_eq(stat_local(a, STAT_DIRTY), 40);
 	/* a limit below usage: dirty pages are cleaned, then reclaimed */
 	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 10, NULL, NULL), 0);
