@@ -137,11 +137,10 @@ def goal(exp, name, op, threshold, text, seed, explain=None):
         status = "**met**"
     else:
         lo, hi = R.get(name + ".min"), R.get(name + ".max")
-        ex = explain() if explain else None
         if lo is not None and hi is not None and (passes(lo, op, threshold) or passes(hi, op, threshold)):
             status = "**missed**, within noise"
             why = "%s: some met the goal" % noise(name)
-        elif ex:
+        elif explain and (ex := explain()):
             status = "**missed**, explained"
             why = ex if lo is None else "%s, every one missed; %s" % (noise(name), ex)
         else:

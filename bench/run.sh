@@ -126,8 +126,8 @@ for s in $steps; do
 	fi
 done
 # the whole run's time, a figure like the others
-awk -F'\t' '$1 ~ /^bench\.step_s\./ { t += $2 } END { printf "bench.total_s\t%.0f\ts\n", t }' \
-	"$results.part" >> "$results.part.t" && cat "$results.part.t" >> "$results.part" && rm -f "$results.part.t"
+total=$(awk -F'\t' '$1 ~ /^bench\.step_s\./ { t += $2 } END { printf "%.0f", t }' "$results.part")
+printf 'bench.total_s\t%s\ts\n' "$total" >> "$results.part"
 mv "$results.part" "$results"
 python3 "$here/report.py" "$out" || failed=1
 exit "$failed"
