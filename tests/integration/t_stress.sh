@@ -433,6 +433,12 @@ final_state() {
 	done
 	for g in "${DEEPEST_FIRST[@]}"; do
 		[ -d "$MNT/$g" ] || continue
+		# every child removed, every task and fd gone: once force_empty
+		# has taken the page cache that kept removed children alive,
+		# nothing is left of them (their structures' kernel memory)
+		timeout "$OP_LIMIT" "$WR" "$MNT/$g/memory.force_empty" 1 > /dev/null
+		expect "$tag: /$g: kmem once its children are gone and force_empty ran" \
+			"$(rd "$MNT/$g/memory.kmem.usage_in_bytes")" 0
 		expect "$tag: rmdir /$g" "$(timeout "$OP_LIMIT" perl -e "$DIROP" rmdir "$MNT/$g")" OK
 	done
 	expect "$tag: no group left" "$(timeout "$OP_LIMIT" ls "$MNT" | grep -cvE '^(cgroup|memory|tasks|notify|release)')" 0
