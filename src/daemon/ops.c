@@ -466,7 +466,10 @@ static void cgfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 /* §11.7: POLLIN|POLLOUT|POLLPRI|POLLERR on a fresh handle until its first
  * read (kernfs reports its open as an event not yet seen), POLLIN|POLLOUT
- * after; tasks and cgroup.procs of a group with no task keep all four. No
+ * after; tasks and cgroup.procs of a group with no task keep all four. A
+ * file that can never be read (cgroup.event_control, memory.force_empty,
+ * memory.pressure_level) answers POLLIN|POLLOUT from its open on, as the
+ * live 6.18 kernel was measured to (issue 25). No
  * later event is ever reported, so nothing is kept to notify. */
 static void cgfs_op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 			 struct fuse_pollhandle *ph)
@@ -480,7 +483,7 @@ static void cgfs_op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 	if (ph)
 		fuse_pollhandle_destroy(ph);
 	pthread_mutex_lock(&fh->lock);
-	fresh = !fh->read;
+	fresh = !fh->read && (fh->row < 0 || cgfs_file_readable(&cgfs_files[fh->row]));
 	if (fresh) {
 		mask |= POLLPRI | POLLERR;
 	} else if (fh->row >= 0 && cgfs_files[fh->row].poll_empty) {

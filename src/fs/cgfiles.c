@@ -472,6 +472,11 @@ const struct cgfs_file cgfs_files[] = {
 
 const size_t cgfs_nfiles = sizeof(cgfs_files) / sizeof(cgfs_files[0]);
 
+bool cgfs_file_readable(const struct cgfs_file *f)
+{
+	return f->read && f->read != rd_einval;
+}
+
 bool cgfs_file_present(const struct cgfs *fs, const struct cgfs_file *f, bool root)
 {
 	if (!(f->where & (root ? CGF_ROOT : CGF_CHILD)))

@@ -63,6 +63,9 @@ struct cgfs_file {
 extern const struct cgfs_file cgfs_files[];
 extern const size_t cgfs_nfiles;
 
+/* Can row f's text ever be read (a read handler that does not always
+ * fail: not memory.pressure_level, not a write-only file)? */
+bool cgfs_file_readable(const struct cgfs_file *f);
 /* Does row f exist in a root (root=true) or child directory of this mount? */
 bool cgfs_file_present(const struct cgfs *fs, const struct cgfs_file *f, bool root);
 /* The mode the row's handlers imply (§1.2), under this mount's profile. */

@@ -261,6 +261,9 @@ out.append(pol(fd))                      # after a read: 5
 t = os.open(m + "tasks", os.O_RDONLY)
 os.read(t, 100)
 out.append(pol(t))                       # empty tasks: 15 after reads too
+for name, mode in (("cgroup.event_control", os.O_WRONLY), ("memory.force_empty", os.O_WRONLY),
+                   ("memory.pressure_level", os.O_RDONLY)):
+    out.append(pol(os.open(m + name, mode)))   # never readable: 5 from the open on
 w = os.open(m + "memory.limit_in_bytes", os.O_WRONLY)
 os.write(w, b"4096")
 out.append(repr(os.pread(fd, 100, 5)))   # another offset: the new text's tail
@@ -292,8 +295,8 @@ expect "listed with its whole name" "$(ls "$MNT" | awk 'length($0) == 3000' | wc
 expect "a child under it" "$(timeout 5 perl -e "$DIROP" mkdir "$MNT/$n3k/c")" OK
 expect "its files" "$(cat "$MNT/$n3k/c/memory.limit_in_bytes")" "$UNLIMITED"
 rmdir "$MNT/$n3k/c" "$MNT/$n3k" && ok || bad "rmdir of the long names"
-expect "poll 15 fresh, 5 after a read, 15 on empty tasks; pread regenerates; reads continue, after rmdir too" \
-	"$got" "15 922 5 15 b'' b'96\\n' 409 b'6\\n' rest No such device"
+expect "poll 15 fresh, 5 after a read, 15 on empty tasks, 5 on files never read; pread regenerates; reads continue, after rmdir too" \
+	"$got" "15 922 5 15 5 5 5 b'' b'96\\n' 409 b'6\\n' rest No such device"
 umount_fs
 
 # Times as kernfs keeps them: a node's times are its creation; a directory's
