@@ -194,10 +194,10 @@ fuzz: $(FUZZ_BINS)
 BENCH_BINS := $(BUILD)/bench_engine $(BUILD)/bench_charge $(BUILD)/bench_move $(BUILD)/bench_wmark \
               $(BUILD)/bench_scan $(BUILD)/bench_nodes
 
-# everything a step runs (mirror_idle.sh runs tools/memhog); BENCH_QUICK=1
-# for the quick run
+# everything a step runs (mirror_idle.sh runs tools/memhog and evctl);
+# BENCH_QUICK=1 for the quick run
 bench: $(BENCH_BINS) $(BUILD)/memcgfs $(BUILD)/memcgctl $(BUILD)/memcgfs-run $(BUILD)/run_openloop \
-       $(BUILD)/fuse_floor $(BUILD)/tools/memhog
+       $(BUILD)/fuse_floor $(BUILD)/tools/memhog $(BUILD)/tools/evctl
 	bench/run.sh $(BUILD)
 
 # The last make bench becomes the committed run the docs quote (docs/bench/),

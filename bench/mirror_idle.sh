@@ -10,17 +10,22 @@
 #   mirror.cpu_pct.active10
 #   mirror.overshoot_mib.1gps  how far past a 256M limit a process
 #                              allocating 1 GiB/s got before its OOM kill
+#   mirror.exit_release_ms     from a SIGKILL of an idle process with
+#                              64 MiB to its group's usage threshold event
+#                              (the charges released, no read asking)
 # and mirror.usage_error_pct.idle: the group's usage against what the
 # processes really hold (their RssAnon plus the file's pages once).
 # Every wait is bounded and names what did not come.
-# Needs root, /dev/fuse and build/tools/memhog (make bench builds it).
+# Needs root, /dev/fuse, build/tools/memhog and evctl (make bench builds them).
 # Usage: bench/mirror_idle.sh BUILD_DIR [N]
 set -eu
 build=${1:-build}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then n=${2:-50} secs=2; else n=${2:-1000} secs=4; fi
-hog=$build/tools/memhog
+hog=$build/tools/memhog evctl=$build/tools/evctl
 . "$(dirname "$0")/stats.sh"
-[ -x "$hog" ] || { echo "bench: $hog is not built (make bench builds it)" >&2; exit 1; }
+for t in "$hog" "$evctl"; do
+	[ -x "$t" ] || { echo "bench: $t is not built (make bench builds it)" >&2; exit 1; }
+done
 mnt=$(mktemp -d "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench.XXXXXX")
 file=$(mktemp /var/tmp/memcgfs-bench-file.XXXXXX)
 "$build/memcgfs" -o memory=8G "$mnt"
@@ -88,3 +93,24 @@ echo 256M > "$mnt/burst/memory.limit_in_bytes"
 timeout 60 sh -c "echo \$\$ > $mnt/burst/cgroup.procs && exec $hog -a 1024 -r 1024" > "$file.out.burst" 2>&1 < /dev/null || true
 last=$(awk '/^anon/ { n = $2 } END { print n + 0 }' "$file.out.burst")
 echo "mirror.overshoot_mib.1gps $((last > 256 ? last - 256 : 0)) MiB"
+# exit to release: an idle process (its next sample seconds away) with
+# 64 MiB is killed; the group's 32M usage threshold fires when its charges
+# go. Timed from before the kill to the event, evctl's own start included
+# (an upper bound); nothing reads the usage meanwhile
+mkdir "$mnt/exit"
+rel=()
+for k in 1 2 3 4 5; do
+	sh -c "echo \$\$ > $mnt/exit/cgroup.procs && exec $hog -a 64" > "$file.out.exit" 2>&1 < /dev/null &
+	xp=$!
+	pids+=($xp)
+	wait_until 60 "the exiting process's ready line" grep -q '^ready' "$file.out.exit" || exit 1
+	sleep "$secs"              # idle: the sampler backs off
+	t0=$(date +%s%N)
+	got=$("$evctl" "$mnt/exit" memory.usage_in_bytes 32M run 1/10000 kill -KILL "$xp")
+	t1=$(date +%s%N)
+	{ wait "$xp"; } 2>/dev/null || true
+	[ "$got" = "FIRED 1" ] ||
+		{ echo "bench: the exit of $xp did not bring $mnt/exit below 32M within 10 s ($got)" >&2; exit 1; }
+	rel+=("$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.1f", d / 1e6 }')")
+done
+fig mirror.exit_release_ms ms "${rel[@]}"

@@ -450,6 +450,7 @@ struct vm_region {
 	struct vm_region *next;       /* in obj->regions */
 	struct vm_region *file;       /* a task's file mapping: the file's region */
 	uint32_t file_off;
+	bool mapped;                  /* shmem its owner maps (vm_region_set_mapped) */
 };
 
 struct vm_object *vm_object_new(struct mcg_engine *e, struct mcg_group *g, bool is_task, uint32_t id);
@@ -479,6 +480,11 @@ void vm_object_set_group(struct vm_object *o, struct mcg_group *g);
 /* A region of npages of kind in o. -ENOMEM, -EINVAL. */
 int vm_region_new(struct vm_object *o, enum page_kind kind, uint32_t npages, struct vm_region **out);
 
+/* r (shmem of its owner) is mapped by the owner: its pages count as
+ * mapped_file from their fault on, as a shmem page a process faults
+ * through its mapping does. Set before r's first fault. */
+void vm_region_set_mapped(struct vm_region *r);
+
 /* A task's mapping of [off, off + npages) of a file's region. */
 int vm_map_file(struct vm_object *task, struct vm_region *file, uint32_t off, uint32_t npages,
 		struct vm_region **out);
@@ -495,6 +501,10 @@ bool vm_resident(const struct vm_region *r, uint32_t i);
 
 /* mlock/munlock a resident page. */
 void vm_mlock(struct vm_region *r, uint32_t i, bool lock);
+
+/* Page i of a file's region r is mapped by some task, or by none any
+ * more (mapped_file follows mappings). No-op when it is not resident. */
+void vm_set_mapped(struct vm_region *r, uint32_t i, bool mapped);
 
 /* Make a resident page unevictable (PG_UNEVICTABLE) or evictable again:
  * reclaim passes it by. For stand-ins of real pages the real kernel would

@@ -395,6 +395,16 @@ void vm_mlock(struct vm_region *r, uint32_t i, bool lock)
 	vm_page_flag(r, i, PG_MLOCKED, lock);
 }
 
+void vm_set_mapped(struct vm_region *r, uint32_t i, bool mapped)
+{
+	vm_page_flag(r, i, PG_MAPPED, mapped);
+}
+
+void vm_region_set_mapped(struct vm_region *r)
+{
+	r->mapped = true;
+}
+
 void vm_pin(struct vm_region *r, uint32_t i, bool pin)
 {
 	vm_page_flag(r, i, PG_UNEVICTABLE, pin);

@@ -172,7 +172,7 @@ struct pidwatch *pidwatch_new(const struct pidwatch_hooks *h, void *arg)
 	pthread_mutex_init(&w->cn_lock, NULL);
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
 	w->stopfd = eventfd(0, EFD_CLOEXEC);
-	w->cnfd = pidwatch_cn_open();
+	w->cnfd = h->forked ? pidwatch_cn_open() : -1;
 	if (w->epfd < 0 || w->stopfd < 0)
 		goto fail;
 	ev.data.u64 = PIDWATCH_STOP;

@@ -14,7 +14,7 @@ struct pidwatch_hooks {
 	 * back with pidwatch_forget if its entry still holds it. */
 	void (*exited)(void *arg, struct pidwatch *w, pid_t tid, int fd);
 	/* Process or thread child (of thread group child_tgid) was created
-	 * by parent. */
+	 * by parent. NULL: forks are not watched (no process connector). */
 	void (*forked)(void *arg, pid_t parent, pid_t child, pid_t child_tgid);
 };
 

@@ -83,6 +83,10 @@ int proc_read_task(pid_t tid, struct proc_task *t)
 		t->cap_eff = strtoull(p, NULL, 16);
 	t->vm_pte_kb = (p = proc_field(buf, "VmPTE:")) ? strtol(p, NULL, 10) : -1;
 	t->threads = (p = proc_field(buf, "Threads:")) ? strtol(p, NULL, 10) : -1;
+	t->rss_anon_kb = (p = proc_field(buf, "RssAnon:")) ? strtol(p, NULL, 10) : -1;
+	t->rss_file_kb = (p = proc_field(buf, "RssFile:")) ? strtol(p, NULL, 10) : -1;
+	t->rss_shmem_kb = (p = proc_field(buf, "RssShmem:")) ? strtol(p, NULL, 10) : -1;
+	t->vm_lck_kb = (p = proc_field(buf, "VmLck:")) ? strtol(p, NULL, 10) : -1;
 	if ((p = proc_field(buf, "NSpid:"))) {
 		while (t->ns_depth < PROC_NS_MAX) {
 			long v = strtol(p, &end, 10);

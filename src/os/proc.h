@@ -21,6 +21,9 @@ struct proc_task {
 	unsigned long long cap_eff;
 	long vm_pte_kb;               /* VmPTE (page tables), -1 when absent */
 	long threads;                 /* Threads, -1 when absent */
+	/* the mm's counters (no page-table walk), -1 when absent: RssAnon,
+	 * RssFile, RssShmem, VmLck */
+	long rss_anon_kb, rss_file_kb, rss_shmem_kb, vm_lck_kb;
 };
 
 /* -ESRCH when the task does not exist (or is gone), -EIO on garbage. */

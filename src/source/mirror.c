@@ -4,9 +4,11 @@
  * /proc says, through the ledger (mirror_ledger.c) for anon and shmem, the
  * shared file stand-ins (mirror_standin.c) for file pages, and enforcement
  * (mirror_enforce.c) past a limit. Owns the list of processes, their
- * lifetimes and their schedule. Lock order: a process's lock, then engine
- * locks; the mirror's own lock and the file table's are never held while
- * charging. Never signals but through mirror_enforce.c. */
+ * lifetimes and their schedule; an exit releases what the process had at
+ * once (its pidfd turns readable: the exit watch, os/pidwatch.c). Lock order: a
+ * process's lock, then engine locks; the mirror's own lock and the file
+ * table's are never held while charging. Never signals but through
+ * mirror_enforce.c. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +28,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "os/pidwatch.h"
 #include "os/proc.h"
 #include "os/watchdog.h"
 #include "source/mirror.h"
@@ -52,6 +55,8 @@ static bool mirror_near_limit(struct mcg_group *g, long *headroom)
 }
 
 static void mirror_release(struct mirror_proc *p);
+static struct mirror_proc *mirror_find(struct mirror *m, pid_t tgid);
+static void mirror_unwatch(struct mirror_proc *p);
 
 /* Nothing moved in p since its last full sample (its /proc/PID/stat reads
  * the same, it was not attached anywhere, nothing of it waits to be paged
@@ -62,6 +67,8 @@ static bool mirror_idle(struct mirror *m, struct mirror_proc *p, uint64_t now)
 {
 	struct proc_activity a;
 	bool forced = atomic_exchange(&p->force, false), same;
+
+	p->forced = forced;
 	struct mcg_group *g;
 	long headroom;
 	uint64_t period, bound;
@@ -139,12 +146,63 @@ static bool mirror_execed(struct mirror_proc *p)
  * for what it is missing, or its killer may act. */
 static void mirror_maybe_cont(struct mirror_proc *p, const struct mirror_sample *s)
 {
-	long missing = s->anon + s->shmem - mirror_ledger(p, MK_ANON) - mirror_ledger(p, MK_SHMEM);
+	long missing = s->anon + s->locked + s->shmem - mirror_ledger_mem(p);
 	struct mcg_group *o = p->stopped;
 
 	if (!mcg_oom_kill_disable(o) ||
 	    mcg_limit(o, MCG_MEM) - mcg_usage(o, MCG_MEM) >= (missing > 0 ? missing : 1))
 		mirror_cont(p);
+}
+
+/* Only anon moved since the last smaps read (the mm's file, shmem and
+ * locked counters in t read as then, within MIRROR_SMAPS_MAX_NS, nothing
+ * else to reconcile): s gets that read's counts with the anon moved by
+ * what RssAnon moved, and no file mappings (they stay as they are).
+ * false: read smaps. A read made while the process grew is off by what it
+ * grew meanwhile: it is read again once the process is still, and for a
+ * sample that must be exact (a reader's). */
+static bool mirror_counted(struct mirror *m, struct mirror_proc *p, const struct proc_task *t,
+			   uint64_t now, bool exact, struct mirror_sample *s)
+{
+	bool still = t && t->rss_anon_kb == p->prev_anon_kb;
+
+	if (t)
+		p->prev_anon_kb = t->rss_anon_kb;
+	if (!t || !p->smaps_valid || p->forced || p->sim || p->stopped || t->rss_anon_kb < 0 ||
+	    ((still || exact) && !p->smaps_exact) || now - p->smaps_ns > MIRROR_SMAPS_MAX_NS ||
+	    t->rss_file_kb != p->smaps_file_kb || t->rss_shmem_kb != p->smaps_shmem_kb ||
+	    t->vm_lck_kb != p->smaps_lck_kb || mirror_pageout_due(m, p))
+		return false;
+	s->anon = p->smaps_anon + (t->rss_anon_kb - p->smaps_anon_kb) / (PC_PAGE_SIZE / 1024);
+	if (s->anon < 0)
+		s->anon = 0;
+	s->locked = p->smaps_locked;
+	s->shmem = p->smaps_shmem;
+	s->n = 0;
+	return true;
+}
+
+/* s was read from smaps, after t: the base of mirror_counted, exact if
+ * the counters read the same after it. */
+static void mirror_smaps_read(struct mirror_proc *p, const struct proc_task *t, uint64_t now,
+			      const struct mirror_sample *s)
+{
+	struct proc_task after;
+
+	p->smaps_valid = t && !p->sim && t->rss_anon_kb >= 0;
+	p->smaps_exact = p->smaps_valid && proc_read_task(p->tgid, &after) == 0 &&
+			 after.rss_anon_kb == t->rss_anon_kb && after.rss_file_kb == t->rss_file_kb &&
+			 after.rss_shmem_kb == t->rss_shmem_kb && after.vm_lck_kb == t->vm_lck_kb;
+	p->smaps_ns = now;
+	p->smaps_anon = s->anon;
+	p->smaps_locked = s->locked;
+	p->smaps_shmem = s->shmem;
+	if (t) {
+		p->smaps_anon_kb = t->rss_anon_kb;
+		p->smaps_file_kb = t->rss_file_kb;
+		p->smaps_shmem_kb = t->rss_shmem_kb;
+		p->smaps_lck_kb = t->vm_lck_kb;
+	}
 }
 
 /* The sample's file mappings into p's stand-ins (charged in a child
@@ -180,7 +238,7 @@ static int mirror_account_files(struct mirror *m, struct mirror_proc *p, struct 
 			 * and neither has the page cache its pages) */
 			if (p->map[i].out && mirror_pageout_done(m, &p->map[i], 0) && in_child)
 				mirror_fill(m, &p->map[i], 0, 0, cpu, true);
-			mirror_file_unpin(p->map[i].f);
+			mirror_map_gone(m, &p->map[i]);
 			vm_region_free(p->map[i].map);
 			p->map[i] = p->map[--p->nmap];
 		} else {
@@ -193,15 +251,15 @@ static int mirror_account_files(struct mirror *m, struct mirror_proc *p, struct 
  * files, its kernel memory; an OOM or a kill as the charges say. The
  * first charge error, or 0. */
 static int mirror_account(struct mirror *m, struct mirror_proc *p, struct mirror_sample *s,
-			  struct mcg_group *g, const struct proc_task *t, bool in_child, unsigned cpu)
+			  struct mcg_group *g, const struct proc_task *t, bool in_child, unsigned cpu,
+			  bool files)
 {
 	int err;
 
 	vm_object_set_group(p->obj, g);
-	err = mirror_ledger_set(p, MK_ANON, g, s->anon, cpu);
-	if (!err)
-		err = mirror_ledger_set(p, MK_SHMEM, g, s->shmem, cpu);
-	err = mirror_account_files(m, p, s, in_child, cpu, err);
+	err = mirror_ledger_sample(p, s, g, cpu);
+	if (files)                   /* (else they stay as the last read left them) */
+		err = mirror_account_files(m, p, s, in_child, cpu, err);
 	if (err == -ENOMEM)
 		mirror_oom(m, p);
 	else if (err == -EFAULT)
@@ -221,7 +279,7 @@ static int mirror_account(struct mirror *m, struct mirror_proc *p, struct mirror
  * rate could reach it. */
 static void mirror_schedule(struct mirror_proc *p, struct mcg_group *g, uint64_t now, int err)
 {
-	long headroom, total = mirror_ledger(p, MK_ANON) + mirror_ledger(p, MK_SHMEM);
+	long headroom, total = mirror_ledger_mem(p);
 	uint64_t period = mirror_near_limit(g, &headroom) ? MIRROR_NEAR_PERIOD_NS : MIRROR_PERIOD_NS;
 
 	if (p->last_ns && total > p->last_pages && headroom < PC_MAX) {
@@ -238,7 +296,7 @@ static void mirror_schedule(struct mirror_proc *p, struct mcg_group *g, uint64_t
 	p->act_valid = !err;
 }
 
-static void mirror_sample_one(struct mirror *m, struct mirror_proc *p)
+static void mirror_sample_one(struct mirror *m, struct mirror_proc *p, bool exact)
 {
 	struct mcg_engine *e = m->env->eng;
 	struct mirror_sample s = { 0 };
@@ -246,7 +304,7 @@ static void mirror_sample_one(struct mirror *m, struct mirror_proc *p)
 	unsigned cpu = (unsigned)p->tgid % e->m.cpus;
 	struct mcg_group *g = NULL;
 	uint64_t now = mirror_now(m);
-	bool in_child, idle;
+	bool in_child, idle, counted;
 	int err = 0;
 
 	if (p->gone)
@@ -268,13 +326,23 @@ static void mirror_sample_one(struct mirror *m, struct mirror_proc *p)
 		p->next_ns = now + MIRROR_NEAR_PERIOD_NS;
 		return;
 	}
-	if (mirror_read(m, p->tgid, &s)) {
+	if (mirror_execed(p)) {
+		mirror_ledger_clear(p);  /* the old image is gone */
+		p->smaps_valid = false;
+	}
+	counted = mirror_counted(m, p, t, now, exact, &s);
+	if (!counted && mirror_read(m, p->tgid, &s)) {
 		/* no mappings for a moment (an exec switching them): again soon */
+		p->smaps_valid = false;
 		p->next_ns = now + MIRROR_NEAR_PERIOD_NS;
 		goto out;
 	}
-	if (mirror_pageout(m, p, &s) && mirror_read(m, p->tgid, &s))
+	if (!counted && mirror_pageout(m, p, &s) && mirror_read(m, p->tgid, &s)) {
+		p->smaps_valid = false;
 		goto out;                /* (exiting meanwhile: next time) */
+	}
+	if (!counted)
+		mirror_smaps_read(p, t, now, &s);
 	if (p->sim)
 		mirror_sim_budget(p, &s);
 	atomic_store(&p->obj->unkillable, !m->enforce || proc_oom_exempt_task(p->tgid, t));
@@ -284,12 +352,10 @@ static void mirror_sample_one(struct mirror *m, struct mirror_proc *p)
 		mirror_release(p);       /* back in the root with nothing charged */
 		goto out;
 	}
-	if (mirror_execed(p))
-		mirror_ledger_clear(p);
 	if (p->stopped)
 		mirror_maybe_cont(p, &s);  /* room again (or the killer may act) */
 	if (!p->stopped)
-		err = mirror_account(m, p, &s, g, t, in_child, cpu);
+		err = mirror_account(m, p, &s, g, t, in_child, cpu, !counted);
 	if (!p->gone)
 		mirror_schedule(p, g, now, err);
 out:
@@ -312,9 +378,9 @@ static void mirror_poke(struct mirror *m, uint64_t at)
 
 /* A sample of p, on any thread, and the sampler told when p is due next.
  * Caller holds p->lock. */
-static void mirror_sample(struct mirror *m, struct mirror_proc *p)
+static void mirror_sample(struct mirror *m, struct mirror_proc *p, bool exact)
 {
-	mirror_sample_one(m, p);
+	mirror_sample_one(m, p, exact);
 	if (!p->gone)
 		mirror_poke(m, p->next_ns);
 }
@@ -325,7 +391,6 @@ static void mirror_release(struct mirror_proc *p)
 {
 	if (p->gone)
 		return;
-	p->gone = true;
 	mirror_cont(p);
 	for (unsigned i = 0; i < p->nera; i++) {
 		struct mirror_era *e = &p->era[i];
@@ -336,7 +401,7 @@ static void mirror_release(struct mirror_proc *p)
 		free(e->reg);
 	}
 	for (unsigned i = 0; i < p->nmap; i++)
-		mirror_file_unpin(p->map[i].f);   /* (page cache nobody maps) */
+		mirror_map_gone(p->m, &p->map[i]);   /* (page cache nobody maps) */
 	free(p->era);
 	free(p->map);
 	p->era = NULL;
@@ -347,6 +412,10 @@ static void mirror_release(struct mirror_proc *p)
 	if (p->mode.over)
 		mcg_put(p->mode.over);
 	p->mode.over = NULL;
+	/* gone once it is all given back: a read's refresh passes gone
+	 * records by without their lock, so one that saw it before would
+	 * show charges an exit is still giving back */
+	p->gone = true;
 	/* the pidfd stays until the record goes: mirror_kill may hold it */
 }
 
@@ -354,6 +423,7 @@ static void mirror_unpin(struct mirror_proc *p)
 {
 	if (atomic_fetch_sub(&p->refs, 1) != 1)
 		return;
+	mirror_unwatch(p);
 	close(p->pidfd);
 	if (p->stat_fd >= 0)
 		close(p->stat_fd);
@@ -438,7 +508,7 @@ static void *mirror_main(void *arg)
 
 			pthread_mutex_lock(&p->lock);
 			if (!p->gone && p->next_ns <= now + MIRROR_NEAR_PERIOD_NS / 2)
-				mirror_sample(m, p);
+				mirror_sample(m, p, false);
 			if (!p->gone && p->next_ns < next)
 				next = p->next_ns;
 			pthread_mutex_unlock(&p->lock);
@@ -464,6 +534,52 @@ static void *mirror_main(void *arg)
 	return NULL;
 }
 
+/* ---- exits ---- */
+
+/* The kernel uncharges a process's memory as it exits, before its parent
+ * reaps it: the mirror lets go of a record's charges when the pidfd it
+ * watches says so, not at the next sample (an idle process's is seconds
+ * away). On the watch's thread. */
+static void mirror_exit_seen(void *arg, struct pidwatch *w, pid_t tgid, int fd)
+{
+	struct mirror_proc *p = mirror_find(arg, tgid);
+	int mine = fd;
+
+	if (!p)
+		return;                  /* (its record went: the fd with it) */
+	if (atomic_compare_exchange_strong(&p->watch_fd, &mine, -1))
+		pidwatch_forget(w, fd);
+	pthread_mutex_lock(&p->lock);
+	if (!p->gone && mirror_exited(p))
+		mirror_release(p);       /* unlinked by the sampler's next round */
+	pthread_mutex_unlock(&p->lock);
+	mirror_unpin(p);
+}
+
+static const struct pidwatch_hooks mirror_exit_hooks = { .exited = mirror_exit_seen };
+
+/* p's exit to be seen by the watch. Caller holds m->lock. */
+static void mirror_watch(struct mirror *m, struct mirror_proc *p)
+{
+	int fd = m->exits ? fcntl(p->pidfd, F_DUPFD_CLOEXEC, 0) : -1;
+
+	atomic_store(&p->watch_fd, fd);
+	if (fd >= 0)
+		pidwatch_add(m->exits, fd, p->tgid);
+}
+
+static void mirror_unwatch(struct mirror_proc *p)
+{
+	int fd = atomic_exchange(&p->watch_fd, -1);
+
+	if (fd < 0)
+		return;
+	if (p->m->exits)
+		pidwatch_forget(p->m->exits, fd);
+	else
+		close(fd);               /* (the watch has stopped) */
+}
+
 struct mirror *mirror_start(struct source_env *env, bool enforce)
 {
 	struct mirror *m = calloc(1, sizeof(*m));
@@ -480,7 +596,9 @@ struct mirror *mirror_start(struct source_env *env, bool enforce)
 	pthread_cond_init(&m->wake, &ca);
 	pthread_condattr_destroy(&ca);
 	mirror_load_tmpfs(m);
+	m->exits = pidwatch_new(&mirror_exit_hooks, m);
 	if (pthread_create(&m->thread, NULL, mirror_main, m)) {
+		pidwatch_free(m->exits);
 		pthread_cond_destroy(&m->wake);
 		pthread_mutex_destroy(&m->lock);
 		pthread_mutex_destroy(&m->files_lock);
@@ -499,6 +617,8 @@ void mirror_stop(struct mirror *m)
 	pthread_cond_signal(&m->wake);
 	pthread_mutex_unlock(&m->lock);
 	pthread_join(m->thread, NULL);
+	pidwatch_free(m->exits);         /* (no exit is seen from here on) */
+	m->exits = NULL;
 	while (m->procs) {
 		struct mirror_proc *p = m->procs;
 
@@ -565,6 +685,7 @@ static struct mirror_proc *mirror_get_locked(struct mirror *m, pid_t tgid, int p
 		}
 		p->obj->real = true;
 		p->stat_fd = -1;
+		mirror_watch(m, p);
 		p->mode.nowait = true;
 		vm_object_set_mode(p->obj, &p->mode);
 		atomic_init(&p->refs, 1);
@@ -628,6 +749,7 @@ int mirror_declare(struct mirror *m, pid_t tgid, int pidfd)
 		struct proc_task task;
 
 		p->base_anon = s.anon;
+		p->base_locked = s.locked;
 		p->base_shmem = s.shmem;
 		p->base_kmem = proc_read_task(tgid, &task) == 0 ? mirror_kmem_pages(&task) : 0;
 		if (p->base_kmem < 0)
@@ -660,15 +782,22 @@ void mirror_refresh(struct mirror *m, struct mcg_group *g)
 		struct mirror_proc *p = v[i];
 		struct mcg_group *pg = task_group(m->env->eng, p->tgid);
 		bool mine = mcg_in_subtree(pg, g);
+		/* an exit the exit thread has not handled yet: its task has
+		 * left the group (pidwatch), its charges not (the root's
+		 * processes are few: the mirror lets go of those with
+		 * nothing charged) */
+		bool exited = (mine || mcg_is_root(pg)) && mirror_exited(p);
 
 		mcg_put(pg);
-		if (mine) {
+		if (mine || exited) {
 			pthread_mutex_lock(&p->lock);
 			/* (attached since its last sample: that one saw it
-			 * where it was, mirror_settle) */
-			if (!p->gone && (atomic_load(&p->force) || mirror_pageout_due(m, p) ||
+			 * where it was, mirror_settle; a sample off by what
+			 * grew while smaps was read is not the reader's) */
+			if (!p->gone && (exited || atomic_load(&p->force) || mirror_pageout_due(m, p) ||
+					 (p->smaps_valid && !p->smaps_exact) ||
 					 mirror_now(m) - p->last_ns > MIRROR_READ_AGE_NS))
-				mirror_sample(m, p);
+				mirror_sample(m, p, true);   /* (what the reader sees) */
 			pthread_mutex_unlock(&p->lock);
 		}
 		mirror_unpin(p);
@@ -697,7 +826,7 @@ void mirror_settle(struct mirror *m, pid_t tgid, struct mcg_group *dst)
 	pthread_mutex_lock(&p->lock);
 	if (!p->gone) {
 		atomic_store(&p->force, true);
-		mirror_sample(m, p);
+		mirror_sample(m, p, true);
 	}
 	if (held)
 		atomic_fetch_sub(&p->held, 1);
@@ -724,7 +853,8 @@ int mirror_move(struct mirror *m, pid_t tgid, struct mcg_group *dst, unsigned ma
 			struct mirror_era *e = &p->era[i];
 
 			/* (kernel memory never moves) */
-			if (e->g == cur && (e->kind == MK_ANON ? mask & MOVE_ANON :
+			if (e->g == cur && (e->kind == MK_ANON || e->kind == MK_LOCKED ?
+					    mask & MOVE_ANON :
 					    e->kind == MK_SHMEM && (mask & MOVE_FILE))) {
 				mcg_get(dst);
 				mcg_put(e->g);
@@ -735,8 +865,10 @@ int mirror_move(struct mirror *m, pid_t tgid, struct mcg_group *dst, unsigned ma
 		 * them: what the process has there is charged to dst by the
 		 * next sample, as growth */
 		if (!err && mcg_is_root(cur)) {
-			if (mask & MOVE_ANON)
+			if (mask & MOVE_ANON) {
 				mirror_ledger_leave_root(p, MK_ANON);
+				mirror_ledger_leave_root(p, MK_LOCKED);
+			}
 			if (mask & MOVE_FILE) {
 				mirror_ledger_leave_root(p, MK_SHMEM);
 				for (unsigned i = 0; i < p->nmap && !p->sim; i++)

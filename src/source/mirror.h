@@ -22,6 +22,11 @@ struct mirror;
 #define MIRROR_PERIOD_NS      100000000ull
 #define MIRROR_NEAR_PERIOD_NS  10000000ull
 #define MIRROR_READ_AGE_NS     20000000ull
+/* Between two reads of smaps a sample may take a process's anon growth
+ * from its mm counters in /proc/PID/status (no page-table walk) while its
+ * file, shmem and locked counters stay as that read left them; smaps is
+ * read again at least this often. */
+#define MIRROR_SMAPS_MAX_NS  4000000000ull
 /* Real memory a simulated task may add uncharged (its own workings). */
 #define MIRROR_SIM_SLACK (4l << 20)
 /* How long a simulated task's fork may stay unmirrored before it connects. */
@@ -80,6 +85,7 @@ struct mirror_vma {
 	unsigned long dev, ino;
 	bool shmem;                   /* tmpfs, memfd, SysV or shared anon */
 	long rss, anon, dirty;        /* pages */
+	long locked;                  /* pages: mlocked (Locked:) */
 };
 
 /* Parse smaps text (for tests): calls fn for every mapping, with

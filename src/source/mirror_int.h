@@ -45,6 +45,9 @@ struct mirror_file {
 	atomic_bool pinned;           /* its stand-ins are unevictable ... */
 	_Atomic uint64_t pin_until;   /* ... until then */
 	atomic_uint fails;            /* unconfirmed pageouts in a row */
+	unsigned maps;                /* processes' mappings of it (under the
+				       * mirror's files_lock): its pages are
+				       * mapped_file while there are any */
 };
 
 /* What an era holds: stand-in pages of a kind, or kernel memory (page
@@ -52,6 +55,7 @@ struct mirror_file {
 enum mirror_kind {
 	MK_ANON,
 	MK_SHMEM,
+	MK_LOCKED,                    /* mlocked anon: unevictable */
 	MK_KMEM,
 };
 
@@ -92,6 +96,7 @@ struct mirror_proc {
 	struct mirror *m;
 	pid_t tgid;
 	int pidfd;
+	atomic_int watch_fd;          /* its duplicate the exit watch owns, or -1 */
 	atomic_int refs;
 	pthread_mutex_t lock;         /* everything below */
 	struct vm_object *obj;
@@ -112,6 +117,16 @@ struct mirror_proc {
 	int stat_fd;                  /* its /proc/PID/stat, opened at the first look */
 	uint64_t idle_ns;             /* the period while nothing moves */
 	atomic_bool force;            /* a full sample next (it was attached) */
+	bool forced;                  /* ... and this sample is that one */
+	/* the last smaps read: when, its counts, and the mm counters of
+	 * /proc/PID/status read with it (mirror_counted) */
+	bool smaps_valid;
+	bool smaps_exact;             /* the counters read as much after it: the
+				       * process was still while smaps was read */
+	long prev_anon_kb;            /* RssAnon at the sample before this one */
+	uint64_t smaps_ns;
+	long smaps_anon, smaps_locked, smaps_shmem;
+	long smaps_anon_kb, smaps_file_kb, smaps_shmem_kb, smaps_lck_kb;
 	struct charge_mode mode;      /* its charges never wait (one thread
 				       * serves every process); .over names
 				       * the group of a failed one */
@@ -120,6 +135,7 @@ struct mirror_proc {
 				       * from the list's lock on (not to be
 				       * released meanwhile) */
 	long base_anon, base_shmem;   /* its memory when it connected */
+	long base_locked;
 	long base_kmem;               /* its page tables and stacks then */
 	long sim_left;                /* slack the last sample left for kmem */
 };
@@ -140,6 +156,10 @@ struct mirror {
 	pthread_mutex_t files_lock;   /* files, nfiles, tmpfs */
 	struct mirror_file *files[MIRROR_FILE_BUCKETS];
 	unsigned nfiles;
+	/* exits: a duplicate of every record's pidfd watched by one thread
+	 * (os/pidwatch.c), which releases what an exited process had at once;
+	 * NULL without one (the next sample sees the exit) */
+	struct pidwatch *exits;
 	unsigned long tmpfs[64];      /* devices of tmpfs-like mounts */
 	unsigned ntmpfs;
 	uint64_t tmpfs_loaded;
@@ -148,6 +168,7 @@ struct mirror {
 /* One sample of a process. */
 struct mirror_sample {
 	long anon, shmem;
+	long locked;                  /* mlocked anon (not in anon) */
 	struct mirror_vma *files;
 	size_t n, cap;
 };
@@ -181,6 +202,11 @@ int mirror_fill(struct mirror *m, struct mirror_map *mm, long rss, long dirty, u
 struct mirror_map *mirror_map_for(struct mirror *m, struct mirror_proc *p,
 				  const struct mirror_vma *v);
 
+/* One mapping of mm->f fewer (its region is the caller's to free): the
+ * file's stand-ins evictable again, and no longer mapped_file once no
+ * process maps the file. */
+void mirror_map_gone(struct mirror *m, struct mirror_map *mm);
+
 /* mirror_ledger.c */
 long mirror_ledger(const struct mirror_proc *p, enum mirror_kind kind);
 /* Pages of every kind charged outside the root. */
@@ -192,6 +218,13 @@ long mirror_charged(const struct mirror_proc *p);
  * the next sample: 0). */
 int mirror_ledger_set(struct mirror_proc *p, enum mirror_kind kind, struct mcg_group *g,
 		      long want, unsigned cpu);
+/* The anon, mlocked and shmem pages of s into the ledger (shrinking kinds
+ * first, so that a page going from one kind to another, an mlock, never
+ * needs room for both). 0 or the first charge's error. */
+int mirror_ledger_sample(struct mirror_proc *p, const struct mirror_sample *s,
+			 struct mcg_group *g, unsigned cpu);
+/* The anon, mlocked and shmem pages the ledger holds. */
+long mirror_ledger_mem(const struct mirror_proc *p);
 /* Every era goes, uncharged (the process's old image is gone: execve). */
 void mirror_ledger_clear(struct mirror_proc *p);
 /* The eras of kind in the root stop counting: what they held is to be

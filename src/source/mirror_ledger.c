@@ -107,13 +107,20 @@ static int mirror_grow(struct mirror_proc *p, struct mirror_era *e, long n, unsi
 			if ((err = vm_region_new(p->obj, e->kind == MK_SHMEM ? PK_SHMEM : PK_ANON,
 						 (uint32_t)size, &e->reg[e->nreg])))
 				return err;
+			/* shmem the process maps: mapped_file while it does */
+			if (e->kind == MK_SHMEM)
+				vm_region_set_mapped(e->reg[e->nreg]);
 			e->nreg++;
 			e->cap += size;
 		}
 		if (!(r = mirror_era_slot(e, e->pages, &off)))
 			return -EINVAL;
-		if ((err = vm_touch(r, off, cpu, true, &f)))
+		/* (shmem is never dirty page cache: it is swap-backed, and
+		 * the kernel counts no shmem page in dirty) */
+		if ((err = vm_touch(r, off, cpu, e->kind != MK_SHMEM, &f)))
 			return err;
+		if (e->kind == MK_LOCKED)
+			vm_mlock(r, off, true);
 		e->pages++;
 	}
 	return 0;
@@ -195,6 +202,26 @@ int mirror_ledger_set(struct mirror_proc *p, enum mirror_kind kind, struct mcg_g
 	return 0;
 }
 
+int mirror_ledger_sample(struct mirror_proc *p, const struct mirror_sample *s,
+			 struct mcg_group *g, unsigned cpu)
+{
+	const struct { enum mirror_kind kind; long want; } k[] = {
+		{ MK_ANON, s->anon }, { MK_LOCKED, s->locked }, { MK_SHMEM, s->shmem },
+	};
+	int err = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < sizeof(k) / sizeof(k[0]) && !err; i++)
+			if ((k[i].want < mirror_ledger(p, k[i].kind)) == (pass == 0))
+				err = mirror_ledger_set(p, k[i].kind, g, k[i].want, cpu);
+	return err;
+}
+
+long mirror_ledger_mem(const struct mirror_proc *p)
+{
+	return mirror_ledger(p, MK_ANON) + mirror_ledger(p, MK_LOCKED) + mirror_ledger(p, MK_SHMEM);
+}
+
 void mirror_ledger_clear(struct mirror_proc *p)
 {
 	for (enum mirror_kind k = MK_ANON; k <= MK_KMEM; k++)
@@ -252,6 +279,7 @@ void mirror_sim_budget(struct mirror_proc *p, struct mirror_sample *s)
 	long budget = MIRROR_SIM_SLACK / PC_PAGE_SIZE;
 
 	s->anon = mirror_sim_take(&budget, s->anon - p->base_anon);
+	s->locked = mirror_sim_take(&budget, s->locked - p->base_locked);
 	s->shmem = mirror_sim_take(&budget, s->shmem - p->base_shmem);
 	p->sim_left = budget;
 }

@@ -45,14 +45,19 @@ long mirror_parse_smaps(const char *text, bool (*is_tmpfs)(unsigned long dev, vo
 			cur = (struct mirror_vma){ .start = start, .end = end,
 						   .off = off / (unsigned long)PC_PAGE_SIZE,
 						   .dev = makedev(maj, min), .ino = ino };
-			cur.shmem = ino && ((maj == 0 && min == 1) || !strncmp(path, "/memfd:", 7) ||
-					    !strncmp(path, "/SYSV", 5) || !strncmp(path, "/dev/zero", 9) ||
-					    (is_tmpfs && is_tmpfs(cur.dev, arg)));
+			/* (a SysV segment's inode number is its shmid, which
+			 * may be 0: the first segment made on a machine) */
+			cur.shmem = !strncmp(path, "/SYSV", 5) ||
+				    (ino && ((maj == 0 && min == 1) || !strncmp(path, "/memfd:", 7) ||
+					     !strncmp(path, "/dev/zero", 9) ||
+					     (is_tmpfs && is_tmpfs(cur.dev, arg))));
 			have = true;
 		} else if (have && !strncmp(line, "Rss:", 4)) {
 			cur.rss = mirror_kb_pages(line + 4);
 		} else if (have && !strncmp(line, "Anonymous:", 10)) {
 			cur.anon = mirror_kb_pages(line + 10);
+		} else if (have && !strncmp(line, "Locked:", 7)) {
+			cur.locked = mirror_kb_pages(line + 7);
 		} else if (have && !strncmp(line, "Shared_Dirty:", 13)) {
 			cur.dirty += mirror_kb_pages(line + 13);
 		} else if (have && !strncmp(line, "Private_Dirty:", 14)) {
@@ -114,9 +119,12 @@ static void mirror_sample_vma(const struct mirror_vma *v, void *arg)
 {
 	struct mirror_sample *s = arg;
 	long rest = v->rss - v->anon;
+	long locked = v->locked < v->anon ? v->locked : v->anon;
 
-	s->anon += v->anon;
-	if (!v->ino || rest <= 0)
+	/* mlocked anon is unevictable: a ledger of its own */
+	s->anon += v->anon - locked;
+	s->locked += locked;
+	if ((!v->ino && !v->shmem) || rest <= 0)
 		return;                   /* [vdso] and the like are not charged */
 	if (v->shmem) {
 		s->shmem += rest;
@@ -144,7 +152,7 @@ int mirror_read(struct mirror *m, pid_t tgid, struct mirror_sample *s)
 	size_t len = 0, cap = 0;
 	int fd;
 
-	s->anon = s->shmem = 0;
+	s->anon = s->shmem = s->locked = 0;
 	s->n = 0;
 	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)tgid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)

@@ -1,7 +1,9 @@
 /* mirror_standin.c: file pages of real processes as stand-ins shared by
  * every process that maps the same device, inode and offset range,
  * charged to whoever faults them in first and left as page cache when the
- * mappings go. Never signals; never frees a stand-in before teardown. */
+ * mappings go (mapped_file while any process maps them). Never signals;
+ * never frees a stand-in before teardown. Lock order: the files lock, then
+ * engine locks (never while charging). */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +47,21 @@ static struct mirror_file *mirror_file_get(struct mirror *m, const struct mirror
 	}
 	pthread_mutex_unlock(&m->files_lock);
 	return f;
+}
+
+/* A mapping of f more (delta 1) or fewer (-1). The first mapping makes
+ * the pages in memory mapped_file, the last one's going makes them page
+ * cache nobody maps (as the kernel's mapcount does, for the file as a
+ * whole: the stand-ins do not know which page which process maps). */
+static void mirror_file_maps(struct mirror *m, struct mirror_file *f, int delta)
+{
+	bool edge;
+
+	pthread_mutex_lock(&m->files_lock);
+	edge = delta > 0 ? f->maps++ == 0 : --f->maps == 0;
+	for (uint32_t i = 0; edge && i < f->npages; i++)
+		vm_set_mapped(f->r, i, delta > 0);
+	pthread_mutex_unlock(&m->files_lock);
 }
 
 int mirror_fill(struct mirror *m, struct mirror_map *mm, long rss, long dirty, unsigned cpu,
@@ -111,5 +128,12 @@ struct mirror_map *mirror_map_for(struct mirror *m, struct mirror_proc *p,
 	if (vm_map_file(p->obj, f->r, 0, f->npages, &mm->map))
 		return NULL;
 	p->nmap++;
+	mirror_file_maps(m, f, 1);
 	return mm;
+}
+
+void mirror_map_gone(struct mirror *m, struct mirror_map *mm)
+{
+	mirror_file_unpin(mm->f);
+	mirror_file_maps(m, mm->f, -1);
 }

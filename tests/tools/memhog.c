@@ -4,7 +4,11 @@
  * and then waits until a signal ends it.
  *
  *   memhog [-a MIB] [-r MIB_PER_S] [-t THREADS] [-f FILE] [-F] [-m MIB]
+ *          [-s MIB] [-l MIB]
  *     -a  anon MiB to allocate and touch
+ *     -s  a SysV shared memory segment of MIB, attached, marked for
+ *         removal at its last detach, and every page written
+ *     -l  anon MiB mlocked (and so faulted in)
  *     -r  pace the allocation (default: as fast as it can)
  *     -t  threads in all (the extra ones just wait)
  *     -f  map FILE shared and read every page of it
@@ -21,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,7 +61,7 @@ static double memhog_now(void)
 
 int main(int argc, char **argv)
 {
-	long anon_mib = 0, threads = 1, more_mib = 0;
+	long anon_mib = 0, threads = 1, more_mib = 0, shm_mib = 0, lock_mib = 0;
 	char *more[64];
 	int nmore = 0, sig;
 	sigset_t usr;
@@ -68,7 +73,7 @@ int main(int argc, char **argv)
 	size_t flen = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "a:r:t:f:Fm:")) != -1) {
+	while ((c = getopt(argc, argv, "a:r:t:f:Fm:s:l:")) != -1) {
 		switch (c) {
 		case 'a': anon_mib = atol(optarg); break;
 		case 'r': rate = atof(optarg); break;
@@ -76,8 +81,10 @@ int main(int argc, char **argv)
 		case 'f': file = optarg; break;
 		case 'F': again = true; break;
 		case 'm': more_mib = atol(optarg); break;
+		case 's': shm_mib = atol(optarg); break;
+		case 'l': lock_mib = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: memhog [-a MIB] [-r MIB_PER_S] [-t N] [-f FILE] [-F] [-m MIB]\n");
+			fprintf(stderr, "usage: memhog [-a MIB] [-r MIB_PER_S] [-t N] [-f FILE] [-F] [-m MIB] [-s MIB] [-l MIB]\n");
 			return 2;
 		}
 	}
@@ -136,6 +143,29 @@ int main(int argc, char **argv)
 					usleep((useconds_t)((due - now) * 1e6));
 			}
 		}
+	}
+	if (shm_mib > 0) {
+		int id = shmget(IPC_PRIVATE, (size_t)shm_mib << 20, IPC_CREAT | 0600);
+		char *a = id < 0 ? (char *)-1 : shmat(id, NULL, 0);
+
+		if (a == (char *)-1) {
+			perror("shm");
+			return 1;
+		}
+		shmctl(id, IPC_RMID, NULL);   /* (goes with its last detach) */
+		for (size_t off = 0; off < ((size_t)shm_mib << 20); off += 4096)
+			a[off] = 1;
+		printf("shm %ld\n", shm_mib);
+	}
+	if (lock_mib > 0) {
+		char *a = mmap(NULL, (size_t)lock_mib << 20, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (a == MAP_FAILED || mlock(a, (size_t)lock_mib << 20)) {
+			perror("mlock");
+			return 1;
+		}
+		printf("locked %ld\n", lock_mib);
 	}
 	printf("ready\n");
 	do {

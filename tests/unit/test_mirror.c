@@ -37,7 +37,15 @@ static const char smaps_text[] =
 	"Anonymous:             0 kB\n"
 	"7ffd00000000-7ffd00002000 r-xp 00000000 00:00 0                          [vdso]\n"
 	"Rss:                   8 kB\n"
-	"Anonymous:             0 kB\n";
+	"Anonymous:             0 kB\n"
+	/* the first SysV segment of a machine: shmid, and so inode, 0 */
+	"7f3000000000-7f3000100000 rw-s 00000000 00:01 0                          /SYSV00000000 (deleted)\n"
+	"Rss:                 512 kB\n"
+	"Anonymous:             0 kB\n"
+	"7f4000000000-7f4000100000 rw-p 00000000 00:00 0 \n"
+	"Rss:                1024 kB\n"
+	"Anonymous:          1024 kB\n"
+	"Locked:              768 kB\n";
 
 struct seen {
 	int n;
@@ -62,7 +70,7 @@ START_TEST(test_smaps_parse)
 {
 	struct seen s = { 0 };
 
-	ck_assert_int_eq(mirror_parse_smaps(smaps_text, tmpfs_1a, NULL, collect, &s), 6);
+	ck_assert_int_eq(mirror_parse_smaps(smaps_text, tmpfs_1a, NULL, collect, &s), 8);
 	/* a read-only file mapping: rss, no anon, keyed by dev/ino/offset */
 	ck_assert_uint_eq(s.v[0].ino, 5308512);
 	ck_assert_uint_eq(s.v[0].dev, makedev(0xfe, 0));
@@ -84,6 +92,85 @@ START_TEST(test_smaps_parse)
 	ck_assert_int_eq(s.v[4].rss, 10);
 	ck_assert(!s.v[5].shmem);
 	ck_assert_uint_eq(s.v[5].ino, 0);
+	/* SysV shm with shmid 0 is shmem all the same */
+	ck_assert(s.v[6].shmem);
+	ck_assert_int_eq(s.v[6].rss, 128);
+	/* mlocked anon */
+	ck_assert_int_eq(s.v[7].anon, 256);
+	ck_assert_int_eq(s.v[7].locked, 192);
+	ck_assert_int_eq(s.v[2].locked, 0);
+}
+END_TEST
+
+/* An engine without stock (counts are exact) and one process's record
+ * in it, its object in the root, charging as the mirror's do. */
+static struct mcg_engine *ledger_setup(struct source_env *env, struct mirror *m,
+				       struct mirror_proc *p)
+{
+	struct mcg_machine cfg = { .mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60,
+				   .no_stock = true };
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	env->eng = mcg_engine_new(&cfg, NULL, NULL);
+	*m = (struct mirror){ .env = env };
+	*p = (struct mirror_proc){ .m = m };
+	p->obj = vm_object_new(env->eng, env->eng->root, true, 1);
+	p->obj->real = true;
+	p->mode.nowait = true;
+	vm_object_set_mode(p->obj, &p->mode);
+	return env->eng;
+}
+
+/* A sample's anon, mlocked and shmem pages as the kernel counts them:
+ * shmem is cache, shmem and mapped_file and never dirty; mlocked anon is
+ * rss on the unevictable list; an mlock of what the group holds needs no
+ * room (the anon goes before the locked comes). */
+START_TEST(test_ledger_kinds)
+{
+	struct source_env env;
+	struct mirror m;
+	struct mirror_proc p;
+	struct mirror_sample s = { 0 };
+	struct mcg_engine *e = ledger_setup(&env, &m, &p);
+	struct mcg_group *g = fixture_group(e, e->root, "g");
+
+	ck_assert_int_eq(mcg_set_limit(g, MCG_MEM, 100, NULL, NULL), 0);
+	vm_object_set_group(p.obj, g);
+	s.anon = 100;
+	ck_assert_int_eq(mirror_ledger_sample(&p, &s, g, 0), 0);
+	/* 60 of the 100 mlocked: at the limit all along */
+	s.anon = 40;
+	s.locked = 60;
+	ck_assert_int_eq(mirror_ledger_sample(&p, &s, g, 0), 0);
+	ck_assert_int_eq(mirror_ledger_mem(&p), 100);
+	ck_assert_int_eq(stat_local(g, STAT_RSS), 100);
+	ck_assert_int_eq(stat_lru_local(g, LRU_UNEVICTABLE, -1), 60);
+	CHECK_OK(e);
+	/* munlock of 20, then shmem */
+	ck_assert_int_eq(mcg_set_limit(g, MCG_MEM, 200, NULL, NULL), 0);
+	s.anon = 60;
+	s.locked = 40;
+	s.shmem = 50;
+	ck_assert_int_eq(mirror_ledger_sample(&p, &s, g, 0), 0);
+	ck_assert_int_eq(stat_lru_local(g, LRU_UNEVICTABLE, -1), 40);
+	ck_assert_int_eq(stat_local(g, STAT_RSS), 100);
+	ck_assert_int_eq(stat_local(g, STAT_SHMEM), 50);
+	ck_assert_int_eq(stat_local(g, STAT_CACHE), 50);
+	ck_assert_int_eq(stat_local(g, STAT_MAPPED_FILE), 50);
+	ck_assert_int_eq(stat_local(g, STAT_DIRTY), 0);
+	CHECK_OK(e);
+	/* the shmem unmapped: uncharged with its mapping */
+	s.shmem = 0;
+	ck_assert_int_eq(mirror_ledger_sample(&p, &s, g, 0), 0);
+	ck_assert_int_eq(stat_local(g, STAT_MAPPED_FILE) + stat_local(g, STAT_SHMEM), 0);
+	mirror_ledger_clear(&p);
+	ck_assert_int_eq(pc_usage(&g->cnt[MCG_MEM]), 0);
+	ck_assert_int_eq(stat_lru_local(g, LRU_UNEVICTABLE, -1), 0);
+	CHECK_OK(e);
+	free(p.era);
+	vm_object_free(p.obj);
+	mcg_put(g);
+	mcg_engine_free(e);
 }
 END_TEST
 
@@ -97,27 +184,16 @@ START_TEST(test_smaps_empty)
 }
 END_TEST
 
-/* The ledger of one process, driven as samples drive it, on an engine
- * without stock (counts are exact). */
+/* The ledger of one process, driven as samples drive it. */
 START_TEST(test_ledger_follows_the_faulting_group)
 {
-	struct mcg_machine cfg = { .mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60,
-				   .no_stock = true };
-	struct mcg_engine *e;
-	struct source_env env = { 0 };
-	struct mirror m = { .env = &env };
-	struct mirror_proc p = { .m = &m };
-	struct mcg_group *g, *h, *root;
+	struct source_env env;
+	struct mirror m;
+	struct mirror_proc p;
+	struct mcg_engine *e = ledger_setup(&env, &m, &p);
+	struct mcg_group *root = e->root;
+	struct mcg_group *g = fixture_group(e, root, "g"), *h = fixture_group(e, root, "h");
 
-	prof_init(&cfg.prof, PROF_DEFAULT);
-	e = env.eng = mcg_engine_new(&cfg, NULL, NULL);
-	root = e->root;
-	g = fixture_group(e, root, "g");
-	h = fixture_group(e, root, "h");
-	p.obj = vm_object_new(e, root, true, 1);
-	p.obj->real = true;
-	p.mode.nowait = true;
-	vm_object_set_mode(p.obj, &p.mode);
 	/* seen first in the root: what it has only counts there */
 	ck_assert_int_eq(mirror_ledger_set(&p, MK_ANON, root, 100, 0), 0);
 	ck_assert_int_eq(mirror_ledger_set(&p, MK_KMEM, root, 3, 0), 0);
@@ -201,6 +277,7 @@ UNIT_SUITE(mirror)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ledger");
 	tcase_add_test(tc, test_ledger_follows_the_faulting_group);
+	tcase_add_test(tc, test_ledger_kinds);
 	tcase_add_test(tc, test_file_base);
 	suite_add_tcase(s, tc);
 	return s;
