@@ -53,9 +53,9 @@ window() {   # window SECONDS: the daemon's CPU share over it, in percent
 	t1=$(cpu_ns) w1=$(date +%s%N)
 	awk -v d=$((t1 - t0)) -v w=$((w1 - w0)) 'BEGIN { printf "%.3f", d * 100 / w }'
 }
-windows() {  # windows NAME: 5 windows of $secs, the median and range
+windows() {  # windows NAME SECS: 5 windows of SECS, the median and range
 	local v=() k
-	for k in 1 2 3 4 5; do v+=("$(window "$secs")"); done
+	for k in 1 2 3 4 5; do v+=("$(window "$2")"); done
 	fig "$1" % "${v[@]}"
 	WIN_MAX=$(hi "${v[@]}")
 }
@@ -68,19 +68,25 @@ for i in $(seq "$n"); do
 done
 sleep 5                        # the first samples, then the idle back-off
 echo "mirror.idle_processes $n processes"
-windows mirror.cpu_pct.idle
+windows mirror.cpu_pct.idle "$secs"
 real=$(for p in "${pids[@]}"; do awk '/^RssAnon:/ { print $2 }' "/proc/$p/status"; done |
 	awk -v f=$((64 << 10)) '{ s += $1 } END { print (s + f) * 1024 }')
 got=$(cat "$mnt/idle/memory.usage_in_bytes")
 awk -v g="$got" -v r="$real" 'BEGIN { printf "mirror.usage_error_pct.idle %.2f %%\n", (g - r) * 100 / r }'
+# the idle ones are done with; the active ones allocate through the five
+# 2 s windows, the second before them and one after (10 x 768 MiB: a
+# window after they were done would measure idle processes)
+for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+{ wait "${pids[@]}"; } 2>/dev/null || true
+amib=$((64 * 12))
 apids=()
 for i in $(seq 10); do
-	sh -c "echo \$\$ > $mnt/active/cgroup.procs && exec $hog -a 640 -r 64" > /dev/null 2>&1 < /dev/null &
+	sh -c "echo \$\$ > $mnt/active/cgroup.procs && exec $hog -a $amib -r 64" > /dev/null 2>&1 < /dev/null &
 	apids+=($!)
 	pids+=($!)
 done
 sleep 1
-windows mirror.cpu_pct.active10
+windows mirror.cpu_pct.active10 2
 # ten processes allocating cost the daemon something: a zero is the
 # instrument failing, not a figure
 awk -v m="$WIN_MAX" 'BEGIN { exit !(m > 0) }' ||
