@@ -20,6 +20,7 @@
 #include "fs/cgfiles.h"
 #include "fs/event.h"
 #include "fs/node.h"
+#include "fs/registry.h"
 #include "journal/state.h"
 #include "os/proc.h"
 
@@ -593,7 +594,7 @@ static void cgfs_reply_xattr(fuse_req_t req, int ret, char *buf, size_t size)
  * serves this mount, one "key value" a line, for memcgctl status. */
 static int cgfs_status(struct cgfs *fs, char *buf, size_t size)
 {
-	char text[1024];
+	char text[2048];
 	int n = snprintf(text, sizeof(text),
 			 "supervisor_pid %d\nworker_pid %d\nworker_restarts %u\n"
 			 "state_file %s\nprofile %u.%u\nsocket %s\nheap_trims %lu\n"
@@ -603,6 +604,10 @@ static int cgfs_status(struct cgfs *fs, char *buf, size_t size)
 			 fs->prof->version / 1000, fs->prof->version % 1000,
 			 fs->sim_socket ? fs->sim_socket : "none", trim_count(fs->trim),
 			 trim_pending(fs->trim));
+
+	/* (the sources' lines: what charges real processes, and how) */
+	if (n > 0 && (size_t)n < sizeof(text))
+		n += (int)cgfs_sources_describe(fs, text + n, sizeof(text) - (size_t)n);
 
 	if (size && (size_t)n > size)
 		return -ERANGE;

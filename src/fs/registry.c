@@ -54,6 +54,24 @@ void cgfs_sources_refresh(struct cgfs *fs, struct mcg_group *g)
 			fs->sources[i].ops->refresh(fs->sources[i].self, g);
 }
 
+size_t cgfs_sources_describe(struct cgfs *fs, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (size)
+		buf[0] = '\0';
+	for (int i = 0, n = atomic_load(&fs->nsources); i < n && len + 1 < size; i++)
+		if (fs->sources[i].ops->describe) {
+			int k = fs->sources[i].ops->describe(fs->sources[i].self, buf + len, size - len);
+
+			if (k < 0 || (size_t)k >= size - len)
+				break;            /* (cut: what fitted stays) */
+			len += (size_t)k;
+		}
+	buf[len < size ? len : size - 1] = '\0';
+	return len < size ? len : size - 1;
+}
+
 /* The kernel's report of a memcg OOM kill (mem_cgroup_print_oom_meminfo,
  * dump_oom_victim and __oom_kill_process print these lines), one message a
  * line. Sizes are kB; a limit never set reads as the kernel's maximum. */

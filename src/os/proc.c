@@ -172,10 +172,13 @@ int proc_read_activity(int statfd, struct proc_activity *a)
 	 * num_threads(20) itrealvalue starttime vsize(23) rss(24) rsslim
 	 * startcode(26) endcode startstack(28) */
 	a->start_code = a->start_stack = 0;
-	if (sscanf(p, " %*c %*d %*d %*d %*d %*d %*u %lu %*u %lu %*u %*u %*u %*d %*d %*d %*d %ld %*d %*u %lu %ld"
-		   " %*u %lu %*u %lu",
-		   &a->minflt, &a->majflt, &a->threads, &a->vsize, &a->rss,
-		   &a->start_code, &a->start_stack) < 5)
+	a->processor = -1;
+	/* ... kstkesp(29) kstkeip signal blocked sigignore sigcatch wchan
+	 * nswap cnswap exit_signal(38) processor(39) */
+	if (sscanf(p, " %*c %*d %*d %*d %*d %*d %*u %lu %*u %lu %*u %*u %*u %*d %*d %*d %*d %ld %*d %llu %lu %ld"
+		   " %*u %lu %*u %lu %*u %*u %*u %*u %*u %*u %*u %*u %*u %*d %d",
+		   &a->minflt, &a->majflt, &a->threads, &a->start_time, &a->vsize, &a->rss,
+		   &a->start_code, &a->start_stack, &a->processor) < 6)
 		return -EIO;
 	return 0;
 }

@@ -48,6 +48,8 @@ struct proc_activity {
 	/* where its program's code and stack start: an execve changes them
 	 * (another program, or the same one placed anew); 0 when not shown */
 	unsigned long start_code, start_stack;
+	unsigned long long start_time;   /* field 22: with the pid, one process */
+	int processor;                /* the CPU it last ran on, -1 when not shown */
 };
 /* An fd of /proc/PID/stat to read again and again (a read regenerates it),
  * or -errno; proc_read_activity reads it. */

@@ -159,8 +159,9 @@ static void mirror_maybe_cont(struct mirror_proc *p, const struct mirror_sample 
  * else to reconcile): s gets that read's counts with the anon moved by
  * what RssAnon moved, and no file mappings (they stay as they are).
  * false: read smaps. A read made while the process grew is off by what it
- * grew meanwhile: it is read again once the process is still, and for a
- * sample that must be exact (a reader's). */
+ * grew meanwhile: it is read again once the process is still. A sample
+ * that must be exact (a reader's) reads smaps: the mm's counters are
+ * per-CPU sums, not exact at every moment. */
 static bool mirror_counted(struct mirror *m, struct mirror_proc *p, const struct proc_task *t,
 			   uint64_t now, bool exact, struct mirror_sample *s)
 {
@@ -168,8 +169,9 @@ static bool mirror_counted(struct mirror *m, struct mirror_proc *p, const struct
 
 	if (t)
 		p->prev_anon_kb = t->rss_anon_kb;
-	if (!t || !p->smaps_valid || p->forced || p->sim || p->stopped || t->rss_anon_kb < 0 ||
-	    ((still || exact) && !p->smaps_exact) || now - p->smaps_ns > MIRROR_SMAPS_MAX_NS ||
+	if (!t || !p->smaps_valid || p->forced || p->sim || p->stopped || p->smaps_cow ||
+	    t->rss_anon_kb < 0 ||
+	    exact || (still && !p->smaps_exact) || now - p->smaps_ns > MIRROR_SMAPS_MAX_NS ||
 	    t->rss_file_kb != p->smaps_file_kb || t->rss_shmem_kb != p->smaps_shmem_kb ||
 	    t->vm_lck_kb != p->smaps_lck_kb || mirror_pageout_due(m, p))
 		return false;
@@ -180,6 +182,27 @@ static bool mirror_counted(struct mirror *m, struct mirror_proc *p, const struct
 	s->shmem = p->smaps_shmem;
 	s->n = 0;
 	return true;
+}
+
+/* Anon pages p shares copy-on-write with an older process are that one's
+ * to count (the kernel charged them once, at the first fault, and a fork
+ * charges nothing): they leave s's anon. */
+static void mirror_cow(struct mirror *m, struct mirror_proc *p, struct mirror_sample *s)
+{
+	uint64_t *pfn;
+	long n, others;
+
+	p->smaps_cow = s->ncow > 0;
+	if (!m->frames || p->sim || (!s->ncow && !p->claimer.n))
+		return;                  /* (no frame numbers: counted in each) */
+	if (!p->claimer.alive) {
+		p->claimer = (struct mirror_claimer){ .tgid = p->tgid, .alive = true,
+						      .start = p->act_new.start_time };
+	}
+	if ((n = mirror_shared_frames(p->tgid, s->cow, s->ncow, &pfn)) < 0)
+		return;                  /* (gone meanwhile: the next sample) */
+	others = mirror_shared_claim(&m->shared, &p->claimer, pfn, (size_t)n);
+	s->anon = s->anon > others ? s->anon - others : 0;
 }
 
 /* s was read from smaps, after t: the base of mirror_counted, exact if
@@ -293,7 +316,9 @@ static void mirror_schedule(struct mirror_proc *p, struct mcg_group *g, uint64_t
 	p->last_ns = now;
 	p->next_ns = now + period;
 	p->act = p->act_new;             /* a full sample done: the idle baseline */
-	p->act_valid = !err;
+	/* (not one from the counters on a smaps read the process grew
+	 * through: nothing moving afterwards must not keep it) */
+	p->act_valid = !err && (!p->last_counted || p->smaps_exact);
 }
 
 static void mirror_sample_one(struct mirror *m, struct mirror_proc *p, bool exact)
@@ -311,6 +336,10 @@ static void mirror_sample_one(struct mirror *m, struct mirror_proc *p, bool exac
 		return;
 	/* /proc is read before the pidfd says the process is still ours */
 	idle = mirror_idle(m, p, now);
+	/* its charges go through the stock of the CPU it ran on last, as
+	 * its faults' did on the kernel */
+	if (p->act_new.processor >= 0)
+		cpu = (unsigned)p->act_new.processor % e->m.cpus;
 	t = !idle && proc_read_task(p->tgid, &task) == 0 ? &task : NULL;
 	if (atomic_load(&p->obj->dead) || mirror_exited(p)) {
 		mirror_release(p);       /* killed or exited */
@@ -341,8 +370,11 @@ static void mirror_sample_one(struct mirror *m, struct mirror_proc *p, bool exac
 		p->smaps_valid = false;
 		goto out;                /* (exiting meanwhile: next time) */
 	}
-	if (!counted)
+	p->last_counted = counted;
+	if (!counted) {
+		mirror_cow(m, p, &s);
 		mirror_smaps_read(p, t, now, &s);
+	}
 	if (p->sim)
 		mirror_sim_budget(p, &s);
 	atomic_store(&p->obj->unkillable, !m->enforce || proc_oom_exempt_task(p->tgid, t));
@@ -360,6 +392,7 @@ static void mirror_sample_one(struct mirror *m, struct mirror_proc *p, bool exac
 		mirror_schedule(p, g, now, err);
 out:
 	free(s.files);
+	free(s.cow);
 	if (g)
 		mcg_put(g);
 }
@@ -402,6 +435,8 @@ static void mirror_release(struct mirror_proc *p)
 	}
 	for (unsigned i = 0; i < p->nmap; i++)
 		mirror_map_gone(p->m, &p->map[i]);   /* (page cache nobody maps) */
+	if (p->claimer.alive)
+		mirror_shared_forget(&p->m->shared, &p->claimer);   /* younger sharers count them */
 	free(p->era);
 	free(p->map);
 	p->era = NULL;
@@ -591,14 +626,17 @@ struct mirror *mirror_start(struct source_env *env, bool enforce)
 	m->enforce = enforce;
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_mutex_init(&m->files_lock, NULL);
+	pthread_mutex_init(&m->shared.lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&m->wake, &ca);
 	pthread_condattr_destroy(&ca);
 	mirror_load_tmpfs(m);
+	m->frames = mirror_shared_visible();
 	m->exits = pidwatch_new(&mirror_exit_hooks, m);
 	if (pthread_create(&m->thread, NULL, mirror_main, m)) {
 		pidwatch_free(m->exits);
+		pthread_mutex_destroy(&m->shared.lock);
 		pthread_cond_destroy(&m->wake);
 		pthread_mutex_destroy(&m->lock);
 		pthread_mutex_destroy(&m->files_lock);
@@ -636,6 +674,8 @@ void mirror_stop(struct mirror *m)
 			vm_object_free(f->obj);
 			free(f);
 		}
+	mirror_shared_free(&m->shared);
+	pthread_mutex_destroy(&m->shared.lock);
 	pthread_cond_destroy(&m->wake);
 	pthread_mutex_destroy(&m->lock);
 	pthread_mutex_destroy(&m->files_lock);
@@ -765,6 +805,7 @@ int mirror_declare(struct mirror *m, pid_t tgid, int pidfd)
 	atomic_fetch_sub(&p->held, 1);
 	pthread_mutex_unlock(&p->lock);
 	free(s.files);
+	free(s.cow);
 	mirror_unpin(p);
 	return err;
 }
@@ -792,10 +833,10 @@ void mirror_refresh(struct mirror *m, struct mcg_group *g)
 		if (mine || exited) {
 			pthread_mutex_lock(&p->lock);
 			/* (attached since its last sample: that one saw it
-			 * where it was, mirror_settle; a sample off by what
-			 * grew while smaps was read is not the reader's) */
+			 * where it was, mirror_settle; one from the mm's
+			 * counters is not exact enough for a reader) */
 			if (!p->gone && (exited || atomic_load(&p->force) || mirror_pageout_due(m, p) ||
-					 (p->smaps_valid && !p->smaps_exact) ||
+					 p->last_counted ||
 					 mirror_now(m) - p->last_ns > MIRROR_READ_AGE_NS))
 				mirror_sample(m, p, true);   /* (what the reader sees) */
 			pthread_mutex_unlock(&p->lock);
@@ -920,6 +961,21 @@ static bool mirror_src_kill(void *self, pid_t pid)
 	return mirror_kill(self, pid);
 }
 
+/* The charge source of real processes, for memcgctl status: the /proc
+ * sampler, and what it can see here. */
+static int mirror_src_describe(void *self, char *buf, size_t size)
+{
+	struct mirror *m = self;
+
+	return snprintf(buf, size,
+			"real_processes proc-sampler\n"
+			"real_processes_sees smaps,status,pidfd-exits%s%s\n"
+			"real_processes_misses read-write-page-cache%s\n"
+			"real_processes_mirrored %d\n",
+			m->frames ? ",pagemap-frames" : "", m->enforce ? ",enforcing" : "",
+			m->frames ? "" : ",shared-cow-pages", atomic_load(&m->nprocs));
+}
+
 const struct source_ops mirror_source_ops = {
 	.name = "mirror",
 	.settle = mirror_src_settle,
@@ -927,4 +983,5 @@ const struct source_ops mirror_source_ops = {
 	.attached = mirror_src_attached,
 	.refresh = mirror_src_refresh,
 	.kill = mirror_src_kill,
+	.describe = mirror_src_describe,
 };

@@ -86,6 +86,7 @@ struct mirror_vma {
 	bool shmem;                   /* tmpfs, memfd, SysV or shared anon */
 	long rss, anon, dirty;        /* pages */
 	long locked;                  /* pages: mlocked (Locked:) */
+	long shared;                  /* pages others map too (Shared_*) */
 };
 
 /* Parse smaps text (for tests): calls fn for every mapping, with

@@ -50,6 +50,31 @@ struct mirror_file {
 				       * mapped_file while there are any */
 };
 
+/* Anon pages shared copy-on-write (mirror_shared.c): a process's claim
+ * on the frames it counts, and the table of claimed frames. */
+struct mirror_claimer {
+	pid_t tgid;
+	unsigned long long start;     /* its start time: the oldest counts */
+	bool alive;                   /* (under the table's lock) */
+	uint64_t *pfn;                /* the frames it counted last, sorted */
+	size_t n;
+};
+
+struct mirror_claim {
+	uint64_t pfn;
+	const struct mirror_claimer *owner;   /* NULL: a free slot */
+};
+
+struct mirror_shared {
+	pthread_mutex_t lock;         /* a leaf */
+	struct mirror_claim *slot;
+	size_t cap, n;
+};
+
+struct mirror_range {
+	unsigned long start, end;
+};
+
 /* What an era holds: stand-in pages of a kind, or kernel memory (page
  * tables and stacks: a count charged with charge_kmem, no page of ours). */
 enum mirror_kind {
@@ -124,6 +149,7 @@ struct mirror_proc {
 	bool smaps_exact;             /* the counters read as much after it: the
 				       * process was still while smaps was read */
 	long prev_anon_kb;            /* RssAnon at the sample before this one */
+	bool last_counted;            /* the last sample took anon from RssAnon */
 	uint64_t smaps_ns;
 	long smaps_anon, smaps_locked, smaps_shmem;
 	long smaps_anon_kb, smaps_file_kb, smaps_shmem_kb, smaps_lck_kb;
@@ -134,6 +160,8 @@ struct mirror_proc {
 	atomic_int held;              /* mirror_declare or mirror_settle have it,
 				       * from the list's lock on (not to be
 				       * released meanwhile) */
+	struct mirror_claimer claimer; /* its copy-on-write frames */
+	bool smaps_cow;               /* the last smaps read saw shared anon */
 	long base_anon, base_shmem;   /* its memory when it connected */
 	long base_locked;
 	long base_kmem;               /* its page tables and stacks then */
@@ -160,6 +188,8 @@ struct mirror {
 	 * (os/pidwatch.c), which releases what an exited process had at once;
 	 * NULL without one (the next sample sees the exit) */
 	struct pidwatch *exits;
+	struct mirror_shared shared;  /* frames shared copy-on-write */
+	bool frames;                  /* pagemap shows frame numbers (privilege) */
 	unsigned long tmpfs[64];      /* devices of tmpfs-like mounts */
 	unsigned ntmpfs;
 	uint64_t tmpfs_loaded;
@@ -169,6 +199,8 @@ struct mirror {
 struct mirror_sample {
 	long anon, shmem;
 	long locked;                  /* mlocked anon (not in anon) */
+	struct mirror_range *cow;     /* anon mappings with pages shared */
+	size_t ncow, capcow;
 	struct mirror_vma *files;
 	size_t n, cap;
 };
@@ -206,6 +238,24 @@ struct mirror_map *mirror_map_for(struct mirror *m, struct mirror_proc *p,
  * file's stand-ins evictable again, and no longer mapped_file once no
  * process maps the file. */
 void mirror_map_gone(struct mirror *m, struct mirror_map *mm);
+
+/* mirror_shared.c */
+/* c's anon pages shared with other processes are the n frames of pfn
+ * (malloc'd; c's from now on): it claims those no older live process
+ * has, and gives up its claims on frames it shares no more. Returns how
+ * many an older process counts (not c's to count). */
+long mirror_shared_claim(struct mirror_shared *t, struct mirror_claimer *c, uint64_t *pfn,
+			 size_t n);
+/* c's claims go (its process is released). */
+void mirror_shared_forget(struct mirror_shared *t, struct mirror_claimer *c);
+void mirror_shared_free(struct mirror_shared *t);
+/* Does /proc/PID/pagemap show this daemon frame numbers (CAP_SYS_ADMIN)?
+ * Without them shared pages are counted in every process mapping them. */
+bool mirror_shared_visible(void);
+/* The frames of the present anon pages in ranges r of process tgid that
+ * another process maps too (pagemap: not exclusive), into *out (malloc'd);
+ * their count, or -errno. Without the privilege to see frame numbers, 0. */
+long mirror_shared_frames(pid_t tgid, const struct mirror_range *r, size_t nr, uint64_t **out);
 
 /* mirror_ledger.c */
 long mirror_ledger(const struct mirror_proc *p, enum mirror_kind kind);

@@ -58,8 +58,11 @@ long mirror_parse_smaps(const char *text, bool (*is_tmpfs)(unsigned long dev, vo
 			cur.anon = mirror_kb_pages(line + 10);
 		} else if (have && !strncmp(line, "Locked:", 7)) {
 			cur.locked = mirror_kb_pages(line + 7);
+		} else if (have && !strncmp(line, "Shared_Clean:", 13)) {
+			cur.shared += mirror_kb_pages(line + 13);
 		} else if (have && !strncmp(line, "Shared_Dirty:", 13)) {
 			cur.dirty += mirror_kb_pages(line + 13);
+			cur.shared += mirror_kb_pages(line + 13);
 		} else if (have && !strncmp(line, "Private_Dirty:", 14)) {
 			cur.dirty += mirror_kb_pages(line + 14);
 		}
@@ -124,6 +127,21 @@ static void mirror_sample_vma(const struct mirror_vma *v, void *arg)
 	/* mlocked anon is unevictable: a ledger of its own */
 	s->anon += v->anon - locked;
 	s->locked += locked;
+	/* anon pages another process maps too (a fork's, before either
+	 * wrote): the frames are looked at (mirror_shared.c) */
+	if (!v->shmem && v->anon > 0 && v->shared > 0) {
+		if (s->ncow == s->capcow) {
+			size_t cap = s->capcow ? 2 * s->capcow : 8;
+			struct mirror_range *nr = realloc(s->cow, cap * sizeof(*nr));
+
+			if (nr) {
+				s->cow = nr;
+				s->capcow = cap;
+			}
+		}
+		if (s->ncow < s->capcow)
+			s->cow[s->ncow++] = (struct mirror_range){ v->start, v->end };
+	}
 	if ((!v->ino && !v->shmem) || rest <= 0)
 		return;                   /* [vdso] and the like are not charged */
 	if (v->shmem) {
@@ -153,7 +171,7 @@ int mirror_read(struct mirror *m, pid_t tgid, struct mirror_sample *s)
 	int fd;
 
 	s->anon = s->shmem = s->locked = 0;
-	s->n = 0;
+	s->n = s->ncow = 0;
 	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)tgid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -ESRCH;

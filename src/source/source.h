@@ -7,6 +7,7 @@
 #define MEMCGFS_SOURCE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 struct mcg_engine;
@@ -34,6 +35,9 @@ struct source_ops {
 	/* The OOM killer chose the task with that id: if it is this source's,
 	 * signal it through the pidfd the source holds and return true. */
 	bool (*kill)(void *self, pid_t pid);
+	/* What the source sees and how, one "key value" line or more for
+	 * memcgctl status, into buf (snprintf's contract). NULL: nothing. */
+	int (*describe)(void *self, char *buf, size_t size);
 };
 
 /* What the sources of one mount share, owned by the daemon: the engine,

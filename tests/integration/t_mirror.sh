@@ -56,6 +56,11 @@ stop_hog() { kill_child KILL "$1"; wait "$1" 2>/dev/null; }
 
 mount_fs || exit 1
 MiB=1048576
+st=$("$MEMCGFS_BUILD/memcgctl" status -m "$MNT")
+expect "status names the charge source" "$(echo "$st" | awk '$1 == "real_processes" { print $2 }')" \
+	proc-sampler
+expect "status: as root it sees frame numbers and exits" \
+	"$(echo "$st" | awk '$1 == "real_processes_sees" { print ($2 ~ /pagemap-frames/ && $2 ~ /pidfd-exits/) }')" 1
 
 # --- accounted by its RSS, in its group and its parent, threads once ---
 mkdir "$MNT/a" "$MNT/a/b"
@@ -139,6 +144,23 @@ wait "$HOG_PID" 2>/dev/null
 expect "k9 rss after the exit" "$(stat_key k9 rss)" 0
 expect "k9 mapped_file after the exit" "$(stat_key k9 mapped_file)" 0
 between "k9 cache: the file stays" "$(stat_key k9 cache)" $((16 * MiB)) $((18 * MiB))
+
+# --- copy-on-write after a fork (the issue's case 7): 32 MiB, the child
+# writes 16 of them; what the two still share is counted once (the kernel
+# charged it at the parent's faults), what the child wrote is its own ---
+mkdir "$MNT/kc"
+hog kc kc -- -a 32 -c 16
+ready kc || bad "memhog -c did not start"
+kchild=$(awk '$1 == "cow" { print $3 }' "$DATA/kc.out")
+HOGS+=("$kchild")
+both=$(( ($(kb "$HOG_PID" RssAnon) + $(kb "$kchild" RssAnon)) * 1024 ))
+# (the pages they shared before the fork and neither wrote since are
+# counted once too: the libraries' data, the stacks, under 1 MiB)
+between "kc rss: both processes' anon, the 16 MiB still shared once" "$(stat_key kc rss)" \
+	$((both - 17 * MiB)) $((both - 16 * MiB + 262144))
+stop_hog "$HOG_PID"
+wait_until 5 sh -c "[ ! -e /proc/$kchild ]" || bad "kc: the child outlived its parent"
+expect "kc rss after both exits" "$(stat_key kc rss)" 0
 
 # --- LTP's memcg_limit_in_bytes and memcg_failcnt: a SysV shm user over
 # its group's limit, with no swap, is OOM-killed (shmem cannot be

@@ -9,6 +9,9 @@
  *     -s  a SysV shared memory segment of MIB, attached, marked for
  *         removal at its last detach, and every page written
  *     -l  anon MiB mlocked (and so faulted in)
+ *     -c  with -a: fork a child that writes the first MIB of the anon
+ *         memory (copy-on-write: the rest stays shared), then print
+ *         "cow MIB PID" (the child's, which dies with its parent)
  *     -r  pace the allocation (default: as fast as it can)
  *     -t  threads in all (the extra ones just wait)
  *     -f  map FILE shared and read every page of it
@@ -25,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -61,7 +65,8 @@ static double memhog_now(void)
 
 int main(int argc, char **argv)
 {
-	long anon_mib = 0, threads = 1, more_mib = 0, shm_mib = 0, lock_mib = 0;
+	long anon_mib = 0, threads = 1, more_mib = 0, shm_mib = 0, lock_mib = 0, cow_mib = 0;
+	char *anon = NULL;
 	char *more[64];
 	int nmore = 0, sig;
 	sigset_t usr;
@@ -73,7 +78,7 @@ int main(int argc, char **argv)
 	size_t flen = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "a:r:t:f:Fm:s:l:")) != -1) {
+	while ((c = getopt(argc, argv, "a:r:t:f:Fm:s:l:c:")) != -1) {
 		switch (c) {
 		case 'a': anon_mib = atol(optarg); break;
 		case 'r': rate = atof(optarg); break;
@@ -83,8 +88,9 @@ int main(int argc, char **argv)
 		case 'm': more_mib = atol(optarg); break;
 		case 's': shm_mib = atol(optarg); break;
 		case 'l': lock_mib = atol(optarg); break;
+		case 'c': cow_mib = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: memhog [-a MIB] [-r MIB_PER_S] [-t N] [-f FILE] [-F] [-m MIB] [-s MIB] [-l MIB]\n");
+			fprintf(stderr, "usage: memhog [-a MIB] [-r MIB_PER_S] [-t N] [-f FILE] [-F] [-m MIB] [-s MIB] [-l MIB] [-c MIB]\n");
 			return 2;
 		}
 	}
@@ -132,6 +138,7 @@ int main(int argc, char **argv)
 			perror("mmap");
 			return 1;
 		}
+		anon = a;
 		for (long m = 0; m < anon_mib; m++) {
 			for (size_t off = 0; off < (1u << 20); off += 4096)
 				a[((size_t)m << 20) + off] = (char)(m + 1);
@@ -143,6 +150,28 @@ int main(int argc, char **argv)
 					usleep((useconds_t)((due - now) * 1e6));
 			}
 		}
+	}
+	if (cow_mib > 0 && anon) {
+		int pfd[2];
+		char x = 0;
+		pid_t child;
+
+		if (pipe(pfd) || (child = fork()) < 0) {
+			perror("fork");
+			return 1;
+		}
+		if (child == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (size_t off = 0; off < ((size_t)cow_mib << 20); off += 4096)
+				anon[off] = 2;
+			if (write(pfd[1], &x, 1) != 1)
+				return 1;
+			for (;;)
+				pause();
+		}
+		if (read(pfd[0], &x, 1) != 1)
+			return 1;
+		printf("cow %ld %d\n", cow_mib, (int)child);
 	}
 	if (shm_mib > 0) {
 		int id = shmget(IPC_PRIVATE, (size_t)shm_mib << 20, IPC_CREAT | 0600);

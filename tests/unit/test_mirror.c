@@ -267,6 +267,64 @@ START_TEST(test_file_base)
 }
 END_TEST
 
+static uint64_t *frames(const uint64_t *v, size_t n)
+{
+	uint64_t *p = malloc((n ? n : 1) * sizeof(*p));
+
+	ck_assert_ptr_nonnull(p);
+	memcpy(p, v, n * sizeof(*p));
+	return p;
+}
+
+/* Frames shared copy-on-write are counted by the oldest live process
+ * mapping them: a younger one that claimed them first gives them up, a
+ * frame nobody shares any more leaves the table, an exit hands them on. */
+START_TEST(test_shared_oldest_counts)
+{
+	struct mirror_shared t = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct mirror_claimer parent = { .tgid = 100, .start = 10, .alive = true };
+	struct mirror_claimer child = { .tgid = 200, .start = 20, .alive = true };
+	const uint64_t all[] = { 7, 3, 5, 3 }, one[] = { 5 };
+	uint64_t *many;
+
+	/* the child is looked at first: they are its, until the parent is */
+	ck_assert_int_eq(mirror_shared_claim(&t, &child, frames(all, 4), 4), 0);
+	ck_assert_uint_eq(t.n, 3);
+	ck_assert_int_eq(mirror_shared_claim(&t, &parent, frames(all, 4), 4), 0);
+	ck_assert_int_eq(mirror_shared_claim(&t, &child, frames(all, 4), 4), 3);
+	/* the child wrote two of them: those are the parent's alone now */
+	ck_assert_int_eq(mirror_shared_claim(&t, &parent, frames(one, 1), 1), 0);
+	ck_assert_uint_eq(t.n, 1);
+	ck_assert_int_eq(mirror_shared_claim(&t, &child, frames(one, 1), 1), 1);
+	/* the parent exits: the child counts what it still maps */
+	mirror_shared_forget(&t, &parent);
+	ck_assert_uint_eq(t.n, 0);
+	ck_assert_int_eq(mirror_shared_claim(&t, &child, frames(one, 1), 1), 0);
+	ck_assert_uint_eq(t.n, 1);
+	/* many frames: the table grows, and every claim goes with its owner */
+	many = malloc(5000 * sizeof(*many));
+	ck_assert_ptr_nonnull(many);
+	for (size_t i = 0; i < 5000; i++)
+		many[i] = 0x100000 + i * 4099;
+	ck_assert_int_eq(mirror_shared_claim(&t, &child, many, 5000), 0);
+	ck_assert_uint_eq(t.n, 5000);
+	parent = (struct mirror_claimer){ .tgid = 100, .start = 10, .alive = true };
+	many = malloc(2500 * sizeof(*many));
+	ck_assert_ptr_nonnull(many);
+	for (size_t i = 0; i < 2500; i++)
+		many[i] = 0x100000 + (2 * i) * 4099;
+	ck_assert_int_eq(mirror_shared_claim(&t, &parent, many, 2500), 0);
+	ck_assert_int_eq(mirror_shared_claim(&t, &child, frames(child.pfn, child.n), child.n), 2500);
+	mirror_shared_forget(&t, &child);
+	ck_assert_uint_eq(t.n, 2500);
+	mirror_shared_forget(&t, &parent);
+	ck_assert_uint_eq(t.n, 0);
+	for (size_t i = 0; i < t.cap; i++)
+		ck_assert_ptr_null(t.slot[i].owner);
+	mirror_shared_free(&t);
+}
+END_TEST
+
 UNIT_SUITE(mirror)
 {
 	Suite *s = suite_create("mirror");
@@ -279,6 +337,7 @@ UNIT_SUITE(mirror)
 	tcase_add_test(tc, test_ledger_follows_the_faulting_group);
 	tcase_add_test(tc, test_ledger_kinds);
 	tcase_add_test(tc, test_file_base);
+	tcase_add_test(tc, test_shared_oldest_counts);
 	suite_add_tcase(s, tc);
 	return s;
 }
