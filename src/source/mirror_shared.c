@@ -115,13 +115,14 @@ long mirror_shared_claim(struct mirror_shared *t, struct mirror_claimer *c, uint
 	size_t kept = 0;
 	long others = 0;
 
-	qsort(pfn, n, sizeof(*pfn), shared_cmp);
+	if (n)                               /* (pfn may be NULL then) */
+		qsort(pfn, n, sizeof(*pfn), shared_cmp);
 	pthread_mutex_lock(&t->lock);
 	/* frames it no longer shares are not its any more */
 	for (size_t i = 0; i < c->n; i++) {
 		struct mirror_claim *e;
 
-		if (!bsearch(&c->pfn[i], pfn, n, sizeof(*pfn), shared_cmp) &&
+		if ((!n || !bsearch(&c->pfn[i], pfn, n, sizeof(*pfn), shared_cmp)) &&
 		    (e = shared_find(t, c->pfn[i])) && e->owner == c)
 			shared_del(t, e);
 	}

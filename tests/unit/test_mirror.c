@@ -287,6 +287,9 @@ START_TEST(test_shared_oldest_counts)
 	const uint64_t all[] = { 7, 3, 5, 3 }, one[] = { 5 };
 	uint64_t *many;
 
+	/* nothing shared: nothing to claim (no array at all) */
+	ck_assert_int_eq(mirror_shared_claim(&t, &child, NULL, 0), 0);
+	ck_assert_uint_eq(t.n, 0);
 	/* the child is looked at first: they are its, until the parent is */
 	ck_assert_int_eq(mirror_shared_claim(&t, &child, frames(all, 4), 4), 0);
 	ck_assert_uint_eq(t.n, 3);
