@@ -437,6 +437,10 @@ final_state() {
 		# has taken the page cache that kept removed children alive,
 		# nothing is left of them (their structures' kernel memory)
 		timeout "$OP_LIMIT" "$WR" "$MNT/$g/memory.force_empty" 1 > /dev/null
+		# (as on the kernel, a removed child's structures go after the
+		# last of its charges, which an exit gives back asynchronously)
+		kmem0() { [ "$(rd "$MNT/$1/memory.kmem.usage_in_bytes")" = 0 ]; }
+		wait_until 10 kmem0 "$g"
 		expect "$tag: /$g: kmem once its children are gone and force_empty ran" \
 			"$(rd "$MNT/$g/memory.kmem.usage_in_bytes")" 0
 		expect "$tag: rmdir /$g" "$(timeout "$OP_LIMIT" perl -e "$DIROP" rmdir "$MNT/$g")" OK
