@@ -57,6 +57,8 @@ static bool mirror_near_limit(struct mcg_group *g, long *headroom)
 static void mirror_release(struct mirror_proc *p);
 static struct mirror_proc *mirror_find(struct mirror *m, pid_t tgid);
 static void mirror_unwatch(struct mirror_proc *p);
+static void mirror_poke(struct mirror *m, uint64_t at);
+static void mirror_unpin(struct mirror_proc *p);
 
 /* Nothing moved in p since its last full sample (its /proc/PID/stat reads
  * the same, it was not attached anywhere, nothing of it waits to be paged
@@ -187,8 +189,11 @@ static bool mirror_counted(struct mirror *m, struct mirror_proc *p, const struct
 /* Anon pages p shares copy-on-write with an older process are that one's
  * to count (the kernel charged them once, at the first fault, and a fork
  * charges nothing): they leave s's anon. */
-static void mirror_cow(struct mirror *m, struct mirror_proc *p, struct mirror_sample *s)
+static void mirror_cow(struct mirror *m, struct mirror_proc *p, const struct proc_task *t,
+		       struct mirror_sample *s)
 {
+	struct mirror_proc *parent;
+	bool defer = false;
 	uint64_t *pfn;
 	long n, others;
 
@@ -199,9 +204,23 @@ static void mirror_cow(struct mirror *m, struct mirror_proc *p, struct mirror_sa
 		p->claimer = (struct mirror_claimer){ .tgid = p->tgid, .alive = true,
 						      .start = p->act_new.start_time };
 	}
+	/* a parent mirrored before it came that has not read its smaps
+	 * since (its fork moved none of its counters) shares them with it:
+	 * they are the parent's to claim, at its next sample, which comes
+	 * at once */
+	if (s->ncow && t && t->ppid > 0 && (parent = mirror_find(m, t->ppid))) {
+		if (parent != p && !atomic_load(&parent->gone) && parent->born_ns < p->born_ns &&
+		    atomic_load(&parent->smaps_ns) < p->born_ns) {
+			defer = true;
+			atomic_store(&parent->force, true);
+			parent->next_ns = 0;     /* (racy hint, as mirror_track's) */
+			mirror_poke(m, 0);
+		}
+		mirror_unpin(parent);
+	}
 	if ((n = mirror_shared_frames(p->tgid, s->cow, s->ncow, &pfn)) < 0)
 		return;                  /* (gone meanwhile: the next sample) */
-	others = mirror_shared_claim(&m->shared, &p->claimer, pfn, (size_t)n);
+	others = mirror_shared_claim(&m->shared, &p->claimer, pfn, (size_t)n, defer);
 	s->anon = s->anon > others ? s->anon - others : 0;
 }
 
@@ -372,7 +391,7 @@ static void mirror_sample_one(struct mirror *m, struct mirror_proc *p, bool exac
 	}
 	p->last_counted = counted;
 	if (!counted) {
-		mirror_cow(m, p, &s);
+		mirror_cow(m, p, t, &s);
 		mirror_smaps_read(p, t, now, &s);
 	}
 	if (p->sim)
@@ -522,6 +541,24 @@ static size_t mirror_due(struct mirror *m, uint64_t due, struct mirror_proc ***v
 	return k;
 }
 
+static int mirror_older_first(const void *a, const void *b)
+{
+	uint64_t x = (*(struct mirror_proc *const *)a)->born_ns;
+	uint64_t y = (*(struct mirror_proc *const *)b)->born_ns;
+
+	return (x > y) - (x < y);
+}
+
+/* The processes of a round, the longest mirrored first: a parent's sample
+ * claims the pages it shares with a child forked after it came before
+ * the child's sample sees them (mirror_shared.c: the oldest counts), so
+ * that one round never counts them in both. */
+static void mirror_order(struct mirror_proc **v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof(*v), mirror_older_first);
+}
+
 static void *mirror_main(void *arg)
 {
 	struct mirror *m = arg;
@@ -538,6 +575,7 @@ static void *mirror_main(void *arg)
 		pthread_mutex_unlock(&m->lock);
 		/* (due within the coming round's lateness: now) */
 		n = mirror_due(m, now + MIRROR_NEAR_PERIOD_NS / 2, &v, &cap, &next);
+		mirror_order(v, n);
 		for (size_t i = 0; i < n; i++) {
 			struct mirror_proc *p = v[i];
 
@@ -819,6 +857,7 @@ void mirror_refresh(struct mirror *m, struct mcg_group *g)
 	if (!m || atomic_load(&m->nprocs) == 0)
 		return;
 	n = mirror_due(m, UINT64_MAX, &v, &cap, &unused);
+	mirror_order(v, n);
 	for (size_t i = 0; i < n; i++) {
 		struct mirror_proc *p = v[i];
 		struct mcg_group *pg = task_group(m->env->eng, p->tgid);

@@ -150,7 +150,7 @@ struct mirror_proc {
 				       * process was still while smaps was read */
 	long prev_anon_kb;            /* RssAnon at the sample before this one */
 	bool last_counted;            /* the last sample took anon from RssAnon */
-	uint64_t smaps_ns;
+	_Atomic uint64_t smaps_ns;    /* (read by a child's sample: mirror_cow) */
 	long smaps_anon, smaps_locked, smaps_shmem;
 	long smaps_anon_kb, smaps_file_kb, smaps_shmem_kb, smaps_lck_kb;
 	struct charge_mode mode;      /* its charges never wait (one thread
@@ -242,10 +242,11 @@ void mirror_map_gone(struct mirror *m, struct mirror_map *mm);
 /* mirror_shared.c */
 /* c's anon pages shared with other processes are the n frames of pfn
  * (malloc'd; c's from now on): it claims those no older live process
- * has, and gives up its claims on frames it shares no more. Returns how
- * many an older process counts (not c's to count). */
+ * has, and gives up its claims on frames it shares no more. With defer,
+ * frames nobody has claimed are left to an older sharer that has not
+ * looked yet (its parent). Returns how many c does not count. */
 long mirror_shared_claim(struct mirror_shared *t, struct mirror_claimer *c, uint64_t *pfn,
-			 size_t n);
+			 size_t n, bool defer);
 /* c's claims go (its process is released). */
 void mirror_shared_forget(struct mirror_shared *t, struct mirror_claimer *c);
 void mirror_shared_free(struct mirror_shared *t);

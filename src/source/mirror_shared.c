@@ -110,7 +110,7 @@ static int shared_cmp(const void *a, const void *b)
 }
 
 long mirror_shared_claim(struct mirror_shared *t, struct mirror_claimer *c, uint64_t *pfn,
-			 size_t n)
+			 size_t n, bool defer)
 {
 	size_t kept = 0;
 	long others = 0;
@@ -132,7 +132,8 @@ long mirror_shared_claim(struct mirror_shared *t, struct mirror_claimer *c, uint
 
 		if (i && pfn[i] == pfn[i - 1])
 			continue;
-		if (e && e->owner != c && e->owner->alive && shared_older(e->owner, c)) {
+		if ((e && e->owner != c && e->owner->alive && shared_older(e->owner, c)) ||
+		    (!e && defer)) {
 			others++;                 /* an older process counts it */
 			continue;
 		}

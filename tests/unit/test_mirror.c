@@ -288,36 +288,36 @@ START_TEST(test_shared_oldest_counts)
 	uint64_t *many;
 
 	/* nothing shared: nothing to claim (no array at all) */
-	ck_assert_int_eq(mirror_shared_claim(&t, &child, NULL, 0), 0);
+	ck_assert_int_eq(mirror_shared_claim(&t, &child, NULL, 0, false), 0);
 	ck_assert_uint_eq(t.n, 0);
 	/* the child is looked at first: they are its, until the parent is */
-	ck_assert_int_eq(mirror_shared_claim(&t, &child, frames(all, 4), 4), 0);
+	ck_assert_int_eq(mirror_shared_claim(&t, &child, frames(all, 4), 4, false), 0);
 	ck_assert_uint_eq(t.n, 3);
-	ck_assert_int_eq(mirror_shared_claim(&t, &parent, frames(all, 4), 4), 0);
-	ck_assert_int_eq(mirror_shared_claim(&t, &child, frames(all, 4), 4), 3);
+	ck_assert_int_eq(mirror_shared_claim(&t, &parent, frames(all, 4), 4, false), 0);
+	ck_assert_int_eq(mirror_shared_claim(&t, &child, frames(all, 4), 4, false), 3);
 	/* the child wrote two of them: those are the parent's alone now */
-	ck_assert_int_eq(mirror_shared_claim(&t, &parent, frames(one, 1), 1), 0);
+	ck_assert_int_eq(mirror_shared_claim(&t, &parent, frames(one, 1), 1, false), 0);
 	ck_assert_uint_eq(t.n, 1);
-	ck_assert_int_eq(mirror_shared_claim(&t, &child, frames(one, 1), 1), 1);
+	ck_assert_int_eq(mirror_shared_claim(&t, &child, frames(one, 1), 1, false), 1);
 	/* the parent exits: the child counts what it still maps */
 	mirror_shared_forget(&t, &parent);
 	ck_assert_uint_eq(t.n, 0);
-	ck_assert_int_eq(mirror_shared_claim(&t, &child, frames(one, 1), 1), 0);
+	ck_assert_int_eq(mirror_shared_claim(&t, &child, frames(one, 1), 1, false), 0);
 	ck_assert_uint_eq(t.n, 1);
 	/* many frames: the table grows, and every claim goes with its owner */
 	many = malloc(5000 * sizeof(*many));
 	ck_assert_ptr_nonnull(many);
 	for (size_t i = 0; i < 5000; i++)
 		many[i] = 0x100000 + i * 4099;
-	ck_assert_int_eq(mirror_shared_claim(&t, &child, many, 5000), 0);
+	ck_assert_int_eq(mirror_shared_claim(&t, &child, many, 5000, false), 0);
 	ck_assert_uint_eq(t.n, 5000);
 	parent = (struct mirror_claimer){ .tgid = 100, .start = 10, .alive = true };
 	many = malloc(2500 * sizeof(*many));
 	ck_assert_ptr_nonnull(many);
 	for (size_t i = 0; i < 2500; i++)
 		many[i] = 0x100000 + (2 * i) * 4099;
-	ck_assert_int_eq(mirror_shared_claim(&t, &parent, many, 2500), 0);
-	ck_assert_int_eq(mirror_shared_claim(&t, &child, frames(child.pfn, child.n), child.n), 2500);
+	ck_assert_int_eq(mirror_shared_claim(&t, &parent, many, 2500, false), 0);
+	ck_assert_int_eq(mirror_shared_claim(&t, &child, frames(child.pfn, child.n), child.n, false), 2500);
 	mirror_shared_forget(&t, &child);
 	ck_assert_uint_eq(t.n, 2500);
 	mirror_shared_forget(&t, &parent);
