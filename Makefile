@@ -23,6 +23,16 @@ FUSE_CFLAGS  = $(shell pkg-config --cflags fuse3 2>/dev/null)
 FUSE_LIBS    = $(shell pkg-config --libs fuse3 2>/dev/null)
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
+# The page-cache tracer (eBPF, src/os/bpf/): built where this machine has
+# what it takes (bpftool, libbpf, clang's BPF target, the running kernel's
+# BTF for vmlinux.h); elsewhere os/pcache.c says it is not there and the
+# daemon counts real processes from /proc alone.
+BPF_OK := $(shell command -v bpftool >/dev/null 2>&1 && command -v clang >/dev/null 2>&1 && \
+            pkg-config --exists libbpf 2>/dev/null && test -r /sys/kernel/btf/vmlinux && echo 1)
+ifeq ($(BPF_OK),1)
+BPF_CFLAGS := -DMEMCGFS_BPF -I$(BUILD)/bpf
+BPF_LIBS   := $(shell pkg-config --libs libbpf)
+endif
 
 # Three floors (docs/design.md): the engine (no FUSE, no I/O), then the
 # file surface and the charge sources side by side (with the state
@@ -75,15 +85,32 @@ $(FUSE_SRC:%.c=$(BUILD)/%.o): $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(FUSE_CFLAGS) -c -o $@ $<
 
+# The tracer: the kernel's types, the program, and the skeleton that
+# embeds it in os/pcache.o.
+$(BUILD)/bpf/vmlinux.h:
+	@mkdir -p $(dir $@)
+	bpftool btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/bpf/pcache.bpf.o: src/os/bpf/pcache.bpf.c src/os/pcache_event.h $(BUILD)/bpf/vmlinux.h
+	clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -Wall -I$(BUILD)/bpf -Isrc -c -o $@ $<
+
+$(BUILD)/bpf/pcache.skel.h: $(BUILD)/bpf/pcache.bpf.o
+	bpftool gen skeleton $< name pcache_bpf > $@.tmp && mv $@.tmp $@
+
+ifeq ($(BPF_OK),1)
+$(BUILD)/src/os/pcache.o: CFLAGS += $(BPF_CFLAGS)
+$(BUILD)/src/os/pcache.o: $(BUILD)/bpf/pcache.skel.h
+endif
+
 $(BUILD)/libmemcg.a: $(ENGINE_OBJ) $(FSLIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/memcgfs: $(FUSE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libmemcg.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(FUSE_LIBS) -lpthread
+	$(CC) $(LDFLAGS) -o $@ $^ $(FUSE_LIBS) $(BPF_LIBS) -lpthread
 
 $(BUILD)/memcgctl: $(BUILD)/src/memcgctl.o $(BUILD)/libmemcg.a
-	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
+	$(CC) $(LDFLAGS) -o $@ $^ $(BPF_LIBS) -lpthread
 
 $(BUILD)/libbridge.a: $(BRIDGE_SRC:%.c=$(BUILD)/%.o)
 	rm -f $@ && ar rcs $@ $^
@@ -98,7 +125,7 @@ $(BUILD)/memcgfs-run: $(BUILD)/src/memcgfs-run.o $(BUILD)/libbridge.a
 	$(CC) $(call NO_TSAN,$(LDFLAGS)) -o $@ $^ -lseccomp
 
 $(BUILD)/unit_tests: $(UNIT_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libmemcg.a $(BUILD)/libbridge.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) -lpthread
+	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(BPF_LIBS) -lpthread
 
 $(BUILD)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
@@ -252,7 +279,7 @@ clean:
 # Debian packages the project needs to build and test (run as root).
 DEPS = libfuse3-dev fuse3 check pkg-config acl attr gcc make python3 perl procps util-linux \
        clang libclang-rt-dev libseccomp-dev cgroup-tools openjdk-17-jre-headless golang-go libc6-dev \
-       gnuplot-nox systemd man-db debhelper lintian
+       gnuplot-nox systemd man-db debhelper lintian libbpf-dev bpftool
 deps:
 	@if ! dpkg -s $(DEPS) >/dev/null 2>&1; then \
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEPS); fi

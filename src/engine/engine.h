@@ -459,6 +459,10 @@ struct vm_object *vm_object_new(struct mcg_engine *e, struct mcg_group *g, bool 
  * pages file pages is charged to whoever touches a page first. 0 and both
  * set, or -ENOMEM with nothing made. */
 int vm_file_new(struct mcg_engine *e, uint32_t pages, struct vm_object **obj, struct vm_region **r);
+/* The same for a file of tmpfs (a memfd, a SysV segment): its pages are
+ * shmem, swap-backed, on the anon lists. */
+int vm_shmem_file_new(struct mcg_engine *e, uint32_t pages, struct vm_object **obj,
+		      struct vm_region **r);
 
 /* The owner is done with o: frees every region (pages, slots, shadows)
  * and drops the owner's reference. No fault of o may be in flight, and no
@@ -505,6 +509,11 @@ void vm_mlock(struct vm_region *r, uint32_t i, bool lock);
 /* Page i of a file's region r is mapped by some task, or by none any
  * more (mapped_file follows mappings). No-op when it is not resident. */
 void vm_set_mapped(struct vm_region *r, uint32_t i, bool mapped);
+
+/* Page i of a file's region r was dirtied (write(2), a store through a
+ * shared mapping) or cleaned (written back, truncated) outside the
+ * engine: dirty follows the real page's. No-op when it is not resident. */
+void vm_set_dirty(struct vm_region *r, uint32_t i, bool dirty);
 
 /* Make a resident page unevictable (PG_UNEVICTABLE) or evictable again:
  * reclaim passes it by. For stand-ins of real pages the real kernel would

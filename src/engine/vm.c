@@ -145,18 +145,30 @@ struct vm_object *vm_object_new(struct mcg_engine *e, struct mcg_group *g, bool 
 	return o;
 }
 
-int vm_file_new(struct mcg_engine *e, uint32_t pages, struct vm_object **obj, struct vm_region **r)
+static int vm_file_new_kind(struct mcg_engine *e, enum page_kind kind, uint32_t pages,
+			    struct vm_object **obj, struct vm_region **r)
 {
 	struct vm_object *o = vm_object_new(e, e->root, false, 0);
 
 	if (!o)
 		return -ENOMEM;
-	if (vm_region_new(o, PK_FILE, pages, r)) {
+	if (vm_region_new(o, kind, pages, r)) {
 		vm_object_free(o);
 		return -ENOMEM;
 	}
 	*obj = o;
 	return 0;
+}
+
+int vm_file_new(struct mcg_engine *e, uint32_t pages, struct vm_object **obj, struct vm_region **r)
+{
+	return vm_file_new_kind(e, PK_FILE, pages, obj, r);
+}
+
+int vm_shmem_file_new(struct mcg_engine *e, uint32_t pages, struct vm_object **obj,
+		      struct vm_region **r)
+{
+	return vm_file_new_kind(e, PK_SHMEM, pages, obj, r);
 }
 
 void vm_object_set_mode(struct vm_object *o, struct charge_mode *mode)
@@ -398,6 +410,11 @@ void vm_mlock(struct vm_region *r, uint32_t i, bool lock)
 void vm_set_mapped(struct vm_region *r, uint32_t i, bool mapped)
 {
 	vm_page_flag(r, i, PG_MAPPED, mapped);
+}
+
+void vm_set_dirty(struct vm_region *r, uint32_t i, bool dirty)
+{
+	vm_page_flag(r, i, PG_DIRTY, dirty);
 }
 
 void vm_region_set_mapped(struct vm_region *r)

@@ -622,6 +622,9 @@ static void mirror_exit_seen(void *arg, struct pidwatch *w, pid_t tgid, int fd)
 		return;                  /* (its record went: the fd with it) */
 	if (atomic_compare_exchange_strong(&p->watch_fd, &mine, -1))
 		pidwatch_forget(w, fd);
+	/* the page cache it added before it exited is charged while its
+	 * record can still say where (not under p->lock: the events take it) */
+	mirror_pcache_drain(arg);
 	pthread_mutex_lock(&p->lock);
 	if (!p->gone && mirror_exited(p))
 		mirror_release(p);       /* unlinked by the sampler's next round */
@@ -672,7 +675,9 @@ struct mirror *mirror_start(struct source_env *env, bool enforce)
 	mirror_load_tmpfs(m);
 	m->frames = mirror_shared_visible();
 	m->exits = pidwatch_new(&mirror_exit_hooks, m);
+	m->pc_err = mirror_pcache_start(m);
 	if (pthread_create(&m->thread, NULL, mirror_main, m)) {
+		mirror_pcache_stop(m);
 		pidwatch_free(m->exits);
 		pthread_mutex_destroy(&m->shared.lock);
 		pthread_cond_destroy(&m->wake);
@@ -695,6 +700,8 @@ void mirror_stop(struct mirror *m)
 	pthread_join(m->thread, NULL);
 	pidwatch_free(m->exits);         /* (no exit is seen from here on) */
 	m->exits = NULL;
+	mirror_pcache_stop(m);           /* (no event is charged from here on:
+					  * the exit watch drained them too) */
 	while (m->procs) {
 		struct mirror_proc *p = m->procs;
 
@@ -771,12 +778,36 @@ static struct mirror_proc *mirror_get_locked(struct mirror *m, pid_t tgid, int p
 		p->next = m->procs;
 		m->procs = p;
 		atomic_fetch_add(&m->nprocs, 1);
+		mirror_pcache_track(m, tgid);
 		m->wake_at = 0;               /* due now (next_ns 0) */
 		pthread_cond_signal(&m->wake);
 	}
 	if (p)
 		atomic_fetch_add(&p->refs, 1);
 	return p;
+}
+
+struct mirror_proc *mirror_proc_pin(struct mirror *m, pid_t tgid, bool make)
+{
+	struct mirror_proc *p;
+
+	pthread_mutex_lock(&m->lock);
+	if (make) {
+		p = mirror_get_locked(m, tgid, -1);
+	} else {
+		for (p = m->procs; p; p = p->next)
+			if (p->tgid == tgid && !atomic_load(&p->gone)) {
+				atomic_fetch_add(&p->refs, 1);
+				break;
+			}
+	}
+	pthread_mutex_unlock(&m->lock);
+	return p;
+}
+
+void mirror_proc_unpin(struct mirror_proc *p)
+{
+	mirror_unpin(p);
 }
 
 void mirror_track(struct mirror *m, pid_t tgid)
@@ -854,7 +885,10 @@ void mirror_refresh(struct mirror *m, struct mcg_group *g)
 	uint64_t unused = UINT64_MAX;
 	size_t n, cap = 0;
 
-	if (!m || atomic_load(&m->nprocs) == 0)
+	if (!m)
+		return;
+	mirror_pcache_drain(m);          /* what the kernel reported so far */
+	if (atomic_load(&m->nprocs) == 0)
 		return;
 	n = mirror_due(m, UINT64_MAX, &v, &cap, &unused);
 	mirror_order(v, n);
@@ -1005,14 +1039,23 @@ static bool mirror_src_kill(void *self, pid_t pid)
 static int mirror_src_describe(void *self, char *buf, size_t size)
 {
 	struct mirror *m = self;
+	const char *misses = m->pc ? (m->frames ? "none" : "shared-cow-pages") :
+			     m->frames ? "read-write-page-cache" :
+					 "read-write-page-cache,shared-cow-pages";
+	int n = snprintf(buf, size,
+			 "real_processes proc-sampler\n"
+			 "real_processes_sees smaps,status,pidfd-exits%s%s%s\n"
+			 "real_processes_misses %s\n"
+			 "real_processes_mirrored %d\n",
+			 m->frames ? ",pagemap-frames" : "", m->enforce ? ",enforcing" : "",
+			 m->pc ? ",page-cache-events" : "", misses, atomic_load(&m->nprocs));
 
-	return snprintf(buf, size,
-			"real_processes proc-sampler\n"
-			"real_processes_sees smaps,status,pidfd-exits%s%s\n"
-			"real_processes_misses read-write-page-cache%s\n"
-			"real_processes_mirrored %d\n",
-			m->frames ? ",pagemap-frames" : "", m->enforce ? ",enforcing" : "",
-			m->frames ? "" : ",shared-cow-pages", atomic_load(&m->nprocs));
+	if (n < 0 || (size_t)n >= size)
+		return n;
+	if (!m->pc)
+		return n + snprintf(buf + n, size - (size_t)n, "page_cache_source none (%s)\n",
+				    strerror(-m->pc_err));
+	return n + mirror_pcache_describe(m, buf + n, size - (size_t)n);
 }
 
 const struct source_ops mirror_source_ops = {

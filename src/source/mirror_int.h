@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "engine/engine.h"
+#include "os/pcache.h"
 #include "os/proc.h"
 #include "source/mirror.h"
 #include "source/source.h"
@@ -48,6 +49,32 @@ struct mirror_file {
 	unsigned maps;                /* processes' mappings of it (under the
 				       * mirror's files_lock): its pages are
 				       * mapped_file while there are any */
+};
+
+/* Page cache from the kernel's events (mirror_pcache.c): stand-ins by
+ * device, inode and chunk of MIRROR_PC_CHUNK pages of the file. */
+#define MIRROR_PC_CHUNK     1024
+#define MIRROR_PC_HASH_BITS 12
+
+struct mirror_pc_chunk {
+	unsigned long dev, ino;
+	uint64_t no;                  /* file page index / MIRROR_PC_CHUNK */
+	struct vm_object *obj;
+	struct vm_region *r;
+	struct mirror_pc_chunk *next;
+};
+
+struct mirror_pcache {
+	struct pcache *tracer;
+	pthread_t thread;             /* reads the events */
+	int stopfd;
+	/* the table: made and freed only by event handlers (one at a time,
+	 * under the tracer's consume lock); read by mirror_pcache_held */
+	pthread_mutex_t chunks_lock;
+	struct mirror_pc_chunk *chunk[1u << MIRROR_PC_HASH_BITS];
+	size_t nchunks;
+	struct mirror_proc *last;     /* the last event's record, pinned */
+	_Atomic uint64_t events, added, removed, unattributed, failed;
 };
 
 /* Anon pages shared copy-on-write (mirror_shared.c): a process's claim
@@ -190,6 +217,9 @@ struct mirror {
 	struct pidwatch *exits;
 	struct mirror_shared shared;  /* frames shared copy-on-write */
 	bool frames;                  /* pagemap shows frame numbers (privilege) */
+	/* page cache from the kernel's events; NULL without the tracer */
+	struct mirror_pcache *pc;
+	int pc_err;                   /* why there is none */
 	unsigned long tmpfs[64];      /* devices of tmpfs-like mounts */
 	unsigned ntmpfs;
 	uint64_t tmpfs_loaded;
@@ -197,6 +227,7 @@ struct mirror {
 
 /* One sample of a process. */
 struct mirror_sample {
+	struct mirror *m;             /* (mirror_read's: what the events hold) */
 	long anon, shmem;
 	long locked;                  /* mlocked anon (not in anon) */
 	struct mirror_range *cow;     /* anon mappings with pages shared */
@@ -217,6 +248,30 @@ static inline uint64_t mirror_now(const struct mirror *m)
 {
 	return mcg_now(m->env->eng);
 }
+
+/* mirror.c */
+/* The live record of tgid, pinned; with make, made if there is none.
+ * NULL when there is none (or it cannot be made). */
+struct mirror_proc *mirror_proc_pin(struct mirror *m, pid_t tgid, bool make);
+void mirror_proc_unpin(struct mirror_proc *p);
+
+/* mirror_pcache.c */
+/* Load the tracer and start reading its events: 0, or why not (-ENOSYS,
+ * -EPERM, ...; the mirror goes on without). */
+int mirror_pcache_start(struct mirror *m);
+void mirror_pcache_stop(struct mirror *m);
+/* One of the tracer's events (m: the mirror), charged or uncharged. Called
+ * one at a time (the tracer's consume lock), in the kernel's order, with
+ * no lock of the mirror held. */
+void mirror_pcache_event(void *m, const struct pcache_event *ev);
+/* The tracer watches tgid (a process the mirror keeps a record of). */
+void mirror_pcache_track(struct mirror *m, pid_t tgid);
+/* Charge what the kernel has reported so far (a reader is about to look). */
+void mirror_pcache_drain(struct mirror *m);
+/* Of pages [off, off + n) of the file, how many the events charged. */
+long mirror_pcache_held(struct mirror *m, unsigned long dev, unsigned long ino, unsigned long off,
+			unsigned long n);
+int mirror_pcache_describe(struct mirror *m, char *buf, size_t size);
 
 /* mirror_smaps.c */
 void mirror_load_tmpfs(struct mirror *m);

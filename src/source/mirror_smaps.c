@@ -145,7 +145,11 @@ static void mirror_sample_vma(const struct mirror_vma *v, void *arg)
 	if ((!v->ino && !v->shmem) || rest <= 0)
 		return;                   /* [vdso] and the like are not charged */
 	if (v->shmem) {
-		s->shmem += rest;
+		/* tmpfs pages the kernel's events charged already (written
+		 * before they were mapped) are not charged twice */
+		rest -= mirror_pcache_held(s->m, v->dev, v->ino, v->off,
+					   (v->end - v->start) / PC_PAGE_SIZE);
+		s->shmem += rest > 0 ? rest : 0;
 		return;
 	}
 	if (s->n == s->cap) {
@@ -172,6 +176,7 @@ int mirror_read(struct mirror *m, pid_t tgid, struct mirror_sample *s)
 
 	s->anon = s->shmem = s->locked = 0;
 	s->n = s->ncow = 0;
+	s->m = m;
 	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)tgid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -ESRCH;

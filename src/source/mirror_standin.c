@@ -77,6 +77,10 @@ int mirror_fill(struct mirror *m, struct mirror_map *mm, long rss, long dirty, u
 	 * pageout are faulted back too: the sample was read after it, so
 	 * they are still resident; the next sample pages them out.) */
 	need = rss - atomic_load(&f->obj->resident);
+	/* pages of the range the kernel's events charged already (read(2)
+	 * before the mapping faulted them) are not charged twice */
+	if (need > 0)
+		need -= mirror_pcache_held(m, f->dev, f->ino, f->off, f->npages);
 
 	for (uint32_t i = 0; i < f->npages && need > 0; i++) {
 		enum vm_fault fault;

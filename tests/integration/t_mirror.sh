@@ -145,6 +145,57 @@ expect "k9 rss after the exit" "$(stat_key k9 rss)" 0
 expect "k9 mapped_file after the exit" "$(stat_key k9 mapped_file)" 0
 between "k9 cache: the file stays" "$(stat_key k9 cache)" $((16 * MiB)) $((18 * MiB))
 
+# --- page cache a process never maps (the issue's cases 3, 5 and 10), from
+# the kernel's own events (eBPF, as root): charged when the kernel adds it,
+# dirty while the kernel has it dirty, gone when the kernel drops it ---
+expect "status: as root, page cache from the kernel's events" \
+	"$(echo "$st" | awk '$1 == "page_cache_source" { print $2 }')" ebpf
+head -c $((64 * MiB)) /dev/urandom > "$DATA/f64"
+# out of the host's page cache, so that the read brings it in
+python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY); os.fsync(fd)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$DATA/f64"
+mkdir "$MNT/k3"
+hog k3 k3 -- -R "$DATA/f64"
+ready k3
+# (the 4 MiB: memhog's own binary and libraries, mapped and charged to
+# the group that faults them first)
+between "k3: read(2) of 64 MiB is cache" "$(stat_key k3 cache)" $((64 * MiB)) $((68 * MiB))
+between "k3: ... on the inactive file list" "$(stat_key k3 inactive_file)" $((64 * MiB)) $((68 * MiB))
+between "k3: ... not mapped" "$(stat_key k3 mapped_file)" 0 $((4 * MiB))
+between "k3: usage" "$(usage k3)" $((64 * MiB)) $((68 * MiB))
+stop_hog "$HOG_PID"
+between "k3: the cache outlives the reader" "$(stat_key k3 cache)" $((64 * MiB)) $((68 * MiB))
+rm "$DATA/f64"
+between "k3: the file removed, its pages go" "$(stat_key k3 cache)" 0 $((4 * MiB))
+
+mkdir "$MNT/k10"
+hog k10 k10 -- -W "$DATA/w32" -w 32
+ready k10
+between "k10: write(2) of 32 MiB is cache" "$(stat_key k10 cache)" $((32 * MiB)) $((36 * MiB))
+# (and memhog's output: a page of $DATA/k10.out, dirty too)
+between "k10: ... dirty" "$(stat_key k10 dirty)" $((32 * MiB - 256 * 1024)) $((32 * MiB + 256 * 1024))
+sync "$DATA/w32"
+between "k10: written back: clean" "$(stat_key k10 dirty)" 0 $((256 * 1024))
+between "k10: ... and still cache" "$(stat_key k10 cache)" $((32 * MiB)) $((36 * MiB))
+stop_hog "$HOG_PID"
+rm "$DATA/w32"
+between "k10: the file removed, its pages go" "$(stat_key k10 cache)" 0 $((4 * MiB))
+
+# a memfd filled with write(2), never mapped (case 5): shmem and cache,
+# swap-backed (the anon list), never dirty; gone with the memfd
+mkdir "$MNT/k5"
+hog k5 k5 -- -M 32
+ready k5
+# (a CPU's LRU batch may hold up to 31 tmpfs folios back: 124 KiB)
+between "k5: memfd write(2) is shmem" "$(stat_key k5 shmem)" $((32 * MiB - 256 * 1024)) $((32 * MiB))
+between "k5: ... and cache" "$(stat_key k5 cache)" $((32 * MiB - 256 * 1024)) $((36 * MiB))
+between "k5: ... on the anon list" "$(stat_key k5 inactive_anon)" $((32 * MiB - 256 * 1024)) \
+	$((32 * MiB + 256 * 1024))
+between "k5: ... not dirty" "$(stat_key k5 dirty)" 0 $((256 * 1024))
+stop_hog "$HOG_PID"
+expect "k5: the memfd's pages go with it" "$(stat_key k5 shmem)" 0
+
 # --- copy-on-write after a fork (the issue's case 7): 32 MiB, the child
 # writes 16 of them; what the two still share is counted once (the kernel
 # charged it at the parent's faults), what the child wrote is its own ---

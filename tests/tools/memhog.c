@@ -4,7 +4,7 @@
  * and then waits until a signal ends it.
  *
  *   memhog [-a MIB] [-r MIB_PER_S] [-t THREADS] [-f FILE] [-F] [-m MIB]
- *          [-s MIB] [-l MIB]
+ *          [-s MIB] [-l MIB] [-R FILE] [-W FILE -w MIB] [-M MIB]
  *     -a  anon MiB to allocate and touch
  *     -s  a SysV shared memory segment of MIB, attached, marked for
  *         removal at its last detach, and every page written
@@ -16,6 +16,10 @@
  *     -t  threads in all (the extra ones just wait)
  *     -f  map FILE shared and read every page of it
  *     -F  with -f: read the file again and again (a hot working set)
+ *     -R  read FILE with read(2), start to end (page cache, no mapping)
+ *     -W  write -w MIB into FILE (made or truncated) with write(2), no
+ *         fsync: dirty page cache
+ *     -M  a memfd of MIB written with write(2) and kept open, never mapped
  *     -m  on each SIGUSR1, allocate and touch MIB more in a mapping of
  *         its own, then print "more N" (N mappings so made); on SIGUSR2
  *         unmap the newest of them, then print "less N"
@@ -55,6 +59,43 @@ static char *memhog_anon(long mib)
 	return a;
 }
 
+/* read(2) all of file: its size, or -1. */
+static long memhog_read(const char *file)
+{
+	static char buf[1 << 16];
+	int fd = open(file, O_RDONLY);
+	long total = 0;
+	ssize_t n;
+
+	if (fd < 0) {
+		perror(file);
+		return -1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		total += n;
+	close(fd);
+	return n < 0 ? -1 : total;
+}
+
+/* write(2) mib MiB into fd, left open (a memfd lives as long as it);
+ * 0 or -1. */
+static int memhog_write(int fd, long mib)
+{
+	static char buf[1 << 16];
+
+	if (fd < 0) {
+		perror("open");
+		return -1;
+	}
+	memset(buf, 'w', sizeof(buf));
+	for (long i = 0; i < (mib << 20) / (long)sizeof(buf); i++)
+		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+			perror("write");
+			return -1;
+		}
+	return 0;
+}
+
 static double memhog_now(void)
 {
 	struct timespec ts;
@@ -73,12 +114,14 @@ int main(int argc, char **argv)
 	double rate = 0;
 	const char *file = NULL;
 	bool again = false;
+	const char *rfile = NULL, *wfile = NULL;
+	long write_mib = 32, memfd_mib = 0;
 	volatile unsigned long sum = 0;
 	char *fmap = NULL;
 	size_t flen = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "a:r:t:f:Fm:s:l:c:")) != -1) {
+	while ((c = getopt(argc, argv, "a:r:t:f:Fm:s:l:c:R:W:w:M:")) != -1) {
 		switch (c) {
 		case 'a': anon_mib = atol(optarg); break;
 		case 'r': rate = atof(optarg); break;
@@ -89,8 +132,12 @@ int main(int argc, char **argv)
 		case 's': shm_mib = atol(optarg); break;
 		case 'l': lock_mib = atol(optarg); break;
 		case 'c': cow_mib = atol(optarg); break;
+		case 'R': rfile = optarg; break;
+		case 'W': wfile = optarg; break;
+		case 'w': write_mib = atol(optarg); break;
+		case 'M': memfd_mib = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: memhog [-a MIB] [-r MIB_PER_S] [-t N] [-f FILE] [-F] [-m MIB] [-s MIB] [-l MIB] [-c MIB]\n");
+			fprintf(stderr, "usage: memhog [-a MIB] [-r MIB_PER_S] [-t N] [-f FILE] [-F] [-m MIB] [-s MIB] [-l MIB] [-c MIB] [-R FILE] [-W FILE -w MIB] [-M MIB]\n");
 			return 2;
 		}
 	}
@@ -196,6 +243,21 @@ int main(int argc, char **argv)
 		}
 		printf("locked %ld\n", lock_mib);
 	}
+	if (rfile) {
+		long n = memhog_read(rfile);
+
+		if (n < 0)
+			return 1;
+		printf("read %ld\n", n >> 20);
+	}
+	if (wfile && memhog_write(open(wfile, O_WRONLY | O_CREAT | O_TRUNC, 0600), write_mib))
+		return 1;
+	if (wfile)
+		printf("wrote %ld\n", write_mib);
+	if (memfd_mib > 0 && memhog_write(memfd_create("memhog", MFD_CLOEXEC), memfd_mib))
+		return 1;
+	if (memfd_mib > 0)
+		printf("memfd %ld\n", memfd_mib);
 	printf("ready\n");
 	do {
 		for (size_t off = 0; fmap && again && off < flen; off += 4096)

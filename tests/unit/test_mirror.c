@@ -1,7 +1,9 @@
 /* test_mirror.c: reading /proc/PID/smaps into what the mirror charges:
  * anon, shmem and file mappings keyed by device, inode and offset; and the
- * ledger of eras that says which group holds which charge (§11.9). */
+ * ledger of eras that says which group holds which charge (§11.9); the
+ * page cache the kernel's events report. */
 #include <check.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
@@ -328,6 +330,93 @@ START_TEST(test_shared_oldest_counts)
 }
 END_TEST
 
+/* The page-cache tracer's events, fed as the kernel would send them: a
+ * folio added by a process of g is charged to g, once, as inactive file
+ * cache (shmem on the anon list for tmpfs); dirtied, then clean at the
+ * end of its inode's writeback; uncharged at its removal, its chunk freed
+ * with its last page; a fork the daemon has not seen yet charges its
+ * parent's group; the sampler's mappings leave out what the events hold. */
+START_TEST(test_pcache_events)
+{
+	struct source_env env;
+	struct mirror m;
+	struct mirror_proc p;
+	struct mcg_engine *e = ledger_setup(&env, &m, &p);
+	struct mcg_group *g = fixture_group(e, e->root, "g");
+	struct mirror_pcache *pc = calloc(1, sizeof(*pc));
+	struct pcache_event ev = { .op = PCACHE_ADD, .tgid = 100, .ptgid = 1, .dev = (8u << 20) | 1,
+				   .nr = 16, .ino = 42, .index = 1020 };
+	int drop;
+
+	pthread_mutex_init(&m.lock, NULL);
+	pthread_mutex_init(&pc->chunks_lock, NULL);
+	pc->stopfd = -1;
+	m.pc = pc;
+	p.tgid = 100;
+	atomic_init(&p.refs, 1);
+	pthread_mutex_init(&p.lock, NULL);
+	p.pidfd = -1;
+	p.stat_fd = -1;
+	atomic_init(&p.watch_fd, -1);
+	m.procs = &p;
+	ck_assert_int_eq(task_attach(e, 100, 100, g, -1, &drop), 0);
+
+	/* 16 pages across two chunks (1020..1035), reported twice */
+	mirror_pcache_event(&m, &ev);
+	mirror_pcache_event(&m, &ev);
+	ck_assert_int_eq(stat_local(g, STAT_CACHE), 16);
+	ck_assert_int_eq(stat_lru_local(g, LRU_INACTIVE_FILE, -1), 16);
+	ck_assert_int_eq(pc->nchunks, 2);
+	ck_assert_int_eq(mirror_pcache_held(&m, makedev(8, 1), 42, 1024, 100), 12);
+	ck_assert_int_eq(mirror_pcache_held(&m, makedev(8, 1), 43, 1024, 100), 0);
+	CHECK_OK(e);
+	/* dirtied, written back */
+	ev.op = PCACHE_DIRTY;
+	ev.nr = 4;
+	mirror_pcache_event(&m, &ev);
+	ck_assert_int_eq(stat_local(g, STAT_DIRTY), 4);
+	ev = (struct pcache_event){ .op = PCACHE_WRITTEN, .dev = ev.dev, .ino = 42 };
+	mirror_pcache_event(&m, &ev);
+	ck_assert_int_eq(stat_local(g, STAT_DIRTY), 0);
+	/* removed: the first chunk's four, then the rest with its chunk */
+	ev = (struct pcache_event){ .op = PCACHE_DEL, .dev = ev.dev, .ino = 42, .index = 1020, .nr = 4 };
+	mirror_pcache_event(&m, &ev);
+	ck_assert_int_eq(stat_local(g, STAT_CACHE), 12);
+	ck_assert_int_eq(pc->nchunks, 1);
+	ev.index = 1024;
+	ev.nr = 12;
+	mirror_pcache_event(&m, &ev);
+	ck_assert_int_eq(stat_local(g, STAT_CACHE), 0);
+	ck_assert_int_eq(pc->nchunks, 0);
+	ck_assert_int_eq(atomic_load(&pc->removed), 16);
+	CHECK_OK(e);
+	/* a memfd's pages: shmem, swap-backed */
+	ev = (struct pcache_event){ .op = PCACHE_ADD, .tgid = 100, .dev = 1, .ino = 7, .nr = 8,
+				    .shmem = 1 };
+	mirror_pcache_event(&m, &ev);
+	ck_assert_int_eq(stat_local(g, STAT_SHMEM), 8);
+	ck_assert_int_eq(stat_lru_local(g, LRU_INACTIVE_ANON, -1), 8);
+	ev.op = PCACHE_DEL;
+	mirror_pcache_event(&m, &ev);
+	ck_assert_int_eq(stat_local(g, STAT_SHMEM), 0);
+	/* a process the daemon has no record of, in no group: not charged */
+	ev = (struct pcache_event){ .op = PCACHE_ADD, .tgid = 300, .ptgid = 1, .dev = 1, .ino = 8,
+				    .nr = 2 };
+	mirror_pcache_event(&m, &ev);
+	ck_assert_int_eq(atomic_load(&pc->unattributed), 2);
+	ck_assert_int_eq(stat_local(g, STAT_CACHE), 0);
+	CHECK_OK(e);
+
+	mirror_pcache_stop(&m);
+	ck_assert_int_eq(atomic_load(&p.refs), 1);
+	vm_object_free(p.obj);
+	pthread_mutex_destroy(&p.lock);
+	pthread_mutex_destroy(&m.lock);
+	mcg_put(g);
+	mcg_engine_free(e);
+}
+END_TEST
+
 UNIT_SUITE(mirror)
 {
 	Suite *s = suite_create("mirror");
@@ -341,6 +430,7 @@ UNIT_SUITE(mirror)
 	tcase_add_test(tc, test_ledger_kinds);
 	tcase_add_test(tc, test_file_base);
 	tcase_add_test(tc, test_shared_oldest_counts);
+	tcase_add_test(tc, test_pcache_events);
 	suite_add_tcase(s, tc);
 	return s;
 }

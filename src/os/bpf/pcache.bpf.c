@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pcache.bpf.c: the page-cache tracer. Tells the daemon, through a ring
+ * buffer, of every folio a tracked process brings into the page cache by
+ * read(2), write(2) and readahead (not by a page fault of a mapping: the
+ * mirror counts mapped pages from smaps), tmpfs folios (memfd, SysV
+ * shm) as they reach the LRU, and of what later happens to
+ * those folios: dirtied, cleaned, removed. Owns the table of tracked
+ * processes (filled by the daemon, grown at fork, pruned at exit) and the
+ * table of inodes whose folios it follows. Never writes kernel memory. */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "os/pcache_event.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22);
+} events SEC(".maps");
+
+/* tgid -> 1 (the daemon's) or 2 (a fork of a tracked process) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} tracked SEC(".maps");
+
+/* inodes a tracked process added folios of: their folios' dirtying and
+ * removal, and the end of their writeback, are reported (the daemon
+ * ignores what it did not charge). Least recently added to go first. */
+struct pcache_inode {
+	__u64 ino;
+	__u32 dev, pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1 << 18);
+	__type(key, struct pcache_inode);
+	__type(value, __u8);
+} inodes SEC(".maps");
+
+/* handle_mm_fault's code, [fault_lo, fault_hi): set by the daemon before
+ * the program loads (from /proc/kallsyms). A folio added with it on the
+ * stack came in by a page fault (of a mapping, or of get_user_pages). */
+const volatile __u64 fault_lo = 0, fault_hi = 0;
+
+#define PCACHE_STACK 32
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PCACHE_LOST_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+static __always_inline void count_lost(__u32 why)
+{
+	__u64 *n = bpf_map_lookup_elem(&lost, &why);
+
+	if (n)
+		*n += 1;
+}
+
+static __always_inline __u32 folio_pages(struct folio *f)
+{
+	unsigned long flags = 0, f1 = 0;
+
+	bpf_probe_read_kernel(&flags, sizeof(flags),
+			      (void *)f + bpf_core_field_offset(struct folio, flags));
+	if (!(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_head))))
+		return 1;
+	bpf_probe_read_kernel(&f1, sizeof(f1),
+			      (void *)f + bpf_core_field_offset(struct folio, _flags_1));
+	return 1u << (f1 & 0xff);
+}
+
+/* Does some page table map the folio (its mapcount, kept from -1)? */
+static __always_inline bool folio_mapped(struct folio *f)
+{
+	int n = BPF_CORE_READ(f, _mapcount.counter);
+
+	if (n < 0 && folio_pages(f) > 1)
+		n = BPF_CORE_READ(f, _large_mapcount.counter);
+	return n >= 0;
+}
+
+/* Is the current task inside a page fault (handle_mm_fault below us)? */
+static __always_inline bool in_fault(void *ctx)
+{
+	__u64 stack[PCACHE_STACK];
+	long n = bpf_get_stack(ctx, stack, sizeof(stack), 0);
+
+	for (int i = 0; i < PCACHE_STACK; i++) {
+		if (i * 8 >= n)
+			break;
+		if (stack[i] >= fault_lo && stack[i] < fault_hi)
+			return true;
+	}
+	return false;
+}
+
+static __always_inline int send(struct folio *f, __u32 op, __u32 tgid, __u32 ptgid,
+				 __u32 shmem)
+{
+	struct pcache_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		count_lost(PCACHE_LOST_RING);
+		return -1;
+	}
+	e->op = op;
+	e->tgid = tgid;
+	e->ptgid = ptgid;
+	e->cpu = bpf_get_smp_processor_id();
+	e->dev = BPF_CORE_READ(f, mapping, host, i_sb, s_dev);
+	e->ino = BPF_CORE_READ(f, mapping, host, i_ino);
+	e->index = BPF_CORE_READ(f, index);
+	e->nr = folio_pages(f);
+	e->shmem = shmem;
+	e->pad = 0;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+static __always_inline struct pcache_inode inode_of(struct folio *folio)
+{
+	struct pcache_inode ik = { 0 };
+
+	ik.dev = BPF_CORE_READ(folio, mapping, host, i_sb, s_dev);
+	ik.ino = BPF_CORE_READ(folio, mapping, host, i_ino);
+	return ik;
+}
+
+/* A folio a tracked process added outside a page fault. */
+static __always_inline void added(void *ctx, struct folio *folio, __u32 shmem)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, ptgid;
+	struct pcache_inode ik;
+	__u8 one = 1;
+	struct task_struct *t;
+
+	if (!bpf_map_lookup_elem(&tracked, &tgid) || in_fault(ctx))
+		return;
+	t = (struct task_struct *)bpf_get_current_task();
+	ptgid = BPF_CORE_READ(t, real_parent, tgid);
+	ik = inode_of(folio);
+	/* the inode first: its removals are reported from the add on */
+	bpf_map_update_elem(&inodes, &ik, &one, BPF_ANY);
+	send(folio, PCACHE_ADD, tgid, ptgid, shmem);
+}
+
+SEC("tp_btf/mm_filemap_add_to_page_cache")
+int BPF_PROG(pcache_add, struct folio *folio)
+{
+	added(ctx, folio, 0);
+	return 0;
+}
+
+/* tmpfs adds its folios to the page cache without that tracepoint (a
+ * memfd or tmpfs file written, a SysV segment faulted): they are seen as
+ * they reach the LRU, which a CPU's batch may delay by up to 31 folios,
+ * in the context of whoever fills the batch. */
+#define TMPFS_MAGIC 0x01021994
+
+SEC("tp_btf/mm_lru_insertion")
+int BPF_PROG(pcache_lru, struct folio *folio)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	unsigned long mapping;
+
+	if (!bpf_map_lookup_elem(&tracked, &tgid))
+		return 0;
+	mapping = (unsigned long)BPF_CORE_READ(folio, mapping);
+	if (!mapping || (mapping & 1))        /* anon (or KSM, movable) */
+		return 0;
+	if (BPF_CORE_READ(folio, mapping, host, i_sb, s_magic) != TMPFS_MAGIC)
+		return 0;
+	/* mapped already: a fault brought it in (a SysV segment, a mapped
+	 * memfd) and its batch drained later; the sampler counts it */
+	if (folio_mapped(folio))
+		return 0;
+	added(ctx, folio, 1);
+	return 0;
+}
+
+SEC("tp_btf/mm_filemap_delete_from_page_cache")
+int BPF_PROG(pcache_del, struct folio *folio)
+{
+	struct pcache_inode ik = inode_of(folio);
+
+	if (bpf_map_lookup_elem(&inodes, &ik))
+		send(folio, PCACHE_DEL, 0, 0, 0);
+	return 0;
+}
+
+SEC("tp_btf/writeback_dirty_folio")
+int BPF_PROG(pcache_dirty, struct folio *folio, struct address_space *mapping)
+{
+	struct pcache_inode ik = inode_of(folio);
+
+	if (bpf_map_lookup_elem(&inodes, &ik))
+		send(folio, PCACHE_DIRTY, 0, 0, 0);
+	return 0;
+}
+
+/* Writeback of the inode is over: its pages are clean (but those dirtied
+ * again meanwhile, which the daemon sees dirtied after this). */
+SEC("tp_btf/sb_clear_inode_writeback")
+int BPF_PROG(pcache_written, struct inode *inode)
+{
+	struct pcache_inode key = { .dev = BPF_CORE_READ(inode, i_sb, s_dev), .ino = inode->i_ino };
+	struct pcache_event *e;
+
+	if (!bpf_map_lookup_elem(&inodes, &key))
+		return 0;
+	if (!(e = bpf_ringbuf_reserve(&events, sizeof(*e), 0))) {
+		count_lost(PCACHE_LOST_RING);
+		return 0;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->op = PCACHE_WRITTEN;
+	e->dev = key.dev;
+	e->ino = key.ino;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(pcache_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u8 inherited = 2;
+
+	if (ctgid != ptgid && bpf_map_lookup_elem(&tracked, &ptgid))
+		bpf_map_update_elem(&tracked, &ctgid, &inherited, BPF_NOEXIST);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(pcache_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+
+	if (p->pid == p->tgid)
+		bpf_map_delete_elem(&tracked, &tgid);
+	return 0;
+}

@@ -1,0 +1,370 @@
+/* mirror_pcache.c: page cache that mirrored processes bring in without
+ * mapping it (read(2), write(2), readahead), charged from the kernel's own
+ * events (os/pcache.h) the moment they happen: each folio to the group of
+ * the process that added it, dirty and clean as the real page is, gone
+ * when the kernel drops it. Owns the stand-ins of those pages, by device,
+ * inode and chunk of the file, and the thread that reads the events; never
+ * charges a page the kernel did not report, never signals. Lock order:
+ * the tracer's consume lock, then a record's lock, then the chunk table's
+ * (chunks_lock), then engine locks. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "os/pcache.h"
+#include "source/mirror_int.h"
+
+/* the kernel's dev_t (20 bits of minor) as /proc and stat(2) show it */
+static unsigned long mirror_pc_dev(__u32 kdev)
+{
+	return makedev(kdev >> 20, kdev & 0xfffff);
+}
+
+static struct mirror_pc_chunk **mirror_pc_slot(struct mirror_pcache *pc, unsigned long dev,
+					       unsigned long ino, uint64_t no)
+{
+	uint64_t h = ((dev * 31 + ino) * 1000003u + no) * 0x9e3779b97f4a7c15ull;
+	struct mirror_pc_chunk **cp = &pc->chunk[h >> (64 - MIRROR_PC_HASH_BITS)];
+
+	while (*cp && !((*cp)->dev == dev && (*cp)->ino == ino && (*cp)->no == no))
+		cp = &(*cp)->next;
+	return cp;
+}
+
+/* The chunk holding page index of the file, made when make (of shmem for
+ * a tmpfs file); NULL without memory or (without make) when there is
+ * none. Caller holds chunks_lock. */
+static struct mirror_pc_chunk *mirror_pc_chunk(struct mirror *m, unsigned long dev,
+					       unsigned long ino, uint64_t index, bool make,
+					       bool shmem)
+{
+	struct mirror_pcache *pc = m->pc;
+	struct mirror_pc_chunk **cp = mirror_pc_slot(pc, dev, ino, index / MIRROR_PC_CHUNK), *c;
+
+	if (*cp || !make)
+		return *cp;
+	if (!(c = calloc(1, sizeof(*c))))
+		return NULL;
+	*c = (struct mirror_pc_chunk){ .dev = dev, .ino = ino, .no = index / MIRROR_PC_CHUNK };
+	/* page cache belongs to no task: whoever adds a page pays for it */
+	if ((shmem ? vm_shmem_file_new : vm_file_new)(m->env->eng, MIRROR_PC_CHUNK, &c->obj,
+						      &c->r)) {
+		free(c);
+		return NULL;
+	}
+	c->obj->real = true;          /* (never in our swap: the real page stays) */
+	*cp = c;
+	pc->nchunks++;
+	return c;
+}
+
+static void mirror_pc_chunk_free(struct mirror_pcache *pc, struct mirror_pc_chunk *c)
+{
+	struct mirror_pc_chunk **cp = mirror_pc_slot(pc, c->dev, c->ino, c->no);
+
+	*cp = c->next;
+	pc->nchunks--;
+	vm_object_free(c->obj);
+	free(c);
+}
+
+/* The live record of tgid, pinned: from the cache of the last event's, or
+ * looked up (and cached). A process the mirror has no record of yet is a
+ * fork of a mirrored one (the tracer follows forks before the daemon's
+ * fork watch sees them): its record is made, in its parent's group. */
+static struct mirror_proc *mirror_pc_proc(struct mirror *m, pid_t tgid, pid_t ptgid)
+{
+	struct mirror_pcache *pc = m->pc;
+	struct mirror_proc *p = pc->last;
+
+	if (p && p->tgid == tgid && !atomic_load(&p->gone))
+		return p;
+	if (p)
+		mirror_proc_unpin(p);
+	pc->last = NULL;
+	if (!(p = mirror_proc_pin(m, tgid, false)) && ptgid > 0 && task_in_child(m->env->eng, ptgid))
+		p = mirror_proc_pin(m, tgid, true);
+	pc->last = p;
+	return p;
+}
+
+/* The group a page tgid adds is charged to: its own, or, while the
+ * daemon has not seen a fork yet, its parent's. Referenced; NULL: the
+ * root's (never charged). */
+static struct mcg_group *mirror_pc_group(struct mirror *m, pid_t tgid, pid_t ptgid)
+{
+	struct mcg_group *g = task_group(m->env->eng, tgid);
+
+	if (mcg_is_root(g) && ptgid > 0) {
+		mcg_put(g);
+		g = task_group(m->env->eng, ptgid);
+	}
+	if (mcg_is_root(g)) {
+		mcg_put(g);
+		return NULL;
+	}
+	return g;
+}
+
+static void mirror_pc_add(struct mirror *m, const struct pcache_event *ev)
+{
+	struct mirror_pcache *pc = m->pc;
+	struct mirror_proc *p = mirror_pc_proc(m, (pid_t)ev->tgid, (pid_t)ev->ptgid);
+	unsigned long dev = mirror_pc_dev(ev->dev);
+	unsigned cpu = ev->cpu % m->env->eng->m.cpus;
+	struct mcg_group *g;
+
+	if (!p || !(g = mirror_pc_group(m, (pid_t)ev->tgid, (pid_t)ev->ptgid))) {
+		atomic_fetch_add(&pc->unattributed, ev->nr);
+		return;
+	}
+	pthread_mutex_lock(&p->lock);
+	if (p->gone || !p->obj) {
+		atomic_fetch_add(&pc->unattributed, ev->nr);
+		goto out;
+	}
+	vm_object_set_group(p->obj, g);
+	for (uint64_t i = ev->index; i < ev->index + ev->nr; i++) {
+		struct mirror_pc_chunk *c;
+		enum vm_fault fault;
+		int err;
+
+		/* (chunks go only in this thread: c stays without the lock) */
+		pthread_mutex_lock(&pc->chunks_lock);
+		c = mirror_pc_chunk(m, dev, ev->ino, i, true, ev->shmem);
+		pthread_mutex_unlock(&pc->chunks_lock);
+		/* a tmpfs folio back on the LRU (after an isolation) is
+		 * reported again: charged already, and no access */
+		if (c && vm_resident(c->r, (uint32_t)(i % MIRROR_PC_CHUNK)))
+			continue;
+		err = c ? vm_touch_by(p->obj, c->r, (uint32_t)(i % MIRROR_PC_CHUNK), cpu, false, &fault) :
+			  -ENOMEM;
+		if (err) {
+			/* the rest of the folio is not charged either */
+			atomic_fetch_add(&pc->failed, ev->index + ev->nr - i);
+			mirror_oom(m, p);     /* (oom_kill_disable: stopped) */
+			break;
+		}
+		atomic_fetch_add(&pc->added, 1);
+	}
+out:
+	pthread_mutex_unlock(&p->lock);
+	mcg_put(g);
+}
+
+static void mirror_pc_del(struct mirror *m, const struct pcache_event *ev)
+{
+	struct mirror_pcache *pc = m->pc;
+	unsigned long dev = mirror_pc_dev(ev->dev);
+	struct charge_batch b;
+
+	charge_batch_begin(&b, m->env->eng);
+	pthread_mutex_lock(&pc->chunks_lock);
+	for (uint64_t i = ev->index; i < ev->index + ev->nr; i++) {
+		struct mirror_pc_chunk *c = mirror_pc_chunk(m, dev, ev->ino, i, false, false);
+
+		if (!c)
+			continue;
+		if (vm_resident(c->r, (uint32_t)(i % MIRROR_PC_CHUNK))) {
+			vm_discard(c->r, (uint32_t)(i % MIRROR_PC_CHUNK), &b);
+			atomic_fetch_add(&pc->removed, 1);
+		}
+	}
+	charge_batch_end(&b);
+	/* chunks with nothing left go (a file read once must not cost the
+	 * daemon memory for months) */
+	for (uint64_t no = ev->index / MIRROR_PC_CHUNK; no <= (ev->index + ev->nr - 1) / MIRROR_PC_CHUNK;
+	     no++) {
+		struct mirror_pc_chunk *c =
+			mirror_pc_chunk(m, dev, ev->ino, no * MIRROR_PC_CHUNK, false, false);
+
+		if (c && atomic_load(&c->obj->resident) == 0)
+			mirror_pc_chunk_free(pc, c);
+	}
+	pthread_mutex_unlock(&pc->chunks_lock);
+}
+
+static void mirror_pc_dirty(struct mirror *m, const struct pcache_event *ev)
+{
+	struct mirror_pcache *pc = m->pc;
+	unsigned long dev = mirror_pc_dev(ev->dev);
+
+	pthread_mutex_lock(&pc->chunks_lock);
+	for (uint64_t i = ev->index; i < ev->index + ev->nr; i++) {
+		struct mirror_pc_chunk *c = mirror_pc_chunk(m, dev, ev->ino, i, false, false);
+
+		if (c)
+			vm_set_dirty(c->r, (uint32_t)(i % MIRROR_PC_CHUNK), true);
+	}
+	pthread_mutex_unlock(&pc->chunks_lock);
+}
+
+/* The inode's writeback is over: every page of it is clean. */
+static void mirror_pc_written(struct mirror *m, const struct pcache_event *ev)
+{
+	struct mirror_pcache *pc = m->pc;
+	unsigned long dev = mirror_pc_dev(ev->dev);
+
+	pthread_mutex_lock(&pc->chunks_lock);
+	for (size_t b = 0; b < (1u << MIRROR_PC_HASH_BITS); b++)
+		for (struct mirror_pc_chunk *c = pc->chunk[b]; c; c = c->next)
+			if (c->dev == dev && c->ino == ev->ino)
+				for (uint32_t i = 0; i < MIRROR_PC_CHUNK; i++)
+					vm_set_dirty(c->r, i, false);
+	pthread_mutex_unlock(&pc->chunks_lock);
+}
+
+void mirror_pcache_event(void *arg, const struct pcache_event *ev)
+{
+	struct mirror *m = arg;
+
+	atomic_fetch_add(&m->pc->events, 1);
+	if (ev->op == PCACHE_WRITTEN) {
+		mirror_pc_written(m, ev);
+		return;
+	}
+	if (ev->nr == 0 || ev->nr > 1u << 18)
+		return;
+	switch (ev->op) {
+	case PCACHE_ADD:
+		mirror_pc_add(m, ev);
+		break;
+	case PCACHE_DEL:
+		mirror_pc_del(m, ev);
+		break;
+	case PCACHE_DIRTY:
+		mirror_pc_dirty(m, ev);
+		break;
+	}
+}
+
+static void *mirror_pc_main(void *arg)
+{
+	struct mirror *m = arg;
+	struct pollfd fds[2] = {
+		{ .fd = pcache_fd(m->pc->tracer), .events = POLLIN },
+		{ .fd = m->pc->stopfd, .events = POLLIN },
+	};
+
+	for (;;) {
+		if (poll(fds, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (fds[1].revents)
+			break;
+		if (fds[0].revents)
+			pcache_consume(m->pc->tracer);
+	}
+	return NULL;
+}
+
+int mirror_pcache_start(struct mirror *m)
+{
+	struct mirror_pcache *pc = calloc(1, sizeof(*pc));
+	int err;
+
+	if (!pc)
+		return -ENOMEM;
+	pthread_mutex_init(&pc->chunks_lock, NULL);
+	m->pc = pc;
+	if ((pc->stopfd = eventfd(0, EFD_CLOEXEC)) < 0)
+		err = -errno;
+	else if (!(err = pcache_open(mirror_pcache_event, m, &pc->tracer)) &&
+		 pthread_create(&pc->thread, NULL, mirror_pc_main, m))
+		err = -EAGAIN;
+	if (!err)
+		return 0;
+	if (pc->tracer)
+		pcache_close(pc->tracer);
+	if (pc->stopfd >= 0)
+		close(pc->stopfd);
+	pthread_mutex_destroy(&pc->chunks_lock);
+	free(pc);
+	m->pc = NULL;
+	return err;
+}
+
+void mirror_pcache_stop(struct mirror *m)
+{
+	struct mirror_pcache *pc = m->pc;
+	uint64_t one = 1;
+
+	if (!pc)
+		return;
+	if (pc->tracer) {             /* (none in the unit tests, which feed events) */
+		if (write(pc->stopfd, &one, sizeof(one)) != sizeof(one))
+			abort();          /* (an eventfd write cannot fail here) */
+		pthread_join(pc->thread, NULL);
+		pcache_close(pc->tracer);
+		close(pc->stopfd);
+	}
+	if (pc->last)
+		mirror_proc_unpin(pc->last);
+	for (size_t b = 0; b < (1u << MIRROR_PC_HASH_BITS); b++)
+		while (pc->chunk[b])
+			mirror_pc_chunk_free(pc, pc->chunk[b]);
+	pthread_mutex_destroy(&pc->chunks_lock);
+	free(pc);
+	m->pc = NULL;
+}
+
+void mirror_pcache_track(struct mirror *m, pid_t tgid)
+{
+	if (m->pc)
+		(void)pcache_track(m->pc->tracer, tgid);
+}
+
+void mirror_pcache_drain(struct mirror *m)
+{
+	if (m->pc)
+		(void)pcache_consume(m->pc->tracer);
+}
+
+long mirror_pcache_held(struct mirror *m, unsigned long dev, unsigned long ino, unsigned long off,
+			unsigned long n)
+{
+	struct mirror_pcache *pc = m ? m->pc : NULL;
+	long held = 0;
+
+	if (!pc)
+		return 0;
+	pthread_mutex_lock(&pc->chunks_lock);
+	for (unsigned long i = off; i < off + n;) {
+		struct mirror_pc_chunk *c = mirror_pc_chunk(m, dev, ino, i, false, false);
+		unsigned long end = (i / MIRROR_PC_CHUNK + 1) * MIRROR_PC_CHUNK;
+
+		if (end > off + n)
+			end = off + n;
+		for (; c && i < end; i++)
+			held += vm_resident(c->r, (uint32_t)(i % MIRROR_PC_CHUNK));
+		i = end;
+	}
+	pthread_mutex_unlock(&pc->chunks_lock);
+	return held;
+}
+
+int mirror_pcache_describe(struct mirror *m, char *buf, size_t size)
+{
+	struct mirror_pcache *pc = m->pc;
+	uint64_t lost[PCACHE_LOST_NR];
+
+	if (!pc)
+		return snprintf(buf, size, "page_cache_source none\n");
+	pcache_lost(pc->tracer, lost);
+	return snprintf(buf, size,
+			"page_cache_source ebpf\n"
+			"page_cache_pages_added %lu\n"
+			"page_cache_pages_removed %lu\n"
+			"page_cache_pages_unattributed %lu\n"
+			"page_cache_charges_failed %lu\n"
+			"page_cache_events_lost %lu\n",
+			(unsigned long)atomic_load(&pc->added), (unsigned long)atomic_load(&pc->removed),
+			(unsigned long)atomic_load(&pc->unattributed),
+			(unsigned long)atomic_load(&pc->failed),
+			(unsigned long)lost[PCACHE_LOST_RING]);
+}
