@@ -675,7 +675,7 @@ struct mirror *mirror_start(struct source_env *env, bool enforce)
 	mirror_load_tmpfs(m);
 	m->frames = mirror_shared_visible();
 	m->exits = pidwatch_new(&mirror_exit_hooks, m);
-	m->pc_err = mirror_pcache_start(m);
+	m->pc_err = mirror_pcache_start(m, mirror_proc_pin, mirror_proc_unpin);
 	if (pthread_create(&m->thread, NULL, mirror_main, m)) {
 		mirror_pcache_stop(m);
 		pidwatch_free(m->exits);

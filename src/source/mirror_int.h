@@ -74,6 +74,10 @@ struct mirror_pcache {
 	struct mirror_pc_chunk *chunk[1u << MIRROR_PC_HASH_BITS];
 	size_t nchunks;
 	struct mirror_proc *last;     /* the last event's record, pinned */
+	/* the mirror's records, as mirror.c keeps them (handed down at the
+	 * start: mirror_proc_pin and mirror_proc_unpin) */
+	struct mirror_proc *(*pin)(struct mirror *m, pid_t tgid, bool make);
+	void (*unpin)(struct mirror_proc *p);
 	_Atomic uint64_t events, added, removed, unattributed, failed;
 };
 
@@ -256,9 +260,12 @@ struct mirror_proc *mirror_proc_pin(struct mirror *m, pid_t tgid, bool make);
 void mirror_proc_unpin(struct mirror_proc *p);
 
 /* mirror_pcache.c */
-/* Load the tracer and start reading its events: 0, or why not (-ENOSYS,
- * -EPERM, ...; the mirror goes on without). */
-int mirror_pcache_start(struct mirror *m);
+/* Load the tracer and start reading its events, finding the records of
+ * the processes that send them with pin and unpin: 0, or why not
+ * (-ENOSYS, -EPERM, ...; the mirror goes on without). */
+int mirror_pcache_start(struct mirror *m,
+			struct mirror_proc *(*pin)(struct mirror *m, pid_t tgid, bool make),
+			void (*unpin)(struct mirror_proc *p));
 void mirror_pcache_stop(struct mirror *m);
 /* One of the tracer's events (m: the mirror), charged or uncharged. Called
  * one at a time (the tracer's consume lock), in the kernel's order, with

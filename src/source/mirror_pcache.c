@@ -86,10 +86,10 @@ static struct mirror_proc *mirror_pc_proc(struct mirror *m, pid_t tgid, pid_t pt
 	if (p && p->tgid == tgid && !atomic_load(&p->gone))
 		return p;
 	if (p)
-		mirror_proc_unpin(p);
+		pc->unpin(p);
 	pc->last = NULL;
-	if (!(p = mirror_proc_pin(m, tgid, false)) && ptgid > 0 && task_in_child(m->env->eng, ptgid))
-		p = mirror_proc_pin(m, tgid, true);
+	if (!(p = pc->pin(m, tgid, false)) && ptgid > 0 && task_in_child(m->env->eng, ptgid))
+		p = pc->pin(m, tgid, true);
 	pc->last = p;
 	return p;
 }
@@ -263,13 +263,17 @@ static void *mirror_pc_main(void *arg)
 	return NULL;
 }
 
-int mirror_pcache_start(struct mirror *m)
+int mirror_pcache_start(struct mirror *m,
+			struct mirror_proc *(*pin)(struct mirror *m, pid_t tgid, bool make),
+			void (*unpin)(struct mirror_proc *p))
 {
 	struct mirror_pcache *pc = calloc(1, sizeof(*pc));
 	int err;
 
 	if (!pc)
 		return -ENOMEM;
+	pc->pin = pin;
+	pc->unpin = unpin;
 	pthread_mutex_init(&pc->chunks_lock, NULL);
 	m->pc = pc;
 	if ((pc->stopfd = eventfd(0, EFD_CLOEXEC)) < 0)
@@ -304,7 +308,7 @@ void mirror_pcache_stop(struct mirror *m)
 		close(pc->stopfd);
 	}
 	if (pc->last)
-		mirror_proc_unpin(pc->last);
+		pc->unpin(pc->last);
 	for (size_t b = 0; b < (1u << MIRROR_PC_HASH_BITS); b++)
 		while (pc->chunk[b])
 			mirror_pc_chunk_free(pc, pc->chunk[b]);

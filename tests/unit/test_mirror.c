@@ -351,6 +351,8 @@ START_TEST(test_pcache_events)
 	pthread_mutex_init(&m.lock, NULL);
 	pthread_mutex_init(&pc->chunks_lock, NULL);
 	pc->stopfd = -1;
+	pc->pin = mirror_proc_pin;
+	pc->unpin = mirror_proc_unpin;
 	m.pc = pc;
 	p.tgid = 100;
 	atomic_init(&p.refs, 1);
