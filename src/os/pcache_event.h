@@ -27,7 +27,7 @@ struct pcache_event {
 	__u32 dev;           /* the file's device, the kernel's encoding */
 	__u32 nr;            /* pages in the folio */
 	__u32 shmem;         /* PCACHE_ADD: a folio of tmpfs (memfd, SysV shm) */
-	__u32 pad;
+	__u32 bh;            /* PCACHE_DIRTY: buffer heads attached to it */
 	__u64 ino;
 	__u64 index;         /* the folio's first page in the file */
 };

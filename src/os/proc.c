@@ -488,3 +488,20 @@ bool proc_pidfd_exited(int pidfd)
 
 	return poll(&p, 1, 0) != 0;
 }
+
+long proc_slab_size(const char *name)
+{
+	FILE *f = fopen("/proc/slabinfo", "re");
+	char line[512], cache[128];
+	long objsize, found = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%127s %*d %*d %ld", cache, &objsize) == 2 && !strcmp(cache, name)) {
+			found = objsize > 0 ? objsize : -EINVAL;
+			break;
+		}
+	fclose(f);
+	return found;
+}

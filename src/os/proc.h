@@ -116,4 +116,8 @@ int proc_pid_cmp(const void *a, const void *b);
 /* The thread ids of one thread group, sorted. */
 long proc_threads_of(pid_t tgid, pid_t **out);
 
+/* The object size of the kernel's slab cache name (/proc/slabinfo, root
+ * only), or -errno. */
+long proc_slab_size(const char *name);
+
 #endif

@@ -55,6 +55,14 @@ struct mirror_file {
  * device, inode and chunk of MIRROR_PC_CHUNK pages of the file. */
 #define MIRROR_PC_CHUNK     1024
 #define MIRROR_PC_HASH_BITS 12
+/* The kernel memory page cache costs, as estimates (docs/files.md): a
+ * page-cache tree node (radix_tree_node) per 64 pages a folio smaller than
+ * 64 pages sits in, and the buffer heads of folios written through a block
+ * filesystem; object sizes from /proc/slabinfo, else 6.18's. */
+#define MIRROR_PC_BLOCK     64
+#define MIRROR_PC_BLOCKS    (MIRROR_PC_CHUNK / MIRROR_PC_BLOCK)
+#define MIRROR_PC_NODE_SIZE 584
+#define MIRROR_PC_BH_SIZE   104
 
 struct mirror_pc_chunk {
 	unsigned long dev, ino;
@@ -62,7 +70,27 @@ struct mirror_pc_chunk {
 	struct vm_object *obj;
 	struct vm_region *r;
 	struct mirror_pc_chunk *next;
+	/* per block of 64 pages: the pages charged, whether its tree node
+	 * is, the group its node and buffer heads are charged to (the first
+	 * page's, referenced while any of them is), and the pages whose
+	 * buffer heads are charged, and how many heads each */
+	uint16_t pages[MIRROR_PC_BLOCKS];
+	uint16_t node;                /* bit per block */
+	struct mcg_group *kg[MIRROR_PC_BLOCKS];
+	uint8_t page[MIRROR_PC_CHUNK];   /* MIRROR_PC_COUNTED | buffer heads */
+	unsigned counted;             /* pages counted: the chunk goes at 0 */
 };
+#define MIRROR_PC_COUNTED 0x80        /* charged by an add, not yet removed
+				       * (reclaim may have taken its stand-in) */
+#define MIRROR_PC_BH_MASK 0x7f
+
+/* Kernel memory the events charged to one group, in bytes; the group is
+ * charged the pages they round up to (as the kernel's object stock does). */
+struct mirror_pc_kmem {
+	struct mcg_group *g;          /* referenced */
+	long bytes, pages;
+};
+#define MIRROR_PC_KMEM_GROUPS 256
 
 struct mirror_pcache {
 	struct pcache *tracer;
@@ -74,6 +102,12 @@ struct mirror_pcache {
 	struct mirror_pc_chunk *chunk[1u << MIRROR_PC_HASH_BITS];
 	size_t nchunks;
 	struct mirror_proc *last;     /* the last event's record, pinned */
+	/* kernel memory by group (event handlers only); object sizes */
+	struct mirror_pc_kmem kmem[MIRROR_PC_KMEM_GROUPS];
+	unsigned nkmem;
+	long node_size, bh_size;
+	struct charge_mode kmode;     /* (nowait: a dirtying's heads) */
+	_Atomic long kmem_bytes;
 	/* the mirror's records, as mirror.c keeps them (handed down at the
 	 * start: mirror_proc_pin and mirror_proc_unpin) */
 	struct mirror_proc *(*pin)(struct mirror *m, pid_t tgid, bool make);
@@ -267,6 +301,8 @@ int mirror_pcache_start(struct mirror *m,
 			struct mirror_proc *(*pin)(struct mirror *m, pid_t tgid, bool make),
 			void (*unpin)(struct mirror_proc *p));
 void mirror_pcache_stop(struct mirror *m);
+/* The kernel's object sizes for the estimates (and the nowait mode). */
+void mirror_pcache_sizes(struct mirror_pcache *pc);
 /* One of the tracer's events (m: the mirror), charged or uncharged. Called
  * one at a time (the tracer's consume lock), in the kernel's order, with
  * no lock of the mirror held. */

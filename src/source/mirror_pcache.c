@@ -18,6 +18,7 @@
 
 #include "engine/engine.h"
 #include "os/pcache.h"
+#include "os/proc.h"
 #include "source/mirror_int.h"
 
 /* the kernel's dev_t (20 bits of minor) as /proc and stat(2) show it */
@@ -64,12 +65,91 @@ static struct mirror_pc_chunk *mirror_pc_chunk(struct mirror *m, unsigned long d
 	return c;
 }
 
+/* g's kernel memory from the events changes by delta bytes; its charge
+ * follows the pages they round up to (a charge the limit refuses is
+ * tried again at the next change). */
+static void mirror_pc_kmem(struct mirror_pcache *pc, struct mcg_group *g, unsigned cpu, long delta,
+			   struct charge_mode *mode)
+{
+	struct mirror_pc_kmem *k = NULL;
+	long want;
+
+	for (unsigned i = 0; i < pc->nkmem && !k; i++)
+		if (pc->kmem[i].g == g)
+			k = &pc->kmem[i];
+	if (!k) {
+		if (delta <= 0 || pc->nkmem == MIRROR_PC_KMEM_GROUPS)
+			return;
+		mcg_get(g);
+		k = &pc->kmem[pc->nkmem++];
+		*k = (struct mirror_pc_kmem){ .g = g };
+	}
+	if (delta < -k->bytes)
+		delta = -k->bytes;
+	k->bytes += delta;
+	atomic_fetch_add(&pc->kmem_bytes, delta);
+	want = (k->bytes + PC_PAGE_SIZE - 1) / PC_PAGE_SIZE;
+	if (want > k->pages) {
+		if (charge_kmem(g, cpu, want - k->pages, mode) == 0)
+			k->pages = want;
+	} else if (want < k->pages) {
+		uncharge_kmem(g, k->pages - want);
+		k->pages = want;
+	}
+	if (k->bytes == 0 && k->pages == 0) {
+		mcg_put(k->g);
+		*k = pc->kmem[--pc->nkmem];
+	}
+}
+
+/* Page j of c was charged by an add (of a folio of nr pages) to g: its
+ * block's tree node with the block's first page. */
+static void mirror_pc_counted(struct mirror_pcache *pc, struct mirror_pc_chunk *c, uint32_t j,
+			      struct mcg_group *g, uint32_t nr, unsigned cpu, struct charge_mode *mode)
+{
+	unsigned b = j / MIRROR_PC_BLOCK;
+
+	c->page[j] = MIRROR_PC_COUNTED;
+	c->counted++;
+	if (c->pages[b]++ > 0)
+		return;
+	mcg_get(g);
+	c->kg[b] = g;
+	if (nr < MIRROR_PC_BLOCK) {   /* (a larger folio sits in the node above) */
+		c->node |= (uint16_t)(1u << b);
+		mirror_pc_kmem(pc, g, cpu, pc->node_size, mode);
+	}
+}
+
+/* Page j of c left the page cache: its buffer heads, and with the block's
+ * last page its tree node, go. */
+static void mirror_pc_uncounted(struct mirror_pcache *pc, struct mirror_pc_chunk *c, uint32_t j)
+{
+	unsigned b = j / MIRROR_PC_BLOCK;
+	struct mcg_group *g = c->kg[b];
+
+	if (c->page[j] & MIRROR_PC_BH_MASK)
+		mirror_pc_kmem(pc, g, 0, -(long)(c->page[j] & MIRROR_PC_BH_MASK) * pc->bh_size, NULL);
+	c->page[j] = 0;
+	c->counted--;
+	if (--c->pages[b] > 0)
+		return;
+	if (c->node & (1u << b))
+		mirror_pc_kmem(pc, g, 0, -pc->node_size, NULL);
+	c->node &= (uint16_t)~(1u << b);
+	c->kg[b] = NULL;
+	mcg_put(g);
+}
+
 static void mirror_pc_chunk_free(struct mirror_pcache *pc, struct mirror_pc_chunk *c)
 {
 	struct mirror_pc_chunk **cp = mirror_pc_slot(pc, c->dev, c->ino, c->no);
 
 	*cp = c->next;
 	pc->nchunks--;
+	for (uint32_t j = 0; c->counted > 0 && j < MIRROR_PC_CHUNK; j++)
+		if (c->page[j] & MIRROR_PC_COUNTED)
+			mirror_pc_uncounted(pc, c, j);
 	vm_object_free(c->obj);
 	free(c);
 }
@@ -141,7 +221,7 @@ static void mirror_pc_add(struct mirror *m, const struct pcache_event *ev)
 		pthread_mutex_unlock(&pc->chunks_lock);
 		/* a tmpfs folio back on the LRU (after an isolation) is
 		 * reported again: charged already, and no access */
-		if (c && vm_resident(c->r, (uint32_t)(i % MIRROR_PC_CHUNK)))
+		if (c && (c->page[i % MIRROR_PC_CHUNK] & MIRROR_PC_COUNTED))
 			continue;
 		err = c ? vm_touch_by(p->obj, c->r, (uint32_t)(i % MIRROR_PC_CHUNK), cpu, false, &fault) :
 			  -ENOMEM;
@@ -151,6 +231,7 @@ static void mirror_pc_add(struct mirror *m, const struct pcache_event *ev)
 			mirror_oom(m, p);     /* (oom_kill_disable: stopped) */
 			break;
 		}
+		mirror_pc_counted(pc, c, (uint32_t)(i % MIRROR_PC_CHUNK), g, ev->nr, cpu, &p->mode);
 		atomic_fetch_add(&pc->added, 1);
 	}
 out:
@@ -169,12 +250,12 @@ static void mirror_pc_del(struct mirror *m, const struct pcache_event *ev)
 	for (uint64_t i = ev->index; i < ev->index + ev->nr; i++) {
 		struct mirror_pc_chunk *c = mirror_pc_chunk(m, dev, ev->ino, i, false, false);
 
-		if (!c)
-			continue;
-		if (vm_resident(c->r, (uint32_t)(i % MIRROR_PC_CHUNK))) {
+		if (!c || !(c->page[i % MIRROR_PC_CHUNK] & MIRROR_PC_COUNTED))
+			continue;             /* (not ours) */
+		if (vm_resident(c->r, (uint32_t)(i % MIRROR_PC_CHUNK)))
 			vm_discard(c->r, (uint32_t)(i % MIRROR_PC_CHUNK), &b);
-			atomic_fetch_add(&pc->removed, 1);
-		}
+		mirror_pc_uncounted(pc, c, (uint32_t)(i % MIRROR_PC_CHUNK));
+		atomic_fetch_add(&pc->removed, 1);
 	}
 	charge_batch_end(&b);
 	/* chunks with nothing left go (a file read once must not cost the
@@ -184,7 +265,7 @@ static void mirror_pc_del(struct mirror *m, const struct pcache_event *ev)
 		struct mirror_pc_chunk *c =
 			mirror_pc_chunk(m, dev, ev->ino, no * MIRROR_PC_CHUNK, false, false);
 
-		if (c && atomic_load(&c->obj->resident) == 0)
+		if (c && c->counted == 0)
 			mirror_pc_chunk_free(pc, c);
 	}
 	pthread_mutex_unlock(&pc->chunks_lock);
@@ -195,12 +276,23 @@ static void mirror_pc_dirty(struct mirror *m, const struct pcache_event *ev)
 	struct mirror_pcache *pc = m->pc;
 	unsigned long dev = mirror_pc_dev(ev->dev);
 
+	/* its buffer heads, per page (a block smaller than a page: more) */
+	uint8_t heads = (uint8_t)(ev->bh / ev->nr > MIRROR_PC_BH_MASK ? MIRROR_PC_BH_MASK :
+				  ev->bh / ev->nr);
+
 	pthread_mutex_lock(&pc->chunks_lock);
 	for (uint64_t i = ev->index; i < ev->index + ev->nr; i++) {
 		struct mirror_pc_chunk *c = mirror_pc_chunk(m, dev, ev->ino, i, false, false);
+		uint32_t j = (uint32_t)(i % MIRROR_PC_CHUNK);
 
-		if (c)
-			vm_set_dirty(c->r, (uint32_t)(i % MIRROR_PC_CHUNK), true);
+		if (!c || !(c->page[j] & MIRROR_PC_COUNTED))
+			continue;
+		vm_set_dirty(c->r, j, true);
+		if (heads && !(c->page[j] & MIRROR_PC_BH_MASK)) {
+			c->page[j] |= heads;
+			mirror_pc_kmem(pc, c->kg[j / MIRROR_PC_BLOCK], ev->cpu % m->env->eng->m.cpus,
+				       (long)heads * pc->bh_size, &pc->kmode);
+		}
 	}
 	pthread_mutex_unlock(&pc->chunks_lock);
 }
@@ -263,6 +355,17 @@ static void *mirror_pc_main(void *arg)
 	return NULL;
 }
 
+void mirror_pcache_sizes(struct mirror_pcache *pc)
+{
+	pc->node_size = proc_slab_size("radix_tree_node");
+	pc->bh_size = proc_slab_size("buffer_head");
+	if (pc->node_size <= 0)
+		pc->node_size = MIRROR_PC_NODE_SIZE;
+	if (pc->bh_size <= 0)
+		pc->bh_size = MIRROR_PC_BH_SIZE;
+	pc->kmode.nowait = true;
+}
+
 int mirror_pcache_start(struct mirror *m,
 			struct mirror_proc *(*pin)(struct mirror *m, pid_t tgid, bool make),
 			void (*unpin)(struct mirror_proc *p))
@@ -274,6 +377,7 @@ int mirror_pcache_start(struct mirror *m,
 		return -ENOMEM;
 	pc->pin = pin;
 	pc->unpin = unpin;
+	mirror_pcache_sizes(pc);
 	pthread_mutex_init(&pc->chunks_lock, NULL);
 	m->pc = pc;
 	if ((pc->stopfd = eventfd(0, EFD_CLOEXEC)) < 0)
@@ -312,6 +416,8 @@ void mirror_pcache_stop(struct mirror *m)
 	for (size_t b = 0; b < (1u << MIRROR_PC_HASH_BITS); b++)
 		while (pc->chunk[b])
 			mirror_pc_chunk_free(pc, pc->chunk[b]);
+	while (pc->nkmem > 0)         /* (every chunk gave its bytes back) */
+		mirror_pc_kmem(pc, pc->kmem[0].g, 0, -pc->kmem[0].bytes, NULL);
 	pthread_mutex_destroy(&pc->chunks_lock);
 	free(pc);
 	m->pc = NULL;
@@ -366,9 +472,10 @@ int mirror_pcache_describe(struct mirror *m, char *buf, size_t size)
 			"page_cache_pages_removed %lu\n"
 			"page_cache_pages_unattributed %lu\n"
 			"page_cache_charges_failed %lu\n"
+			"page_cache_kmem_bytes %ld\n"
 			"page_cache_events_lost %lu\n",
 			(unsigned long)atomic_load(&pc->added), (unsigned long)atomic_load(&pc->removed),
 			(unsigned long)atomic_load(&pc->unattributed),
-			(unsigned long)atomic_load(&pc->failed),
+			(unsigned long)atomic_load(&pc->failed), atomic_load(&pc->kmem_bytes),
 			(unsigned long)lost[PCACHE_LOST_RING]);
 }

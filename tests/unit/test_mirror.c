@@ -353,6 +353,7 @@ START_TEST(test_pcache_events)
 	pc->stopfd = -1;
 	pc->pin = mirror_proc_pin;
 	pc->unpin = mirror_proc_unpin;
+	mirror_pcache_sizes(pc);
 	m.pc = pc;
 	p.tgid = 100;
 	atomic_init(&p.refs, 1);
@@ -371,12 +372,18 @@ START_TEST(test_pcache_events)
 	ck_assert_int_eq(pc->nchunks, 2);
 	ck_assert_int_eq(mirror_pcache_held(&m, makedev(8, 1), 42, 1024, 100), 12);
 	ck_assert_int_eq(mirror_pcache_held(&m, makedev(8, 1), 43, 1024, 100), 0);
+	/* kernel memory: the tree nodes of the two blocks of 64 they sit in,
+	 * charged as the page they round up to */
+	ck_assert_int_eq(atomic_load(&pc->kmem_bytes), 2 * pc->node_size);
+	ck_assert_int_eq(pc_usage(&g->cnt[MCG_KMEM]), 1);
 	CHECK_OK(e);
-	/* dirtied, written back */
+	/* dirtied with a buffer head each, written back */
 	ev.op = PCACHE_DIRTY;
 	ev.nr = 4;
+	ev.bh = 4;
 	mirror_pcache_event(&m, &ev);
 	ck_assert_int_eq(stat_local(g, STAT_DIRTY), 4);
+	ck_assert_int_eq(atomic_load(&pc->kmem_bytes), 2 * pc->node_size + 4 * pc->bh_size);
 	ev = (struct pcache_event){ .op = PCACHE_WRITTEN, .dev = ev.dev, .ino = 42 };
 	mirror_pcache_event(&m, &ev);
 	ck_assert_int_eq(stat_local(g, STAT_DIRTY), 0);
@@ -391,6 +398,8 @@ START_TEST(test_pcache_events)
 	ck_assert_int_eq(stat_local(g, STAT_CACHE), 0);
 	ck_assert_int_eq(pc->nchunks, 0);
 	ck_assert_int_eq(atomic_load(&pc->removed), 16);
+	ck_assert_int_eq(atomic_load(&pc->kmem_bytes), 0);
+	ck_assert_int_eq(pc_usage(&g->cnt[MCG_KMEM]), 0);
 	CHECK_OK(e);
 	/* a memfd's pages: shmem, swap-backed */
 	ev = (struct pcache_event){ .op = PCACHE_ADD, .tgid = 100, .dev = 1, .ino = 7, .nr = 8,

@@ -79,6 +79,23 @@ static __always_inline __u32 folio_pages(struct folio *f)
 	return 1u << (f1 & 0xff);
 }
 
+/* The buffer heads a folio carries (PG_private on a block device's or a
+ * block filesystem's folio): one per block. */
+static __always_inline __u32 folio_buffers(struct folio *f)
+{
+	unsigned long flags = 0;
+	unsigned blkbits;
+
+	bpf_probe_read_kernel(&flags, sizeof(flags),
+			      (void *)f + bpf_core_field_offset(struct folio, flags));
+	if (!(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_private))))
+		return 0;
+	blkbits = BPF_CORE_READ(f, mapping, host, i_blkbits);
+	if (blkbits < 9 || blkbits > 12)
+		return 0;
+	return folio_pages(f) << (12 - blkbits);
+}
+
 /* Does some page table map the folio (its mapcount, kept from -1)? */
 static __always_inline bool folio_mapped(struct folio *f)
 {
@@ -122,7 +139,7 @@ static __always_inline int send(struct folio *f, __u32 op, __u32 tgid, __u32 ptg
 	e->index = BPF_CORE_READ(f, index);
 	e->nr = folio_pages(f);
 	e->shmem = shmem;
-	e->pad = 0;
+	e->bh = op == PCACHE_DIRTY ? folio_buffers(f) : 0;
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
