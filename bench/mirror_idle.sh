@@ -13,6 +13,9 @@
 #   mirror.exit_release_ms     from a SIGKILL of an idle process with
 #                              64 MiB to its group's usage threshold event
 #                              (the charges released, no read asking)
+#   mirror.pcache_write_ratio  with page-cache events: dd of 1 GiB into
+#                              tmpfs from a group over the same from the root
+#   mirror.pcache_cpu_ms_per_gib  ... the daemon's CPU per GiB so charged
 # and mirror.usage_error_pct.idle: the group's usage against what the
 # processes really hold (their RssAnon plus the file's pages once).
 # Every wait is bounded and names what did not come.
@@ -120,3 +123,39 @@ for k in 1 2 3 4 5; do
 	rel+=("$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.1f", d / 1e6 }')")
 done
 fig mirror.exit_release_ms ms "${rel[@]}"
+# page cache from the kernel's events (issue 25): dd writes 1 GiB into a
+# tmpfs file from a group, and the same from the root, where the tracer
+# lets it pass (7 rounds, the order alternating): the group's wall time
+# over the root's, and the daemon's CPU per GiB charged (a read of the
+# usage after each charges what is still queued)
+if "$build/memcgctl" status -m "$mnt" | grep -q '^page_cache_source ebpf'; then
+	mkdir "$mnt/pcache"
+	shm=$(mktemp -d /dev/shm/memcgfs-bench.XXXXXX)
+	# (both started the same way: a shell that writes itself into a
+	# group, or does not, and execs dd)
+	in_root() {
+		local a
+		a=$(date +%s%N)
+		sh -c "exec dd if=/dev/zero of=$shm/root bs=1M count=1024 status=none"
+		echo $(($(date +%s%N) - a))
+	}
+	in_group() {
+		local a b c
+		a=$(date +%s%N) c=$(cpu_ns)
+		sh -c "echo \$\$ > $mnt/pcache/cgroup.procs && exec dd if=/dev/zero of=$shm/group bs=1M count=1024 status=none"
+		b=$(date +%s%N)
+		cat "$mnt/pcache/memory.usage_in_bytes" > /dev/null
+		echo $((b - a)) $(($(cpu_ns) - c))
+	}
+	ratio=() cpums=()
+	for k in 1 2 3 4 5 6 7; do
+		if [ $((k % 2)) = 1 ]; then r=$(in_root); read -r g c < <(in_group)
+		else read -r g c < <(in_group); r=$(in_root); fi
+		rm -f "$shm/root" "$shm/group"
+		ratio+=("$(awk -v g="$g" -v r="$r" 'BEGIN { printf "%.3f", g / r }')")
+		cpums+=("$(awk -v c="$c" 'BEGIN { printf "%.1f", c / 1e6 }')")
+	done
+	rmdir "$shm"
+	fig mirror.pcache_write_ratio x "${ratio[@]}"
+	fig mirror.pcache_cpu_ms_per_gib ms "${cpums[@]}"
+fi

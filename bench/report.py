@@ -614,6 +614,14 @@ goal("scale", "mirror.overshoot_mib.1gps", "<=", 128, "1 GiB/s into 256M: at mos
 goal("scale", "mirror.cpu_pct.active10", "<=", 5.0,
      "10 processes allocating 64 MiB/s: at most 5 % of a core (issue 25)", "-")
 goal("scale", "mirror.exit_release_ms", "<=", 100, "an exit's charges released within 100 ms", "-")
+if R.get("mirror.pcache_write_ratio") is not None:
+    md.append("Page cache from the kernel's events: 1 GiB written into tmpfs by `dd` from a group "
+              "took `mirror.pcache_write_ratio` %s of the time it took from the root (7 rounds, "
+              "the order alternating); the daemon charged it with `mirror.pcache_cpu_ms_per_gib` "
+              "%s of CPU per GiB.\n" %
+              (spread("mirror.pcache_write_ratio", 3), spread("mirror.pcache_cpu_ms_per_gib", 1)))
+goal("scale", "mirror.pcache_write_ratio", "<=", 1.25,
+     "page cache from events: a writer in a group within 25 % of one in the root (issue 25)", "-")
 step_note("fuse")
 md.append("Reads through memcgfs over a bare FUSE server (`bench/fuse_floor.c`) with the same "
           "mount options and loop, 7 interleaved rounds, median (min-max): "

@@ -54,6 +54,7 @@ struct mirror_file {
 /* Page cache from the kernel's events (mirror_pcache.c): stand-ins by
  * device, inode and chunk of MIRROR_PC_CHUNK pages of the file. */
 #define MIRROR_PC_CHUNK     1024
+#define MIRROR_PC_DRAIN_MS  100        /* events left unread at most this long */
 #define MIRROR_PC_HASH_BITS 12
 /* The kernel memory page cache costs, as estimates (docs/files.md): a
  * page-cache tree node (radix_tree_node) per 64 pages a folio smaller than

@@ -344,13 +344,15 @@ static void *mirror_pc_main(void *arg)
 		{ .fd = m->pc->stopfd, .events = POLLIN },
 	};
 
+	/* the tracer wakes it for every 64 KiB of events; what stays under
+	 * that is read within MIRROR_PC_DRAIN_MS (or by a read of a group's
+	 * files, or an exit, first) */
 	for (;;) {
-		if (poll(fds, 2, -1) < 0 && errno != EINTR)
+		if (poll(fds, 2, MIRROR_PC_DRAIN_MS) < 0 && errno != EINTR)
 			break;
 		if (fds[1].revents)
 			break;
-		if (fds[0].revents)
-			pcache_consume(m->pc->tracer);
+		pcache_consume(m->pc->tracer);
 	}
 	return NULL;
 }

@@ -66,51 +66,62 @@ static __always_inline void count_lost(__u32 why)
 		*n += 1;
 }
 
-static __always_inline __u32 folio_pages(struct folio *f)
+/* A folio's flags word (memdesc_flags_t or unsigned long, by version). */
+static __always_inline unsigned long folio_flags(struct folio *f)
 {
-	unsigned long flags = 0, f1 = 0;
+	unsigned long flags = 0;
 
 	bpf_probe_read_kernel(&flags, sizeof(flags),
 			      (void *)f + bpf_core_field_offset(struct folio, flags));
+	return flags;
+}
+
+static __always_inline __u32 folio_pages(struct folio *f, unsigned long flags)
+{
 	if (!(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_head))))
 		return 1;
-	bpf_probe_read_kernel(&f1, sizeof(f1),
-			      (void *)f + bpf_core_field_offset(struct folio, _flags_1));
-	return 1u << (f1 & 0xff);
+	return 1u << (f->_flags_1 & 0xff);
 }
 
 /* The buffer heads a folio carries (PG_private on a block device's or a
  * block filesystem's folio): one per block. */
-static __always_inline __u32 folio_buffers(struct folio *f)
+static __always_inline __u32 folio_buffers(struct folio *f, unsigned long flags, __u32 nr)
 {
-	unsigned long flags = 0;
 	unsigned blkbits;
 
-	bpf_probe_read_kernel(&flags, sizeof(flags),
-			      (void *)f + bpf_core_field_offset(struct folio, flags));
 	if (!(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_private))))
 		return 0;
-	blkbits = BPF_CORE_READ(f, mapping, host, i_blkbits);
+	blkbits = f->mapping->host->i_blkbits;
 	if (blkbits < 9 || blkbits > 12)
 		return 0;
-	return folio_pages(f) << (12 - blkbits);
+	return nr << (12 - blkbits);
 }
 
 /* Does some page table map the folio (its mapcount, kept from -1)? */
 static __always_inline bool folio_mapped(struct folio *f)
 {
-	int n = BPF_CORE_READ(f, _mapcount.counter);
+	int n = f->_mapcount.counter;
 
-	if (n < 0 && folio_pages(f) > 1)
-		n = BPF_CORE_READ(f, _large_mapcount.counter);
+	if (n < 0 && folio_pages(f, folio_flags(f)) > 1)
+		n = f->_large_mapcount.counter;
 	return n >= 0;
 }
 
-/* Is the current task inside a page fault (handle_mm_fault below us)? */
+/* Is the current task inside a page fault (handle_mm_fault below us)? A
+ * task inside a system call is not, but for a fault of the call's own
+ * (copy_to_user into a mapping), which the sampler's dedupe covers: its
+ * user registers (x86-64) hold the call's number and -ENOSYS as its
+ * result while it runs, where a fault's hold the user's rax. The kernel
+ * stack, walked, says for the rest. */
 static __always_inline bool in_fault(void *ctx)
 {
 	__u64 stack[PCACHE_STACK];
-	long n = bpf_get_stack(ctx, stack, sizeof(stack), 0);
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	long n;
+
+	if (regs && (long)regs->ax == -38 && (long)regs->orig_ax >= 0)
+		return false;
+	n = bpf_get_stack(ctx, stack, sizeof(stack), 0);
 
 	for (int i = 0; i < PCACHE_STACK; i++) {
 		if (i * 8 >= n)
@@ -121,10 +132,35 @@ static __always_inline bool in_fault(void *ctx)
 	return false;
 }
 
-static __always_inline int send(struct folio *f, __u32 op, __u32 tgid, __u32 ptgid,
-				 __u32 shmem)
+/* The reader is woken once PCACHE_WAKE bytes wait, not at every event (a
+ * wakeup per page cost the writer more than the event): the daemon reads
+ * what is queued before every read of a usage or statistics file, at every
+ * exit, and every 100 ms. */
+#define PCACHE_WAKE (64 << 10)
+
+static __always_inline void submit(struct pcache_event *e)
+{
+	/* (this record, with its 8-byte header, is counted in already) */
+	__u64 waiting = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 before = waiting - sizeof(*e) - 8;
+
+	bpf_ringbuf_submit(e, waiting / PCACHE_WAKE != before / PCACHE_WAKE ? BPF_RB_FORCE_WAKEUP :
+									   BPF_RB_NO_WAKEUP);
+}
+
+static __always_inline struct pcache_inode inode_of(struct folio *folio)
+{
+	struct inode *host = folio->mapping->host;
+	struct pcache_inode ik = { .ino = host->i_ino, .dev = host->i_sb->s_dev };
+
+	return ik;
+}
+
+static __always_inline int send(struct folio *f, const struct pcache_inode *ik, __u32 op,
+				 __u32 tgid, __u32 ptgid, __u32 shmem)
 {
 	struct pcache_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	unsigned long flags = folio_flags(f);
 
 	if (!e) {
 		count_lost(PCACHE_LOST_RING);
@@ -134,42 +170,32 @@ static __always_inline int send(struct folio *f, __u32 op, __u32 tgid, __u32 ptg
 	e->tgid = tgid;
 	e->ptgid = ptgid;
 	e->cpu = bpf_get_smp_processor_id();
-	e->dev = BPF_CORE_READ(f, mapping, host, i_sb, s_dev);
-	e->ino = BPF_CORE_READ(f, mapping, host, i_ino);
-	e->index = BPF_CORE_READ(f, index);
-	e->nr = folio_pages(f);
+	e->dev = ik->dev;
+	e->ino = ik->ino;
+	e->index = f->index;
+	e->nr = folio_pages(f, flags);
 	e->shmem = shmem;
-	e->bh = op == PCACHE_DIRTY ? folio_buffers(f) : 0;
-	bpf_ringbuf_submit(e, 0);
+	e->bh = op == PCACHE_DIRTY ? folio_buffers(f, flags, e->nr) : 0;
+	submit(e);
 	return 0;
-}
-
-static __always_inline struct pcache_inode inode_of(struct folio *folio)
-{
-	struct pcache_inode ik = { 0 };
-
-	ik.dev = BPF_CORE_READ(folio, mapping, host, i_sb, s_dev);
-	ik.ino = BPF_CORE_READ(folio, mapping, host, i_ino);
-	return ik;
 }
 
 /* A folio a tracked process added outside a page fault. */
 static __always_inline void added(void *ctx, struct folio *folio, __u32 shmem)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, ptgid;
+	__u32 tgid = id >> 32;
 	struct pcache_inode ik;
 	__u8 one = 1;
-	struct task_struct *t;
 
 	if (!bpf_map_lookup_elem(&tracked, &tgid) || in_fault(ctx))
 		return;
-	t = (struct task_struct *)bpf_get_current_task();
-	ptgid = BPF_CORE_READ(t, real_parent, tgid);
 	ik = inode_of(folio);
-	/* the inode first: its removals are reported from the add on */
-	bpf_map_update_elem(&inodes, &ik, &one, BPF_ANY);
-	send(folio, PCACHE_ADD, tgid, ptgid, shmem);
+	/* the inode first: its removals are reported from the add on (a
+	 * lookup marks an entry used, and costs less than an update) */
+	if (!bpf_map_lookup_elem(&inodes, &ik))
+		bpf_map_update_elem(&inodes, &ik, &one, BPF_ANY);
+	send(folio, &ik, PCACHE_ADD, tgid, bpf_get_current_task_btf()->real_parent->tgid, shmem);
 }
 
 SEC("tp_btf/mm_filemap_add_to_page_cache")
@@ -193,10 +219,10 @@ int BPF_PROG(pcache_lru, struct folio *folio)
 
 	if (!bpf_map_lookup_elem(&tracked, &tgid))
 		return 0;
-	mapping = (unsigned long)BPF_CORE_READ(folio, mapping);
+	mapping = (unsigned long)BPF_CORE_READ(folio, mapping);   /* (a number: its low bit) */
 	if (!mapping || (mapping & 1))        /* anon (or KSM, movable) */
 		return 0;
-	if (BPF_CORE_READ(folio, mapping, host, i_sb, s_magic) != TMPFS_MAGIC)
+	if (folio->mapping->host->i_sb->s_magic != TMPFS_MAGIC)
 		return 0;
 	/* mapped already: a fault brought it in (a SysV segment, a mapped
 	 * memfd) and its batch drained later; the sampler counts it */
@@ -212,7 +238,7 @@ int BPF_PROG(pcache_del, struct folio *folio)
 	struct pcache_inode ik = inode_of(folio);
 
 	if (bpf_map_lookup_elem(&inodes, &ik))
-		send(folio, PCACHE_DEL, 0, 0, 0);
+		send(folio, &ik, PCACHE_DEL, 0, 0, 0);
 	return 0;
 }
 
@@ -222,7 +248,7 @@ int BPF_PROG(pcache_dirty, struct folio *folio, struct address_space *mapping)
 	struct pcache_inode ik = inode_of(folio);
 
 	if (bpf_map_lookup_elem(&inodes, &ik))
-		send(folio, PCACHE_DIRTY, 0, 0, 0);
+		send(folio, &ik, PCACHE_DIRTY, 0, 0, 0);
 	return 0;
 }
 
@@ -231,7 +257,7 @@ int BPF_PROG(pcache_dirty, struct folio *folio, struct address_space *mapping)
 SEC("tp_btf/sb_clear_inode_writeback")
 int BPF_PROG(pcache_written, struct inode *inode)
 {
-	struct pcache_inode key = { .dev = BPF_CORE_READ(inode, i_sb, s_dev), .ino = inode->i_ino };
+	struct pcache_inode key = { .dev = inode->i_sb->s_dev, .ino = inode->i_ino };
 	struct pcache_event *e;
 
 	if (!bpf_map_lookup_elem(&inodes, &key))
@@ -244,7 +270,7 @@ int BPF_PROG(pcache_written, struct inode *inode)
 	e->op = PCACHE_WRITTEN;
 	e->dev = key.dev;
 	e->ino = key.ino;
-	bpf_ringbuf_submit(e, 0);
+	submit(e);
 	return 0;
 }
 
