@@ -12,8 +12,6 @@
 #ifdef MEMCGFS_BPF
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <stdio.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "pcache.skel.h"
@@ -43,38 +41,13 @@ static int pcache_event_cb(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* handle_mm_fault's code in the running kernel: its address and the next
- * symbol's, from /proc/kallsyms (root sees the addresses). */
-static int pcache_fault_range(__u64 *lo, __u64 *hi)
-{
-	FILE *f = fopen("/proc/kallsyms", "re");
-	unsigned long long a;
-	char type, name[256];
-
-	*lo = *hi = 0;
-	if (!f)
-		return -errno;
-	while (fscanf(f, "%llx %c %255s%*[^\n]", &a, &type, name) == 3)
-		if (!strcmp(name, "handle_mm_fault") && (type == 'T' || type == 't'))
-			*lo = a;
-		else if (*lo && a > *lo && (!*hi || a < *hi))
-			*hi = a;
-	fclose(f);
-	return *lo && *hi ? 0 : -ENOENT;   /* (addresses hidden: all 0) */
-}
-
 static int pcache_load(struct pcache_bpf **out)
 {
 	struct pcache_bpf *s;
-	__u64 lo, hi;
 	int err;
 
-	if ((err = pcache_fault_range(&lo, &hi)))
-		return err;
 	if (!(s = pcache_bpf__open()))
 		return errno ? -errno : -ENOMEM;
-	s->rodata->fault_lo = lo;
-	s->rodata->fault_hi = hi;
 	if ((err = pcache_bpf__load(s)) || (err = pcache_bpf__attach(s))) {
 		pcache_bpf__destroy(s);
 		return err < 0 ? err : -EINVAL;

@@ -19,8 +19,7 @@ typedef void (*pcache_fn)(void *arg, const struct pcache_event *ev);
 
 /* Load and attach the tracer; fn gets each event from pcache_consume.
  * 0, -ENOSYS (built without eBPF, or a kernel without BTF), -EPERM (no
- * privilege to load programs), -ENOENT (kernel addresses hidden), or
- * another load or attach error. */
+ * privilege to load programs), or another load or attach error. */
 int pcache_open(pcache_fn fn, void *arg, struct pcache **out);
 void pcache_close(struct pcache *pc);
 /* Watch process tgid from now on (its forks too, and theirs). */

@@ -6,7 +6,8 @@
 
 enum pcache_op {
 	PCACHE_ADD = 1,      /* a tracked process brought the folio into the
-			      * cache (a tmpfs folio: onto the LRU) */
+			      * cache (a tmpfs folio: onto the LRU), by a
+			      * system call or (fault) by a page fault */
 	PCACHE_DEL,          /* a folio of an inode reported left the cache */
 	PCACHE_DIRTY,        /* ... was dirtied (it counts as dirty page cache) */
 	PCACHE_WRITTEN,      /* the inode's writeback ended: its pages are clean
@@ -28,6 +29,8 @@ struct pcache_event {
 	__u32 nr;            /* pages in the folio */
 	__u32 shmem;         /* PCACHE_ADD: a folio of tmpfs (memfd, SysV shm) */
 	__u32 bh;            /* PCACHE_DIRTY: buffer heads attached to it */
+	__u32 fault;         /* PCACHE_ADD: by a page fault (of a file mapping) */
+	__u32 pad;
 	__u64 ino;
 	__u64 index;         /* the folio's first page in the file */
 };

@@ -573,6 +573,9 @@ static void *mirror_main(void *arg)
 
 		m->wake_at = UINT64_MAX;      /* (a round: pokes only lower it) */
 		pthread_mutex_unlock(&m->lock);
+		/* what the kernel reported so far: the faults that brought in
+		 * the file pages the samples will find mapped */
+		mirror_pcache_drain(m);
 		/* (due within the coming round's lateness: now) */
 		n = mirror_due(m, now + MIRROR_NEAR_PERIOD_NS / 2, &v, &cap, &next);
 		mirror_order(v, n);
@@ -926,6 +929,7 @@ void mirror_settle(struct mirror *m, pid_t tgid, struct mcg_group *dst)
 
 	if (!m || tgid == getpid())
 		return;
+	mirror_pcache_drain(m);          /* (before any record's lock) */
 	pthread_mutex_lock(&m->lock);
 	/* a process going to the root that was not mirrored has nothing to
 	 * settle: nothing of it will be charged. Held before the list's lock

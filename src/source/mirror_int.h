@@ -81,9 +81,13 @@ struct mirror_pc_chunk {
 	uint8_t page[MIRROR_PC_CHUNK];   /* MIRROR_PC_COUNTED | buffer heads */
 	unsigned counted;             /* pages counted: the chunk goes at 0 */
 };
-#define MIRROR_PC_COUNTED 0x80        /* charged by an add, not yet removed
-				       * (reclaim may have taken its stand-in) */
-#define MIRROR_PC_BH_MASK 0x7f
+#define MIRROR_PC_COUNTED 0x80        /* added by a process of ours, not yet
+				       * removed (charged, unless faulted; reclaim
+				       * may have taken its stand-in) */
+#define MIRROR_PC_FAULTED 0x40        /* ... by a page fault: not charged here,
+				       * but the sampler's file stand-ins may
+				       * charge it (mirror_pcache_faulted) */
+#define MIRROR_PC_BH_MASK 0x3f
 
 /* Kernel memory the events charged to one group, in bytes; the group is
  * charged the pages they round up to (as the kernel's object stock does). */
@@ -113,7 +117,7 @@ struct mirror_pcache {
 	 * start: mirror_proc_pin and mirror_proc_unpin) */
 	struct mirror_proc *(*pin)(struct mirror *m, pid_t tgid, bool make);
 	void (*unpin)(struct mirror_proc *p);
-	_Atomic uint64_t events, added, removed, unattributed, failed;
+	_Atomic uint64_t events, added, faulted, removed, unattributed, failed;
 };
 
 /* Anon pages shared copy-on-write (mirror_shared.c): a process's claim
@@ -315,6 +319,11 @@ void mirror_pcache_drain(struct mirror *m);
 /* Of pages [off, off + n) of the file, how many the events charged. */
 long mirror_pcache_held(struct mirror *m, unsigned long dev, unsigned long ino, unsigned long off,
 			unsigned long n);
+/* ... and how many a page fault of a process of ours brought into the
+ * page cache and are still there (what a mapping of them may charge);
+ * -1 without the events (then every page a mapping has may be). */
+long mirror_pcache_faulted(struct mirror *m, unsigned long dev, unsigned long ino,
+			   unsigned long off, unsigned long n);
 int mirror_pcache_describe(struct mirror *m, char *buf, size_t size);
 
 /* mirror_smaps.c */

@@ -102,14 +102,15 @@ static void mirror_pc_kmem(struct mirror_pcache *pc, struct mcg_group *g, unsign
 	}
 }
 
-/* Page j of c was charged by an add (of a folio of nr pages) to g: its
- * block's tree node with the block's first page. */
+/* Page j of c was added (by a folio of nr pages) by a process of g (by a
+ * fault: faulted): its block's tree node with the block's first page. */
 static void mirror_pc_counted(struct mirror_pcache *pc, struct mirror_pc_chunk *c, uint32_t j,
-			      struct mcg_group *g, uint32_t nr, unsigned cpu, struct charge_mode *mode)
+			      struct mcg_group *g, uint32_t nr, bool faulted, unsigned cpu,
+			      struct charge_mode *mode)
 {
 	unsigned b = j / MIRROR_PC_BLOCK;
 
-	c->page[j] = MIRROR_PC_COUNTED;
+	c->page[j] = MIRROR_PC_COUNTED | (faulted ? MIRROR_PC_FAULTED : 0);
 	c->counted++;
 	if (c->pages[b]++ > 0)
 		return;
@@ -223,16 +224,21 @@ static void mirror_pc_add(struct mirror *m, const struct pcache_event *ev)
 		 * reported again: charged already, and no access */
 		if (c && (c->page[i % MIRROR_PC_CHUNK] & MIRROR_PC_COUNTED))
 			continue;
-		err = c ? vm_touch_by(p->obj, c->r, (uint32_t)(i % MIRROR_PC_CHUNK), cpu, false, &fault) :
-			  -ENOMEM;
+		/* a fault's page is charged by the mapping's stand-in, if
+		 * the sampler finds it mapped */
+		err = !c ? -ENOMEM :
+		      ev->fault ? 0 :
+				  vm_touch_by(p->obj, c->r, (uint32_t)(i % MIRROR_PC_CHUNK), cpu, false,
+					      &fault);
 		if (err) {
 			/* the rest of the folio is not charged either */
 			atomic_fetch_add(&pc->failed, ev->index + ev->nr - i);
 			mirror_oom(m, p);     /* (oom_kill_disable: stopped) */
 			break;
 		}
-		mirror_pc_counted(pc, c, (uint32_t)(i % MIRROR_PC_CHUNK), g, ev->nr, cpu, &p->mode);
-		atomic_fetch_add(&pc->added, 1);
+		mirror_pc_counted(pc, c, (uint32_t)(i % MIRROR_PC_CHUNK), g, ev->nr, ev->fault, cpu,
+				  &p->mode);
+		atomic_fetch_add(ev->fault ? &pc->faulted : &pc->added, 1);
 	}
 out:
 	pthread_mutex_unlock(&p->lock);
@@ -254,8 +260,9 @@ static void mirror_pc_del(struct mirror *m, const struct pcache_event *ev)
 			continue;             /* (not ours) */
 		if (vm_resident(c->r, (uint32_t)(i % MIRROR_PC_CHUNK)))
 			vm_discard(c->r, (uint32_t)(i % MIRROR_PC_CHUNK), &b);
+		if (!(c->page[i % MIRROR_PC_CHUNK] & MIRROR_PC_FAULTED))
+			atomic_fetch_add(&pc->removed, 1);
 		mirror_pc_uncounted(pc, c, (uint32_t)(i % MIRROR_PC_CHUNK));
-		atomic_fetch_add(&pc->removed, 1);
 	}
 	charge_batch_end(&b);
 	/* chunks with nothing left go (a file read once must not cost the
@@ -287,7 +294,7 @@ static void mirror_pc_dirty(struct mirror *m, const struct pcache_event *ev)
 
 		if (!c || !(c->page[j] & MIRROR_PC_COUNTED))
 			continue;
-		vm_set_dirty(c->r, j, true);
+		vm_set_dirty(c->r, j, true);  /* (no-op for a fault's: not here) */
 		if (heads && !(c->page[j] & MIRROR_PC_BH_MASK)) {
 			c->page[j] |= heads;
 			mirror_pc_kmem(pc, c->kg[j / MIRROR_PC_BLOCK], ev->cpu % m->env->eng->m.cpus,
@@ -437,14 +444,16 @@ void mirror_pcache_drain(struct mirror *m)
 		(void)pcache_consume(m->pc->tracer);
 }
 
-long mirror_pcache_held(struct mirror *m, unsigned long dev, unsigned long ino, unsigned long off,
-			unsigned long n)
+/* Of pages [off, off + n) of the file: how many have a stand-in here, or
+ * (faulted) how many a fault added. -1 without the events. */
+static long mirror_pc_count(struct mirror *m, unsigned long dev, unsigned long ino,
+			    unsigned long off, unsigned long n, bool faulted)
 {
 	struct mirror_pcache *pc = m ? m->pc : NULL;
-	long held = 0;
+	long count = 0;
 
 	if (!pc)
-		return 0;
+		return -1;
 	pthread_mutex_lock(&pc->chunks_lock);
 	for (unsigned long i = off; i < off + n;) {
 		struct mirror_pc_chunk *c = mirror_pc_chunk(m, dev, ino, i, false, false);
@@ -453,11 +462,26 @@ long mirror_pcache_held(struct mirror *m, unsigned long dev, unsigned long ino, 
 		if (end > off + n)
 			end = off + n;
 		for (; c && i < end; i++)
-			held += vm_resident(c->r, (uint32_t)(i % MIRROR_PC_CHUNK));
+			count += faulted ? !!(c->page[i % MIRROR_PC_CHUNK] & MIRROR_PC_FAULTED) :
+					   vm_resident(c->r, (uint32_t)(i % MIRROR_PC_CHUNK));
 		i = end;
 	}
 	pthread_mutex_unlock(&pc->chunks_lock);
-	return held;
+	return count;
+}
+
+long mirror_pcache_held(struct mirror *m, unsigned long dev, unsigned long ino, unsigned long off,
+			unsigned long n)
+{
+	long held = mirror_pc_count(m, dev, ino, off, n, false);
+
+	return held > 0 ? held : 0;
+}
+
+long mirror_pcache_faulted(struct mirror *m, unsigned long dev, unsigned long ino,
+			   unsigned long off, unsigned long n)
+{
+	return mirror_pc_count(m, dev, ino, off, n, true);
 }
 
 int mirror_pcache_describe(struct mirror *m, char *buf, size_t size)
@@ -471,12 +495,14 @@ int mirror_pcache_describe(struct mirror *m, char *buf, size_t size)
 	return snprintf(buf, size,
 			"page_cache_source ebpf\n"
 			"page_cache_pages_added %lu\n"
+			"page_cache_pages_faulted %lu\n"
 			"page_cache_pages_removed %lu\n"
 			"page_cache_pages_unattributed %lu\n"
 			"page_cache_charges_failed %lu\n"
 			"page_cache_kmem_bytes %ld\n"
 			"page_cache_events_lost %lu\n",
-			(unsigned long)atomic_load(&pc->added), (unsigned long)atomic_load(&pc->removed),
+			(unsigned long)atomic_load(&pc->added), (unsigned long)atomic_load(&pc->faulted),
+			(unsigned long)atomic_load(&pc->removed),
 			(unsigned long)atomic_load(&pc->unattributed),
 			(unsigned long)atomic_load(&pc->failed), atomic_load(&pc->kmem_bytes),
 			(unsigned long)lost[PCACHE_LOST_RING]);

@@ -76,11 +76,24 @@ int mirror_fill(struct mirror *m, struct mirror_map *mm, long rss, long dirty, u
 	 * the file's pages in memory. (Pages reclaim took since the last
 	 * pageout are faulted back too: the sample was read after it, so
 	 * they are still resident; the next sample pages them out.) */
-	need = rss - atomic_load(&f->obj->resident);
+	long have = atomic_load(&f->obj->resident);
+	long faulted = mirror_pcache_faulted(m, f->dev, f->ino, f->off, f->npages);
+
+	need = rss - have;
 	/* pages of the range the kernel's events charged already (read(2)
 	 * before the mapping faulted them) are not charged twice */
 	if (need > 0)
 		need -= mirror_pcache_held(m, f->dev, f->ino, f->off, f->npages);
+	/* with the kernel's events, a mapping charges only the pages a page
+	 * fault of a process of ours brought into the page cache (the kernel
+	 * charged the others to whoever brought them in), and those the
+	 * kernel has dropped since go */
+	if (faulted >= 0 && have > faulted) {
+		need = faulted - have;
+		trim = true;
+	} else if (faulted >= 0 && have + need > faulted) {
+		need = faulted - have;
+	}
 
 	for (uint32_t i = 0; i < f->npages && need > 0; i++) {
 		enum vm_fault fault;

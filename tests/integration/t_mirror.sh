@@ -53,6 +53,16 @@ enforced() {
 	usage "$1" > /dev/null
 }
 stop_hog() { kill_child KILL "$1"; wait "$1" 2>/dev/null; }
+# uncache FILE...: written back and out of the host's page cache, so that
+# whoever reads or maps it next brings its pages in (and, on the kernel,
+# pays for them: page cache is charged to the group of the task that adds
+# it, not to those that map it later)
+uncache() {
+	python3 -c 'import os, sys
+for f in sys.argv[1:]:
+    fd = os.open(f, os.O_RDONLY); os.fsync(fd)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)' "$@"
+}
 
 mount_fs || exit 1
 MiB=1048576
@@ -85,7 +95,9 @@ expect "kmem: page tables, stacks, the output's page-cache structures" \
 	"$(cat "$MNT/a/b/memory.kmem.usage_in_bytes")" $((kmem + 4096))
 expect "kmem is in the parent's too, with b's structures" \
 	"$(cat "$MNT/a/memory.kmem.usage_in_bytes")" $((kmem + 4096 + 20480))
-between "mapped_file counted" "$(stat_key a/b mapped_file)" 4096 $((rss - anon + 4 * MiB))
+# (memhog's binary and libraries were in the page cache before it ran:
+# the kernel charged them to whoever brought them in, not to a/b)
+between "mapped_file: only what it brought in" "$(stat_key a/b mapped_file)" 0 $((rss - anon + 4 * MiB))
 # a second process of the group: the next read samples it (the periodic
 # sample, with no read at all, is what the kill below relies on)
 hog acc2 a/b -- -a 16
@@ -137,17 +149,19 @@ expect "mapped_file after the exit" "$(stat_key k mapped_file)" 0
 # mapped_file; released with no read asking: the group's usage threshold
 # event (nothing reads the usage meanwhile) ---
 head -c $((16 * MiB)) /dev/urandom > "$DATA/f16"
+uncache "$DATA/f16"
 mkdir "$MNT/k9"
 hog k9 k9 -- -a 64 -f "$DATA/f16"
 ready k9
-between "k9 mapped_file: the 16 MiB file" "$(stat_key k9 mapped_file)" $((16 * MiB)) $((18 * MiB))
+between "k9 mapped_file: the 16 MiB file" "$(stat_key k9 mapped_file)" $((16 * MiB - 256 * 1024)) \
+	$((18 * MiB))
 expect "the exit fires the threshold event, no read asking" \
 	"$("$MEMCGFS_BUILD/tools/evctl" "$MNT/k9" memory.usage_in_bytes 40M run 1/5000 kill -KILL "$HOG_PID")" \
 	"FIRED 1"
 wait "$HOG_PID" 2>/dev/null
 expect "k9 rss after the exit" "$(stat_key k9 rss)" 0
 expect "k9 mapped_file after the exit" "$(stat_key k9 mapped_file)" 0
-between "k9 cache: the file stays" "$(stat_key k9 cache)" $((16 * MiB)) $((18 * MiB))
+between "k9 cache: the file stays" "$(stat_key k9 cache)" $((16 * MiB - 256 * 1024)) $((18 * MiB))
 
 # --- page cache a process never maps (the issue's cases 3, 5 and 10), from
 # the kernel's own events (eBPF, as root): charged when the kernel adds it,
@@ -155,21 +169,21 @@ between "k9 cache: the file stays" "$(stat_key k9 cache)" $((16 * MiB)) $((18 * 
 expect "status: as root, page cache from the kernel's events" \
 	"$(echo "$st" | awk '$1 == "page_cache_source" { print $2 }')" ebpf
 head -c $((64 * MiB)) /dev/urandom > "$DATA/f64"
-# out of the host's page cache, so that the read brings it in
-python3 -c 'import os, sys
-fd = os.open(sys.argv[1], os.O_RDONLY); os.fsync(fd)
-os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$DATA/f64"
+uncache "$DATA/f64"
 mkdir "$MNT/k3"
 hog k3 k3 -- -R "$DATA/f64"
 ready k3
-# (the 4 MiB: memhog's own binary and libraries, mapped and charged to
-# the group that faults them first)
-between "k3: read(2) of 64 MiB is cache" "$(stat_key k3 cache)" $((64 * MiB)) $((68 * MiB))
-between "k3: ... on the inactive file list" "$(stat_key k3 inactive_file)" $((64 * MiB)) $((68 * MiB))
+# (the bounds: the issue's 256 KiB below, as a page or two of the file may
+# have stayed in the host's cache, where fadvise could not drop them, in
+# another CPU's LRU batch; and up to 4 MiB above, memhog's output and its
+# binary and libraries where a fault of its own brought them in)
+between "k3: read(2) of 64 MiB is cache" "$(stat_key k3 cache)" $((64 * MiB - 256 * 1024)) $((68 * MiB))
+between "k3: ... on the inactive file list" "$(stat_key k3 inactive_file)" $((64 * MiB - 256 * 1024)) \
+	$((68 * MiB))
 between "k3: ... not mapped" "$(stat_key k3 mapped_file)" 0 $((4 * MiB))
-between "k3: usage" "$(usage k3)" $((64 * MiB)) $((68 * MiB))
+between "k3: usage" "$(usage k3)" $((64 * MiB - 256 * 1024)) $((68 * MiB))
 stop_hog "$HOG_PID"
-between "k3: the cache outlives the reader" "$(stat_key k3 cache)" $((64 * MiB)) $((68 * MiB))
+between "k3: the cache outlives the reader" "$(stat_key k3 cache)" $((64 * MiB - 256 * 1024)) $((68 * MiB))
 rm "$DATA/f64"
 between "k3: the file removed, its pages go" "$(stat_key k3 cache)" 0 $((4 * MiB))
 
@@ -240,11 +254,12 @@ expect "kshm: nothing stays charged" "$(stat_key kshm shmem)" 0
 
 # --- a file mapped in two groups is charged once ---
 dd if=/dev/urandom of="$DATA/shared" bs=1M count=32 status=none conv=fsync
+uncache "$DATA/shared"
 mkdir "$MNT/f1" "$MNT/f2"
 hog sh1 f1 -- -f "$DATA/shared"
 ready sh1
 c1=$(stat_key f1 cache)           # (a read samples sh1: it has mapped the file)
-between "first mapper pays for the file" "$c1" $((32 * MiB)) $((40 * MiB))
+between "first mapper pays for the file" "$c1" $((32 * MiB - 256 * 1024)) $((40 * MiB))
 hog sh2 f2 -- -f "$DATA/shared"
 ready sh2
 c2=$(stat_key f2 cache)
@@ -296,6 +311,7 @@ stop_hog "$HOG_PID"
 # clean pages: written back before they are mapped
 dd if=/dev/urandom of="$DATA/big" bs=1M count=64 status=none conv=fsync
 dd if=/dev/urandom of="$DATA/big2" bs=1M count=64 status=none conv=fsync
+uncache "$DATA/big" "$DATA/big2"
 mkdir "$MNT/p"
 echo 32M > "$MNT/p/memory.limit_in_bytes"
 hog page p -- -f "$DATA/big"
@@ -343,13 +359,14 @@ truthful() {
 }
 rss_file_le() { [ "$(kb "$1" RssFile)" -le $(($2 / 1024)) ]; }
 dd if=/dev/urandom of="$DATA/f96" bs=1M count=96 status=none conv=fsync
+uncache "$DATA/f96"
 wm() {
-	mkdir "$MNT/$1"
 	echo 128M > "$MNT/$1/memory.limit_in_bytes"
 	echo 64M > "$MNT/$1/memory.high_watermark_in_bytes"
 	echo 48M > "$MNT/$1/memory.low_watermark_in_bytes"
 }
 # alone: its 96 MiB of clean file pages really go, down past the low mark
+mkdir "$MNT/r1"
 wm r1
 hog r1 r1 -- -f "$DATA/f96"
 ready r1
@@ -366,14 +383,22 @@ expect "alone: background reclaim did it" "$(( $(stat_key r1 kswapd_steal) > 0 )
 stop_hog "$HOG_PID"
 # shared with a process of the root: MADV_PAGEOUT leaves pages another
 # process maps. Usage stays what is resident, the stand-ins stay charged
-# (unevictable for the back-off), reclaim does not spin, nothing is killed
+# (unevictable for the back-off), reclaim does not spin, nothing is killed.
+# r2 brings the file in (so it pays for it), the root's process maps it
+# too, then r2's watermarks come
+uncache "$DATA/f96"
+mkdir "$MNT/r2"
+hog r2 r2 -- -f "$DATA/f96"
+ready r2
+R2=$HOG_PID
 "$HOG" -f "$DATA/f96" > "$DATA/root96.out" 2>&1 < /dev/null &
 R96=$!
 HOGS+=("$R96")
 ready root96
+HOG_PID=$R2
+between "shared: r2 pays for what it brought in" "$(stat_key r2 cache)" $((96 * MiB - 256 * 1024)) \
+	$((100 * MiB))
 wm r2
-hog r2 r2 -- -f "$DATA/f96"
-ready r2
 wait_until 10 sh -c "[ \$(awk '\$1==\"kswapd_steal\"{print \$2}' $MNT/r2/memory.stat) -gt 0 ]" ||
 	bad "shared: no background reclaim"
 wait_until 10 sh -c "[ \$(awk '\$1==\"unevictable\"{print \$2}' $MNT/r2/memory.stat) -gt $((64 * MiB)) ]" ||

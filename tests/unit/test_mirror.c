@@ -410,6 +410,19 @@ START_TEST(test_pcache_events)
 	ev.op = PCACHE_DEL;
 	mirror_pcache_event(&m, &ev);
 	ck_assert_int_eq(stat_local(g, STAT_SHMEM), 0);
+	/* pages a page fault brought in: not charged here (the sampler's
+	 * mapping stand-in may), counted as faulted while in the cache */
+	ev = (struct pcache_event){ .op = PCACHE_ADD, .tgid = 100, .dev = 1, .ino = 9, .nr = 4,
+				    .fault = 1 };
+	mirror_pcache_event(&m, &ev);
+	ck_assert_int_eq(stat_local(g, STAT_CACHE), 0);
+	ck_assert_int_eq(mirror_pcache_faulted(&m, makedev(0, 1), 9, 0, 64), 4);
+	ck_assert_int_eq(mirror_pcache_held(&m, makedev(0, 1), 9, 0, 64), 0);
+	ev.op = PCACHE_DEL;
+	ev.nr = 2;
+	mirror_pcache_event(&m, &ev);
+	ck_assert_int_eq(mirror_pcache_faulted(&m, makedev(0, 1), 9, 0, 64), 2);
+	ck_assert_int_eq(mirror_pcache_faulted(NULL, 0, 9, 0, 64), -1);
 	/* a process the daemon has no record of, in no group: not charged */
 	ev = (struct pcache_event){ .op = PCACHE_ADD, .tgid = 300, .ptgid = 1, .dev = 1, .ino = 8,
 				    .nr = 2 };

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* pcache.bpf.c: the page-cache tracer. Tells the daemon, through a ring
- * buffer, of every folio a tracked process brings into the page cache by
- * read(2), write(2) and readahead (not by a page fault of a mapping: the
- * mirror counts mapped pages from smaps), tmpfs folios (memfd, SysV
- * shm) as they reach the LRU, and of what later happens to
+ * buffer, of every folio a tracked process brings into the page cache
+ * (by read(2), write(2) and readahead, or by a page fault of a mapping,
+ * said apart), tmpfs folios (memfd, SysV shm) as they reach the LRU, and
+ * of what later happens to
  * those folios: dirtied, cleaned, removed. Owns the table of tracked
  * processes (filled by the daemon, grown at fork, pruned at exit) and the
  * table of inodes whose folios it follows. Never writes kernel memory. */
@@ -13,6 +13,8 @@
 #include <bpf/bpf_tracing.h>
 
 #include "os/pcache_event.h"
+
+#define PF_IO_WORKER 0x00000010       /* (a macro of the kernel's, not in BTF) */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -44,12 +46,6 @@ struct {
 	__type(value, __u8);
 } inodes SEC(".maps");
 
-/* handle_mm_fault's code, [fault_lo, fault_hi): set by the daemon before
- * the program loads (from /proc/kallsyms). A folio added with it on the
- * stack came in by a page fault (of a mapping, or of get_user_pages). */
-const volatile __u64 fault_lo = 0, fault_hi = 0;
-
-#define PCACHE_STACK 32
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -107,29 +103,21 @@ static __always_inline bool folio_mapped(struct folio *f)
 	return n >= 0;
 }
 
-/* Is the current task inside a page fault (handle_mm_fault below us)? A
- * task inside a system call is not, but for a fault of the call's own
- * (copy_to_user into a mapping), which the sampler's dedupe covers: its
- * user registers (x86-64) hold the call's number and -ENOSYS as its
- * result while it runs, where a fault's hold the user's rax. The kernel
- * stack, walked, says for the rest. */
-static __always_inline bool in_fault(void *ctx)
+/* Did a page fault bring the current task into the kernel (rather than a
+ * system call)? Its user registers say (x86-64): a system call's hold
+ * its number and -ENOSYS as its result while it runs, a fault's the
+ * user's rax. io_uring's workers (threads of the process, no user entry)
+ * do system calls' work. A fault inside a system call (copy_to_user into
+ * a mapping) counts as the call's: the sampler leaves out of a mapping
+ * what the events charged. */
+static __always_inline bool in_fault(void)
 {
-	__u64 stack[PCACHE_STACK];
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	long n;
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
 
-	if (regs && (long)regs->ax == -38 && (long)regs->orig_ax >= 0)
+	if (t->flags & PF_IO_WORKER)
 		return false;
-	n = bpf_get_stack(ctx, stack, sizeof(stack), 0);
-
-	for (int i = 0; i < PCACHE_STACK; i++) {
-		if (i * 8 >= n)
-			break;
-		if (stack[i] >= fault_lo && stack[i] < fault_hi)
-			return true;
-	}
-	return false;
+	return !(regs && (long)regs->ax == -38 && (long)regs->orig_ax >= 0);
 }
 
 /* The reader is woken once PCACHE_WAKE bytes wait, not at every event (a
@@ -157,7 +145,7 @@ static __always_inline struct pcache_inode inode_of(struct folio *folio)
 }
 
 static __always_inline int send(struct folio *f, const struct pcache_inode *ik, __u32 op,
-				 __u32 tgid, __u32 ptgid, __u32 shmem)
+				 __u32 tgid, __u32 ptgid, __u32 shmem, __u32 fault)
 {
 	struct pcache_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	unsigned long flags = folio_flags(f);
@@ -175,33 +163,43 @@ static __always_inline int send(struct folio *f, const struct pcache_inode *ik, 
 	e->index = f->index;
 	e->nr = folio_pages(f, flags);
 	e->shmem = shmem;
+	e->fault = fault;
+	e->pad = 0;
 	e->bh = op == PCACHE_DIRTY ? folio_buffers(f, flags, e->nr) : 0;
 	submit(e);
 	return 0;
 }
 
-/* A folio a tracked process added outside a page fault. */
-static __always_inline void added(void *ctx, struct folio *folio, __u32 shmem)
+/* A folio a tracked process added. One of tmpfs a fault added is left
+ * to the sampler (its shmem counts); a file's is reported as the
+ * fault's, which the daemon does not charge but lets the sampler charge
+ * when it finds it mapped. */
+static __always_inline void added(struct folio *folio, __u32 shmem)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32;
 	struct pcache_inode ik;
 	__u8 one = 1;
+	bool fault;
 
-	if (!bpf_map_lookup_elem(&tracked, &tgid) || in_fault(ctx))
+	if (!bpf_map_lookup_elem(&tracked, &tgid))
+		return;
+	fault = in_fault();
+	if (fault && shmem)
 		return;
 	ik = inode_of(folio);
 	/* the inode first: its removals are reported from the add on (a
 	 * lookup marks an entry used, and costs less than an update) */
 	if (!bpf_map_lookup_elem(&inodes, &ik))
 		bpf_map_update_elem(&inodes, &ik, &one, BPF_ANY);
-	send(folio, &ik, PCACHE_ADD, tgid, bpf_get_current_task_btf()->real_parent->tgid, shmem);
+	send(folio, &ik, PCACHE_ADD, tgid, bpf_get_current_task_btf()->real_parent->tgid, shmem,
+	     fault);
 }
 
 SEC("tp_btf/mm_filemap_add_to_page_cache")
 int BPF_PROG(pcache_add, struct folio *folio)
 {
-	added(ctx, folio, 0);
+	added(folio, 0);
 	return 0;
 }
 
@@ -228,7 +226,7 @@ int BPF_PROG(pcache_lru, struct folio *folio)
 	 * memfd) and its batch drained later; the sampler counts it */
 	if (folio_mapped(folio))
 		return 0;
-	added(ctx, folio, 1);
+	added(folio, 1);
 	return 0;
 }
 
@@ -238,7 +236,7 @@ int BPF_PROG(pcache_del, struct folio *folio)
 	struct pcache_inode ik = inode_of(folio);
 
 	if (bpf_map_lookup_elem(&inodes, &ik))
-		send(folio, &ik, PCACHE_DEL, 0, 0, 0);
+		send(folio, &ik, PCACHE_DEL, 0, 0, 0, 0);
 	return 0;
 }
 
@@ -248,7 +246,7 @@ int BPF_PROG(pcache_dirty, struct folio *folio, struct address_space *mapping)
 	struct pcache_inode ik = inode_of(folio);
 
 	if (bpf_map_lookup_elem(&inodes, &ik))
-		send(folio, &ik, PCACHE_DIRTY, 0, 0, 0);
+		send(folio, &ik, PCACHE_DIRTY, 0, 0, 0, 0);
 	return 0;
 }
 
