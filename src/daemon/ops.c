@@ -245,7 +245,9 @@ static void cgfs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, m
 	else if (cgfs_file_lookup(fs, name, mcg_is_root(p)) >= 0)
 		err = -EEXIST;         /* names of control files are taken */
 	else
-		err = mcg_create(fs->eng, p, name, cgfs_mkdir_init, &a, &g);
+		/* charged through the stock of the CPU the caller runs on
+		 * (§11.5), as the kernel's allocation is */
+		err = mcg_create_on(fs->eng, p, name, proc_cpu_of(ctx->pid), cgfs_mkdir_init, &a, &g);
 	if (!err)
 		node_touch_dir(fs, p);
 	mcg_put(p);

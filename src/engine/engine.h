@@ -321,6 +321,12 @@ long mcg_usage(struct mcg_group *g, enum mcg_counter c);
 int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
 	       int (*init)(struct mcg_group *g, void *arg), void *arg,
 	       struct mcg_group **out);
+/* mcg_create, the child's structures charged through the stock of cpu
+ * (the creating task's, as the kernel allocates them on the CPU the
+ * mkdir runs on; -1: one of the parent's choosing, as mcg_create). */
+int mcg_create_on(struct mcg_engine *e, struct mcg_group *parent, const char *name, int cpu,
+		  int (*init)(struct mcg_group *g, void *arg), void *arg,
+		  struct mcg_group **out);
 /* mcg_create with the id and generation the group had before a restart
  * (id 0: the next free one, as mcg_create): -EBUSY when id is taken,
  * -EINVAL above MCG_ID_MAX; the id's next holder gets gen + 1 or more. */

@@ -40,7 +40,7 @@ static int mcg_create_check(struct mcg_engine *e, struct mcg_group *parent, cons
  * shows the batch; *pages is what was charged. Never waits under
  * oom_kill_disable (no user fault: the kernel fails such a charge). Called
  * with no lock held: the charge may reclaim and OOM-kill. */
-static int mcg_mkdir_charge(struct mcg_engine *e, struct mcg_group *parent, long *pages)
+static int mcg_mkdir_charge(struct mcg_engine *e, struct mcg_group *parent, int cpu, long *pages)
 {
 	struct charge_mode mode = { .nowait = true };
 	int err;
@@ -48,7 +48,8 @@ static int mcg_mkdir_charge(struct mcg_engine *e, struct mcg_group *parent, long
 	*pages = 0;
 	if (mcg_root(parent) || !prof_has(&e->m.prof, PF_MKDIR_KMEM))
 		return 0;
-	err = charge_kmem(parent, parent->id % e->m.cpus, MCG_MKDIR_KMEM_PAGES, &mode);
+	err = charge_kmem(parent, cpu >= 0 ? (unsigned)cpu % e->m.cpus : parent->id % e->m.cpus,
+			  MCG_MKDIR_KMEM_PAGES, &mode);
 	if (mode.over)
 		mcg_put(mode.over);
 	if (err)
@@ -57,16 +58,36 @@ static int mcg_mkdir_charge(struct mcg_engine *e, struct mcg_group *parent, long
 	return 0;
 }
 
+static int mcg_create_full(struct mcg_engine *e, struct mcg_group *parent, const char *name,
+			   unsigned id, unsigned gen, int cpu,
+			   int (*init)(struct mcg_group *g, void *arg), void *arg,
+			   struct mcg_group **out);
+
 int mcg_create(struct mcg_engine *e, struct mcg_group *parent, const char *name,
 	       int (*init)(struct mcg_group *g, void *arg), void *arg,
 	       struct mcg_group **out)
 {
-	return mcg_create_as(e, parent, name, 0, 0, init, arg, out);
+	return mcg_create_full(e, parent, name, 0, 0, -1, init, arg, out);
+}
+
+int mcg_create_on(struct mcg_engine *e, struct mcg_group *parent, const char *name, int cpu,
+		  int (*init)(struct mcg_group *g, void *arg), void *arg,
+		  struct mcg_group **out)
+{
+	return mcg_create_full(e, parent, name, 0, 0, cpu, init, arg, out);
 }
 
 int mcg_create_as(struct mcg_engine *e, struct mcg_group *parent, const char *name,
 		  unsigned id, unsigned gen, int (*init)(struct mcg_group *g, void *arg),
 		  void *arg, struct mcg_group **out)
+{
+	return mcg_create_full(e, parent, name, id, gen, -1, init, arg, out);
+}
+
+static int mcg_create_full(struct mcg_engine *e, struct mcg_group *parent, const char *name,
+			   unsigned id, unsigned gen, int cpu,
+			   int (*init)(struct mcg_group *g, void *arg), void *arg,
+			   struct mcg_group **out)
 {
 	struct mcg_group *g;
 	long charged;
@@ -79,7 +100,7 @@ int mcg_create_as(struct mcg_engine *e, struct mcg_group *parent, const char *na
 	pthread_rwlock_rdlock(&e->tree_lock);
 	err = mcg_create_check(e, parent, name);
 	pthread_rwlock_unlock(&e->tree_lock);
-	if (err || (err = mcg_mkdir_charge(e, parent, &charged)))
+	if (err || (err = mcg_mkdir_charge(e, parent, cpu, &charged)))
 		return err;
 	pthread_rwlock_wrlock(&e->tree_lock);
 	if ((err = mcg_create_check(e, parent, name))) {

@@ -505,3 +505,17 @@ long proc_slab_size(const char *name)
 	fclose(f);
 	return found;
 }
+
+int proc_cpu_of(pid_t pid)
+{
+	struct proc_activity a;
+	int fd = pid > 0 ? proc_open_stat(pid) : -1;
+	int cpu = -1;
+
+	if (fd < 0)
+		return -1;
+	if (proc_read_activity(fd, &a) == 0)
+		cpu = a.processor;
+	close(fd);
+	return cpu;
+}

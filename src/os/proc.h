@@ -55,6 +55,8 @@ struct proc_activity {
  * or -errno; proc_read_activity reads it. */
 int proc_open_stat(pid_t pid);
 int proc_read_activity(int statfd, struct proc_activity *a);
+/* The CPU task pid ran on last (field 39 of /proc/PID/stat), or -1. */
+int proc_cpu_of(pid_t pid);
 /* A task's start time (field 22 of /proc/TID/stat, clock ticks after
  * boot): with its id, it names one task across PID reuse. -ESRCH, -EIO. */
 int proc_start_time(pid_t tid, unsigned long long *start);

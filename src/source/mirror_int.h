@@ -27,6 +27,9 @@ struct proc_task;
 #define MIRROR_REGION_MIN   256          /* ledger regions grow 256 .. 65536 pages */
 #define MIRROR_REGION_MAX   65536
 #define MIRROR_IOV          64
+/* Anon mappings with pages shared copy-on-write are walked in pagemap only
+ * when at most this many times larger than what they have resident. */
+#define MIRROR_COW_SPARSE   16
 
 /* Pageout back-off (mirror_enforce.c): a pageout the next sample does
  * not confirm (no drop in the mapping's resident pages, or an error from

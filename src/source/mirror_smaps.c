@@ -129,7 +129,11 @@ static void mirror_sample_vma(const struct mirror_vma *v, void *arg)
 	s->locked += locked;
 	/* anon pages another process maps too (a fork's, before either
 	 * wrote): the frames are looked at (mirror_shared.c) */
-	if (!v->shmem && v->anon > 0 && v->shared > 0) {
+	/* (a sparse mapping, mostly unbacked, such as a sanitizer's shadow of
+	 * terabytes, is not walked: its pagemap is 8 bytes a virtual page,
+	 * and its shared pages count in every process that has them) */
+	if (!v->shmem && v->anon > 0 && v->shared > 0 &&
+	    (v->end - v->start) / PC_PAGE_SIZE <= MIRROR_COW_SPARSE * (unsigned long)v->rss + 1024) {
 		if (s->ncow == s->capcow) {
 			size_t cap = s->capcow ? 2 * s->capcow : 8;
 			struct mirror_range *nr = realloc(s->cow, cap * sizeof(*nr));

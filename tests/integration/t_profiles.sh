@@ -39,6 +39,20 @@ expect "limit 0: failcnt rose" "$(( $(cat "$MNT/z/memory.failcnt") > 0 ))" 1
 rmdir "$MNT/p/c"
 expect "rmdir gives the kmem back" "$(cat "$MNT/p/memory.kmem.usage_in_bytes")" 0
 expect "rmdir gives the usage back" "$(cat "$MNT/p/memory.usage_in_bytes")" 0
+# ... through the stock of the CPU the mkdir runs on, as the kernel
+# allocates on the caller's CPU (LTP's memcg_subgroup_charge sees the
+# difference): a second child made on the same CPU takes its 5 pages from
+# the batch the first left there, one made on another CPU a batch of its own
+if [ "$(nproc)" -ge 2 ]; then
+	mkdir "$MNT/q"
+	taskset -c 0 mkdir "$MNT/q/c1"
+	expect "a child made on CPU 0: a batch" "$(cat "$MNT/q/memory.usage_in_bytes")" 262144
+	taskset -c 0 mkdir "$MNT/q/c2"
+	expect "another on CPU 0: from that batch" "$(cat "$MNT/q/memory.usage_in_bytes")" 262144
+	taskset -c 1 mkdir "$MNT/q/c3"
+	expect "one on CPU 1: a batch of its own" "$(cat "$MNT/q/memory.usage_in_bytes")" 524288
+	expect "their structures, 5 pages each" "$(cat "$MNT/q/memory.kmem.usage_in_bytes")" 61440
+fi
 umount_fs
 
 # 6.12 (default): charge moving with the 2-bit mask
