@@ -750,13 +750,21 @@ static struct mirror_proc *mirror_find(struct mirror *m, pid_t tgid)
 /* The live record of tgid, made if there is none (with a duplicate of
  * pidfd, or a pidfd of its own when pidfd is -1), pinned; NULL when it
  * cannot be had. Caller holds m->lock. */
-static struct mirror_proc *mirror_get_locked(struct mirror *m, pid_t tgid, int pidfd)
+/* The live record of tgid, or NULL. Caller holds m->lock. */
+static struct mirror_proc *mirror_live_locked(struct mirror *m, pid_t tgid)
 {
 	struct mirror_proc *p;
 
 	for (p = m->procs; p; p = p->next)
 		if (p->tgid == tgid && !atomic_load(&p->gone))
 			break;
+	return p;
+}
+
+static struct mirror_proc *mirror_get_locked(struct mirror *m, pid_t tgid, int pidfd)
+{
+	struct mirror_proc *p = mirror_live_locked(m, tgid);
+
 	if (!p && !m->stop && (p = calloc(1, sizeof(*p)))) {
 		p->m = m;
 		p->tgid = tgid;
@@ -795,15 +803,10 @@ struct mirror_proc *mirror_proc_pin(struct mirror *m, pid_t tgid, bool make)
 	struct mirror_proc *p;
 
 	pthread_mutex_lock(&m->lock);
-	if (make) {
+	if (make)
 		p = mirror_get_locked(m, tgid, -1);
-	} else {
-		for (p = m->procs; p; p = p->next)
-			if (p->tgid == tgid && !atomic_load(&p->gone)) {
-				atomic_fetch_add(&p->refs, 1);
-				break;
-			}
-	}
+	else if ((p = mirror_live_locked(m, tgid)))
+		atomic_fetch_add(&p->refs, 1);
 	pthread_mutex_unlock(&m->lock);
 	return p;
 }

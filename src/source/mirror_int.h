@@ -120,7 +120,7 @@ struct mirror_pcache {
 	 * start: mirror_proc_pin and mirror_proc_unpin) */
 	struct mirror_proc *(*pin)(struct mirror *m, pid_t tgid, bool make);
 	void (*unpin)(struct mirror_proc *p);
-	_Atomic uint64_t events, added, faulted, removed, unattributed, failed;
+	_Atomic uint64_t added, faulted, removed, unattributed, failed;
 };
 
 /* Anon pages shared copy-on-write (mirror_shared.c): a process's claim

@@ -315,7 +315,8 @@ static void mirror_pc_written(struct mirror *m, const struct pcache_event *ev)
 		for (struct mirror_pc_chunk *c = pc->chunk[b]; c; c = c->next)
 			if (c->dev == dev && c->ino == ev->ino)
 				for (uint32_t i = 0; i < MIRROR_PC_CHUNK; i++)
-					vm_set_dirty(c->r, i, false);
+					if (c->page[i] & MIRROR_PC_COUNTED)   /* (only ours have stand-ins) */
+						vm_set_dirty(c->r, i, false);
 	pthread_mutex_unlock(&pc->chunks_lock);
 }
 
@@ -323,7 +324,6 @@ void mirror_pcache_event(void *arg, const struct pcache_event *ev)
 {
 	struct mirror *m = arg;
 
-	atomic_fetch_add(&m->pc->events, 1);
 	if (ev->op == PCACHE_WRITTEN) {
 		mirror_pc_written(m, ev);
 		return;
