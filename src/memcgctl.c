@@ -58,8 +58,9 @@ static char *ctl_slurp(const char *path)
 
 static int ctl_ask(int fd, const char *line, char *ans, size_t size);
 
-/* The root's status attribute (the worker answers it), NUL-terminated in
- * buf: its length, or -1 with a message. */
+/* The root's status attribute (the worker answers it, at most 4 KiB),
+ * NUL-terminated in buf: its length, or -1 with a message. */
+#define CTL_STATUS_MAX 8192
 static ssize_t ctl_status_text(const char *mount, char *buf, size_t size)
 {
 	ssize_t n = getxattr(mount, CGFS_STATUS_XATTR, buf, size - 1);
@@ -77,7 +78,7 @@ static ssize_t ctl_status_text(const char *mount, char *buf, size_t size)
  * its own, whichever namespace this runs in. */
 static int ctl_socket_of(const char *mount, char *path, size_t size)
 {
-	char buf[1024];
+	char buf[CTL_STATUS_MAX];
 	const char *p;
 	size_t len;
 
@@ -260,7 +261,7 @@ static int ctl_join(const char *mount, const char *group)
 /* The worker answers the root's status attribute: print it as it is. */
 static int ctl_status(const char *mount)
 {
-	char buf[1024];
+	char buf[CTL_STATUS_MAX];
 	ssize_t n = ctl_status_text(mount, buf, sizeof(buf));
 
 	if (n < 0)

@@ -52,6 +52,7 @@ struct memcgfs_opts {
 	int remount;
 	int nonopts;                  /* SOURCE MOUNTPOINT, as mount.fuse3 runs us */
 	unsigned max_threads;         /* -o max_threads=N, 0: not given */
+	unsigned cache_timeout;       /* -o cache_timeout=SECONDS */
 	char *state;                  /* -o state=PATH */
 	int nostate;
 	int fresh;
@@ -61,6 +62,10 @@ struct memcgfs_opts {
 
 /* FUSE worker threads at most, unless -o max_threads=N says otherwise */
 #define MEMCGFS_MAX_THREADS 64
+/* How long the kernel keeps names and attributes unless -o cache_timeout
+ * says otherwise (s): a day; exactness comes from the invalidations, not
+ * from the bound (docs/design.md, Kernel caches). */
+#define MEMCGFS_CACHE_TIMEOUT 86400
 
 #define MOPT(t, p) { t, offsetof(struct memcgfs_opts, p), 1 }
 static const struct fuse_opt memcgfs_optspec[] = {
@@ -75,6 +80,7 @@ static const struct fuse_opt memcgfs_optspec[] = {
 	MOPT("state=%s", state),
 	MOPT("nostate", nostate),
 	MOPT("fresh", fresh),
+	MOPT("cache_timeout=%u", cache_timeout),
 	MOPT("-h", help),
 	MOPT("--help", help),
 	MOPT("remount", remount),
@@ -104,6 +110,8 @@ static void memcgfs_usage(const char *prog)
 	       "                      " STATE_DIR "/MOUNTPOINT.MNTNS.state)\n"
 	       "    nostate           keep no state file\n"
 	       "    fresh             start empty, replacing what the state file held\n"
+	       "    cache_timeout=S   how long the kernel keeps names and attributes (s,\n"
+	       "                      default 86400; 0: it asks the daemon every time)\n"
 	       "default_permissions and allow_other are on by default.\n\n", prog, prog);
 }
 
@@ -412,6 +420,7 @@ static int memcgfs_serve(struct cgfs *fs, struct mcg_machine *cfg, struct fuse_a
 	fs->watermarks = !o->nowatermarks;
 	fs->supervisor_pid = getppid();
 	fs->restarts = restarts;
+	fs->cache_timeout = o->cache_timeout;
 	fs->fh_tag = cgfs_fh_tag(restarts);
 	fs->eng = mcg_engine_new(cfg, &env_real, &(struct mcg_owner){ &memcgfs_owner, fs });
 	fs->events = event_new();
@@ -430,7 +439,7 @@ static int memcgfs_serve(struct cgfs *fs, struct mcg_machine *cfg, struct fuse_a
 	se = fuse_session_new(args, &cgfs_ops, sizeof(cgfs_ops), fs);
 	if (!se)
 		goto out_engine;
-	if (sup_worker_attach(se))
+	if (sup_worker_attach(se) || cgfs_ops_attached(se, fs))
 		goto out_session;
 	if (!cl->foreground) {
 		sup_detach_stdio();     /* attached: start-up has said its errors */
@@ -563,7 +572,7 @@ static int memcgfs_mount(struct cgfs *fs, struct fuse_args *args, const struct f
 int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
-	struct memcgfs_opts o = { 0 };
+	struct memcgfs_opts o = { .cache_timeout = MEMCGFS_CACHE_TIMEOUT };
 	struct fuse_cmdline_opts cl;
 	struct mcg_machine cfg = { 0 };
 	struct cgfs fs = { 0 };

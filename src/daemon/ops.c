@@ -6,6 +6,7 @@
  * file: what differs between files (poll on a list that empties) is a
  * column of the table (cgfiles.h). */
 #include <errno.h>
+#include <linux/fuse.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "fs/registry.h"
 #include "journal/state.h"
 #include "os/proc.h"
+#include "util/log.h"
 
 /* What orders a handle's ops after its open is the kernel (the open's
  * reply comes first): told to the thread sanitizer, nothing otherwise. */
@@ -57,6 +59,12 @@ static struct cgfs_fh *cgfs_fh_of(fuse_req_t req, struct fuse_file_info *fi)
 	fh = (struct cgfs_fh *)(uintptr_t)(fi->fh & ~CGFS_FH_TAG_MASK);
 	CGFS_TSAN_ACQUIRE(fh);
 	return fh;
+}
+
+/* One more request of kind k (memcgctl status). */
+static void cgfs_count(fuse_req_t req, enum cgfs_rq k)
+{
+	atomic_fetch_add_explicit(&cgfs_of(req)->requests[k], 1, memory_order_relaxed);
 }
 
 static bool cgfs_interrupted(void *req)
@@ -102,12 +110,16 @@ static void cgfs_op_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_DONT_MASK;
 }
 
-/* Attributes and names are never cached: other users change them. */
+/* The kernel keeps a name and its attributes for fs->cache_timeout: every
+ * change comes through it (it drops what a mkdir, rmdir, rename, setattr
+ * or setxattr changed), except a worker's restart, which tells it to drop
+ * all (cgfs_ops_attached). Negative answers are errors it does not keep. */
 static void cgfs_entry(struct cgfs *fs, struct mcg_group *g, int row, struct fuse_entry_param *e)
 {
 	memset(e, 0, sizeof(*e));
 	e->ino = node_ino(g, row);
 	e->generation = mcg_gen(g);
+	e->entry_timeout = e->attr_timeout = fs->cache_timeout;
 	node_getattr(fs, g, row, &e->attr);
 	e->attr.st_ino = e->ino;
 }
@@ -119,6 +131,7 @@ static void cgfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct mcg_group *p, *c;
 	int row, err;
 
+	cgfs_count(req, CGFS_RQ_LOOKUP);
 	if ((err = node_from_ino(fs, parent, &p, &row)))
 		return cgfs_reply_err(req, err);
 	if (row >= 0 || mcg_removed(p)) {
@@ -138,8 +151,7 @@ static void cgfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	fuse_reply_entry(req, &e);
 }
 
-static void cgfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
-			    struct fuse_file_info *fi)
+static void cgfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set)
 {
 	struct cgfs *fs = cgfs_of(req);
 	struct mcg_group *g;
@@ -180,13 +192,21 @@ static void cgfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, i
 	mcg_put(g);
 	if (err)
 		return cgfs_reply_err(req, err);
-	fuse_reply_attr(req, &st, 0);
+	fuse_reply_attr(req, &st, fs->cache_timeout);
+}
+
+static void cgfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+			    struct fuse_file_info *fi)
+{
+	cgfs_count(req, CGFS_RQ_SETATTR);
+	cgfs_setattr(req, ino, attr, to_set);
 }
 
 /* getattr is setattr with nothing to set. */
 static void cgfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	cgfs_op_setattr(req, ino, NULL, 0, fi);
+	cgfs_count(req, CGFS_RQ_GETATTR);
+	cgfs_setattr(req, ino, NULL, 0);
 }
 
 /* The group directory named by (parent, name), referenced. */
@@ -238,6 +258,7 @@ static void cgfs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, m
 	struct mcg_group *p, *g = NULL;
 	int row, err;
 
+	cgfs_count(req, CGFS_RQ_MKDIR);
 	if ((err = node_from_ino(fs, parent, &p, &row)))
 		return cgfs_reply_err(req, err);
 	if (row >= 0)
@@ -265,9 +286,10 @@ static void cgfs_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct cgfs *fs = cgfs_of(req);
 	struct mcg_group *g, *p;
-	int err = cgfs_child(fs, parent, name, &g, &p);
+	int err;
 
-	if (err)
+	cgfs_count(req, CGFS_RQ_RMDIR);
+	if ((err = cgfs_child(fs, parent, name, &g, &p)))
 		return cgfs_reply_err(req, err);
 	if (!(err = mcg_remove(fs->eng, g))) {
 		event_group_removed(fs, g);
@@ -288,6 +310,7 @@ static void cgfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct mcg_group *g, *p, *np;
 	int row, err;
 
+	cgfs_count(req, CGFS_RQ_RENAME);
 	if (flags)
 		return cgfs_reply_err(req, -EINVAL);
 	if ((err = cgfs_child(fs, parent, name, &g, &p)))
@@ -389,21 +412,57 @@ static void cgfs_open_node(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 
 static void cgfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	cgfs_count(req, CGFS_RQ_OPEN);
 	cgfs_open_node(req, ino, fi, false);
 }
 
 static void cgfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	cgfs_count(req, CGFS_RQ_OPENDIR);
 	cgfs_open_node(req, ino, fi, true);
 }
 
-static void cgfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+static void cgfs_release(fuse_req_t req, struct fuse_file_info *fi)
 {
 	struct cgfs_fh *fh = cgfs_fh_of(req, fi);
 
 	if (fh)                         /* a dead worker's: nothing to free */
 		cgfs_fh_free(cgfs_of(req), fh);
 	fuse_reply_err(req, 0);
+}
+
+static void cgfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	cgfs_count(req, CGFS_RQ_RELEASE);
+	cgfs_release(req, fi);
+}
+
+static void cgfs_op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	cgfs_count(req, CGFS_RQ_RELEASEDIR);
+	cgfs_release(req, fi);
+}
+
+/* No control file needs a close(2) to do anything: the kernel, told so
+ * once, sends no more FLUSH on this connection (fc->no_flush). */
+static void cgfs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	cgfs_count(req, CGFS_RQ_FLUSH);
+	cgfs_reply_err(req, -ENOSYS);
+}
+
+/* The kernel dropped names it had looked up: nothing is kept per lookup
+ * (an inode number is the group's id and the file's row), only counted. */
+static void cgfs_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	cgfs_count(req, CGFS_RQ_FORGET);
+	fuse_reply_none(req);
+}
+
+static void cgfs_op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+	cgfs_count(req, CGFS_RQ_FORGET);
+	fuse_reply_none(req);
 }
 
 /* Fill fh->snap with a fresh rendering of the file (files) or the packed
@@ -432,6 +491,7 @@ static void cgfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	size_t len = 0;
 	int err = 0;
 
+	cgfs_count(req, CGFS_RQ_READ);
 	if (!fh)
 		return cgfs_reply_err(req, -EBADF);
 	pthread_mutex_lock(&fh->lock);
@@ -481,6 +541,7 @@ static void cgfs_op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 	unsigned mask = POLLIN | POLLOUT;
 	bool fresh;
 
+	cgfs_count(req, CGFS_RQ_POLL);
 	if (!fh)
 		return cgfs_reply_err(req, -EBADF);
 	if (ph)
@@ -508,6 +569,7 @@ static void cgfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_
 	struct cgfs_req r;
 	int err;
 
+	cgfs_count(req, CGFS_RQ_WRITE);
 	if (!fh)
 		return cgfs_reply_err(req, -EBADF);
 	pthread_mutex_lock(&fh->lock);       /* up to the reply (cgfs_fh_free) */
@@ -563,6 +625,7 @@ static void cgfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t o
 	struct cgfs_dirbuf d = { .req = req, .size = size, .skip = off };
 	struct mcg_group *g;
 
+	cgfs_count(req, CGFS_RQ_READDIR);
 	if (!fh)
 		return cgfs_reply_err(req, -EBADF);
 	pthread_mutex_lock(&fh->lock);       /* up to the reply (cgfs_fh_free) */
@@ -596,7 +659,24 @@ static void cgfs_reply_xattr(fuse_req_t req, int ret, char *buf, size_t size)
  * serves this mount, one "key value" a line, for memcgctl status. */
 static int cgfs_status(struct cgfs *fs, char *buf, size_t size)
 {
-	char text[2048];
+	/* (lower case, as libfuse's debug output names them) */
+	static const char *const rq_names[CGFS_RQ_N] = {
+		[CGFS_RQ_LOOKUP] = "lookup", [CGFS_RQ_FORGET] = "forget",
+		[CGFS_RQ_GETATTR] = "getattr", [CGFS_RQ_SETATTR] = "setattr",
+		[CGFS_RQ_MKDIR] = "mkdir", [CGFS_RQ_RMDIR] = "rmdir",
+		[CGFS_RQ_RENAME] = "rename", [CGFS_RQ_OPEN] = "open", [CGFS_RQ_READ] = "read",
+		[CGFS_RQ_WRITE] = "write", [CGFS_RQ_FLUSH] = "flush",
+		[CGFS_RQ_RELEASE] = "release", [CGFS_RQ_POLL] = "poll",
+		[CGFS_RQ_OPENDIR] = "opendir", [CGFS_RQ_READDIR] = "readdir",
+		[CGFS_RQ_RELEASEDIR] = "releasedir", [CGFS_RQ_GETXATTR] = "getxattr",
+		[CGFS_RQ_LISTXATTR] = "listxattr", [CGFS_RQ_SETXATTR] = "setxattr",
+		[CGFS_RQ_REMOVEXATTR] = "removexattr", [CGFS_RQ_CREATE] = "create",
+		[CGFS_RQ_MKNOD] = "mknod", [CGFS_RQ_UNLINK] = "unlink",
+		[CGFS_RQ_SYMLINK] = "symlink", [CGFS_RQ_LINK] = "link",
+		[CGFS_RQ_STATFS] = "statfs",
+	};
+	char text[4096];
+	unsigned long total = 0;
 	int n = snprintf(text, sizeof(text),
 			 "supervisor_pid %d\nworker_pid %d\nworker_restarts %u\n"
 			 "state_file %s\nprofile %u.%u\nsocket %s\nheap_trims %lu\n"
@@ -610,7 +690,21 @@ static int cgfs_status(struct cgfs *fs, char *buf, size_t size)
 	/* (the sources' lines: what charges real processes, and how) */
 	if (n > 0 && (size_t)n < sizeof(text))
 		n += (int)cgfs_sources_describe(fs, text + n, sizeof(text) - (size_t)n);
+	/* the kernel's caches, and the requests this worker received, this
+	 * one included: by kind, then all of them */
+	if (n > 0 && (size_t)n < sizeof(text))
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "cache_timeout %g\n",
+			      fs->cache_timeout);
+	for (int k = 0; k < CGFS_RQ_N && n > 0 && (size_t)n < sizeof(text); k++) {
+		unsigned long c = atomic_load_explicit(&fs->requests[k], memory_order_relaxed);
 
+		total += c;
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "requests_%s %lu\n", rq_names[k], c);
+	}
+	if (n > 0 && (size_t)n < sizeof(text))
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "requests_total %lu\n", total);
+	if (n < 0 || (size_t)n >= sizeof(text))
+		return -EOVERFLOW;      /* (never: the text is far below its bound) */
 	if (size && (size_t)n > size)
 		return -ERANGE;
 	if (size)
@@ -624,6 +718,7 @@ static void cgfs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, s
 	struct mcg_group *g;
 	int row, ret;
 
+	cgfs_count(req, CGFS_RQ_GETXATTR);
 	if (size && !buf)
 		return cgfs_reply_err(req, -ENOMEM);
 	if (ino == FUSE_ROOT_ID && !strcmp(name, CGFS_STATUS_XATTR)) {
@@ -645,6 +740,7 @@ static void cgfs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	struct mcg_group *g;
 	int row, ret;
 
+	cgfs_count(req, CGFS_RQ_LISTXATTR);
 	if (size && !buf)
 		return cgfs_reply_err(req, -ENOMEM);
 	if (!(ret = node_from_ino(cgfs_of(req), ino, &g, &row))) {
@@ -661,6 +757,7 @@ static void cgfs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	struct mcg_group *g;
 	int row, ret;
 
+	cgfs_count(req, CGFS_RQ_SETXATTR);
 	if (!(ret = node_from_ino(cgfs_of(req), ino, &g, &row))) {
 		ret = cgfs_kept(req, g, node_setxattr(cgfs_of(req), g, row, name, value, size, flags));
 		mcg_put(g);
@@ -673,6 +770,7 @@ static void cgfs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name
 	struct mcg_group *g;
 	int row, ret;
 
+	cgfs_count(req, CGFS_RQ_REMOVEXATTR);
 	if (!(ret = node_from_ino(cgfs_of(req), ino, &g, &row))) {
 		ret = cgfs_kept(req, g, node_removexattr(cgfs_of(req), g, row, name));
 		mcg_put(g);
@@ -684,27 +782,32 @@ static void cgfs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name
 static void cgfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 			   struct fuse_file_info *fi)
 {
+	cgfs_count(req, CGFS_RQ_CREATE);
 	cgfs_reply_err(req, -EACCES);
 }
 
 static void cgfs_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 			  dev_t rdev)
 {
+	cgfs_count(req, CGFS_RQ_MKNOD);
 	cgfs_reply_err(req, -EPERM);
 }
 
 static void cgfs_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
+	cgfs_count(req, CGFS_RQ_UNLINK);
 	cgfs_reply_err(req, -EPERM);
 }
 
 static void cgfs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
 {
+	cgfs_count(req, CGFS_RQ_SYMLINK);
 	cgfs_reply_err(req, -EPERM);
 }
 
 static void cgfs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
 {
+	cgfs_count(req, CGFS_RQ_LINK);
 	cgfs_reply_err(req, -EPERM);
 }
 
@@ -712,12 +815,89 @@ static void cgfs_op_statfs(fuse_req_t req, fuse_ino_t ino)
 {
 	struct statvfs st = { .f_bsize = 4096, .f_namemax = 255 };
 
+	cgfs_count(req, CGFS_RQ_STATFS);
 	fuse_reply_statfs(req, &st);
+}
+
+/* FUSE_NOTIFY_INC_EPOCH (protocol 7.44, Linux 6.16): the kernel looks
+ * every name it keeps up again before it uses it. libfuse 3.14 has no
+ * call for it; it carries no body. */
+#define CGFS_NOTIFY_INC_EPOCH 8
+
+struct cgfs_groups {
+	struct mcg_group **g;
+	size_t n, cap;
+	bool nomem;
+};
+
+static void cgfs_collect(struct mcg_group *g, unsigned depth, void *arg)
+{
+	struct cgfs_groups *a = arg;
+
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 256;
+		struct mcg_group **n = realloc(a->g, cap * sizeof(*n));
+
+		if (!n) {
+			a->nomem = true;
+			return;
+		}
+		a->g = n;
+		a->cap = cap;
+	}
+	mcg_get(g);
+	a->g[a->n++] = g;
+}
+
+int cgfs_ops_attached(struct fuse_session *se, struct cgfs *fs)
+{
+	struct fuse_out_header h = { .len = sizeof(h), .error = CGFS_NOTIFY_INC_EPOCH };
+	struct cgfs_groups a = { 0 };
+	ssize_t w;
+
+	while ((w = write(fuse_session_fd(se), &h, sizeof(h))) < 0 && errno == EINTR)
+		;
+	if (w != (ssize_t)sizeof(h)) {
+		/* a kernel before 6.16: a restart could not make it forget what
+		 * the dead worker told it, so it is told to keep nothing */
+		if (fs->cache_timeout > 0)
+			mcg_log(MCG_LOG_WARNING, "the kernel cannot be told to drop every name it "
+				"keeps (FUSE_NOTIFY_INC_EPOCH: %s): it keeps none (cache_timeout=0)",
+				w < 0 ? strerror(errno) : "short write");
+		fs->cache_timeout = 0;
+		return 0;
+	}
+	if (!fs->restarts)
+		return 0;               /* the kernel has nothing of ours yet */
+	/* A dead worker may have changed a node without its reply reaching
+	 * the kernel (a chmod, an ACL on disk, then the crash), and its times
+	 * are not kept: no name is used before it is looked up again (the
+	 * epoch, above), and no inode's attributes or ACLs before they are
+	 * fetched again, whichever path reaches it (an open descriptor too).
+	 * Neither notice waits for a lock a queued request could hold. */
+	mcg_walk(fs->eng, cgfs_collect, &a);
+	for (size_t i = 0; i < a.n; i++) {
+		bool root = mcg_is_root(a.g[i]);
+
+		fuse_lowlevel_notify_inval_inode(se, node_ino(a.g[i], -1), -1, 0);
+		for (size_t r = 0; r < cgfs_nfiles; r++)
+			if (cgfs_file_present(fs, &cgfs_files[r], root))
+				fuse_lowlevel_notify_inval_inode(se, node_ino(a.g[i], (int)r), -1, 0);
+		mcg_put(a.g[i]);
+	}
+	free(a.g);
+	if (a.nomem) {
+		mcg_log(MCG_LOG_ERR, "out of memory invalidating the kernel's attributes");
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 const struct fuse_lowlevel_ops cgfs_ops = {
 	.init        = cgfs_op_init,
 	.lookup      = cgfs_op_lookup,
+	.forget      = cgfs_op_forget,
+	.forget_multi = cgfs_op_forget_multi,
 	.getattr     = cgfs_op_getattr,
 	.setattr     = cgfs_op_setattr,
 	.mkdir       = cgfs_op_mkdir,
@@ -726,11 +906,12 @@ const struct fuse_lowlevel_ops cgfs_ops = {
 	.open        = cgfs_op_open,
 	.read        = cgfs_op_read,
 	.write       = cgfs_op_write,
+	.flush       = cgfs_op_flush,
 	.release     = cgfs_op_release,
 	.poll        = cgfs_op_poll,
 	.opendir     = cgfs_op_opendir,
 	.readdir     = cgfs_op_readdir,
-	.releasedir  = cgfs_op_release,
+	.releasedir  = cgfs_op_releasedir,
 	.getxattr    = cgfs_op_getxattr,
 	.listxattr   = cgfs_op_listxattr,
 	.setxattr    = cgfs_op_setxattr,

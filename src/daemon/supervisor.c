@@ -21,6 +21,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -125,10 +126,12 @@ static int sup_umount_lazy(const char *path)
 int sup_recover_stale(const char *path)
 {
 	char dir[4096], abs[8200], *slash;
-	struct stat st;
+	struct statfs st;
 	int err;
 
-	if (stat(path, &st) == 0 || errno != ENOTCONN)
+	/* statfs, not stat: the kernel answers a stat from the attributes it
+	 * keeps, a dead daemon's too; a statfs always asks the daemon */
+	if (statfs(path, &st) == 0 || errno != ENOTCONN)
 		return 0;
 	/* the mountpoint itself cannot be resolved: its parent can */
 	snprintf(dir, sizeof(dir), "%s", path);

@@ -56,7 +56,7 @@ int sup_agent_main(int argc, char **argv);
  * ("MAJOR:MINOR" of mountinfo) in dev when dev is not NULL. */
 bool sup_mounted_at(const char *path, char *dev, size_t size);
 
-/* path is a memcgfs mount whose daemon is gone (stat: ENOTCONN): unmount
+/* path is a memcgfs mount whose daemon is gone (statfs: ENOTCONN): unmount
  * it lazily and say so. 0 when path is usable (not stale, or recovered),
  * -1 with a message otherwise. */
 int sup_recover_stale(const char *path);

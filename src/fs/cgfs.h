@@ -31,6 +31,19 @@ struct cgfs_journal {
 };
 struct trim;
 
+/* The kinds of request a worker counts (user.memcgfs.status): every one
+ * the kernel sends that the daemon answers itself; the ones libfuse
+ * answers ENOSYS for (access, lseek, fallocate, ...) never reach it. */
+enum cgfs_rq {
+	CGFS_RQ_LOOKUP, CGFS_RQ_FORGET, CGFS_RQ_GETATTR, CGFS_RQ_SETATTR,
+	CGFS_RQ_MKDIR, CGFS_RQ_RMDIR, CGFS_RQ_RENAME, CGFS_RQ_OPEN, CGFS_RQ_READ,
+	CGFS_RQ_WRITE, CGFS_RQ_FLUSH, CGFS_RQ_RELEASE, CGFS_RQ_POLL,
+	CGFS_RQ_OPENDIR, CGFS_RQ_READDIR, CGFS_RQ_RELEASEDIR, CGFS_RQ_GETXATTR,
+	CGFS_RQ_LISTXATTR, CGFS_RQ_SETXATTR, CGFS_RQ_REMOVEXATTR, CGFS_RQ_CREATE,
+	CGFS_RQ_MKNOD, CGFS_RQ_UNLINK, CGFS_RQ_SYMLINK, CGFS_RQ_LINK, CGFS_RQ_STATFS,
+	CGFS_RQ_N
+};
+
 struct cgfs {
 	struct mcg_engine *eng;
 	const struct prof *prof;
@@ -60,6 +73,12 @@ struct cgfs {
 	uint64_t fh_tag;               /* this worker's tag in every fi->fh (ops.c) */
 	struct state *state;           /* the state file (journal/state.h), or NULL */
 	struct cgfs_journal journal;   /* how the surface tells it of changes */
+	/* How long the kernel may keep names and attributes this worker
+	 * replies with (seconds; -o cache_timeout, 0 where the kernel cannot
+	 * be told to drop them all: docs/design.md, Kernel caches). */
+	double cache_timeout;
+	/* Requests this worker received, by kind (memcgctl status). */
+	atomic_ulong requests[CGFS_RQ_N];
 };
 
 /* fs's locks, in a struct the caller zeroed (and may have filled in part:
