@@ -1,45 +1,60 @@
 #!/usr/bin/env bash
-# fuse_floor.sh: memcgfs's reads against the FUSE floor (issue 14). A bare
-# server (bench/fuse_floor.c: the same mount options and loop, a constant
-# 20-byte file as deep as a leaf group's file) and memcgfs are read in
-# turn, 20,000 preads a round (2,000 with BENCH_QUICK=1), 7 rounds
-# interleaved; prints the median ratio (and its range as NAME.min and
-# NAME.max), of the wall time and of the server's own CPU time per
-# operation (what the server adds, less shaken by a busy machine than the
-# wall time), read in nanoseconds from /proc/PID/task/*/schedstat; a
-# round whose server changed threads during it is read from utime + stime
-# instead (a thread that ended takes its schedstat with it):
+# fuse_floor.sh: memcgfs's requests against the FUSE floor (issues 14 and
+# 27). A bare server (bench/fuse_floor.c: the same mount options, loop and
+# entry and attribute timeout, constant files in a tree of directories)
+# and memcgfs are read in turn, 7 rounds interleaved; prints the median
+# ratio (and its range as NAME.min and NAME.max), of the wall time and of
+# the server's own CPU time per operation (what the server adds, less
+# shaken by a busy machine than the wall time), read in nanoseconds from
+# /proc/PID/task/*/schedstat; a round whose server changed threads during
+# it is read from utime + stime instead (a thread that ended takes its
+# schedstat with it):
 #   fuse.read_over_floor.usage   pread of a leaf's memory.usage_in_bytes
-#   fuse.read_over_floor.stat    pread of a leaf's memory.stat (1.3 KB)
+#                                (20,000 a round; 2,000 with BENCH_QUICK=1)
+#   fuse.read_over_floor.stat    pread of a leaf's memory.stat
 #   fuse.open_read_close_over_floor.usage
 #   fuse.cpu_over_floor.*        the same three, server CPU per operation
-# and the floor itself (fuse.floor_pread_us). Needs root and /dev/fuse.
+#   fuse.sweep_over_floor        open, read to the end and close memory.stat
+#                                of each of 1,000 groups (10 x 10 x 10)
+#   fuse.sweep_speedup_vs_uncached  the same sweep on a memcgfs mount with
+#                                -o cache_timeout=0, over the cached one
+#   scale.mkdir_over_floor       mkdir(2) of 500 new groups a round
+# the floor itself (fuse.floor_pread_us, fuse.sweep_floor_us_per_file),
+# and the requests each server receives (its own count, a status read's
+# own requests taken off) for a warm `cat a/b/memory.stat` and
+# `mkdir a/b/c`: fuse.requests.cat_stat, fuse.requests.mkdir and the
+# floor's fuse.requests_floor.*. Needs root and /dev/fuse.
 # Usage: bench/fuse_floor.sh BUILD_DIR
 set -eu
 build=${1:-build}
+# (the timeout both servers give the kernel: memcgfs's default)
+ttl=86400
 mnt=$(mktemp -d "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench.XXXXXX")
+unc=$(mktemp -d "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench.XXXXXX")
 flo=$(mktemp -d "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench.XXXXXX")
-"$build/memcgfs" -f "$mnt" 2>/dev/null &
-spid=$!
-"$build/fuse_floor" "$flo" &
-fpid=$!
+fpid=
 cleanup() {
-	fusermount3 -u "$mnt" 2>/dev/null || true
-	fusermount3 -u "$flo" 2>/dev/null || true
-	wait "$fpid" "$spid" 2>/dev/null || true
-	rmdir "$mnt" "$flo" 2>/dev/null || true
+	for m in "$mnt" "$unc" "$flo"; do fusermount3 -u "$m" 2>/dev/null || true; done
+	[ -z "$fpid" ] || wait "$fpid" 2>/dev/null || true
+	rmdir "$mnt" "$unc" "$flo" 2>/dev/null || true
 }
 trap cleanup EXIT
 . "$(dirname "$0")/stats.sh"
-both_mounted() { mountpoint -q "$flo" && mountpoint -q "$mnt"; }
-wait_until 30 "the two mounts ($mnt, $flo)" both_mounted || exit 1
+"$build/memcgfs" -o "nostate,cache_timeout=$ttl" "$mnt"
+"$build/memcgfs" -o nostate,cache_timeout=0 "$unc"
+mkdir "$mnt/g" "$mnt/g/c"
+# the floor's memory.stat is as long as a leaf's here
+"$build/fuse_floor" -t "$ttl" -s "$(wc -c < "$mnt/g/c/memory.stat")" "$flo" &
+fpid=$!
+wait_until 30 "the floor's mount ($flo)" mountpoint -q "$flo" || exit 1
+rmdir "$mnt/g/c"
 # memcgfs's CPU is its worker's (the process started is its supervisor)
 mpid=$("$build/memcgctl" status -m "$mnt" | awk '$1 == "worker_pid" { print $2 }')
-mkdir "$mnt/g"
-/usr/bin/python3 - "$mnt/g" "$mpid" "$flo/g/f" "$fpid" <<'PY'
-import os, statistics, sys, time
+/usr/bin/python3 - "$mnt/g" "$mpid" "$flo/g/f" "$fpid" "$mnt" "$flo" "$unc" <<'PY'
+import os, statistics, subprocess, sys, time
 
 g, mpid, f, fpid = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+mnt, flo, unc = sys.argv[5], sys.argv[6], sys.argv[7]
 N, ROUNDS = (2000 if os.environ.get("BENCH_QUICK") == "1" else 20000), 7
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -103,4 +118,69 @@ for what, fn, path in (("read_over_floor.usage", preads, g + "/memory.usage_in_b
     show("fuse.cpu_over_floor." + what.split("_over_floor.")[0] + "." + what.split(".")[1], cpus)
     if what == "read_over_floor.usage":
         print("fuse.floor_pread_us %.2f us" % (fl * 1e6))
+
+# ---- requests: each server's own count, a status read's own taken off
+def requests(root):
+    if root == flo:
+        return int(os.getxattr(flo, "user.floor.requests"))
+    for line in os.getxattr(root, "user.memcgfs.status").decode().splitlines():
+        k, v = line.split(" ", 1)
+        if k == "requests_total":
+            return int(v)
+
+def count(root, argv):
+    a = requests(root); b = requests(root)
+    c = requests(root)
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    d = requests(root)
+    return (d - c) - (b - a)
+
+for name, root in (("requests", mnt), ("requests_floor", flo)):
+    os.makedirs(root + "/a/b")
+    st = root + "/a/b/memory.stat"
+    os.mkdir(root + "/a/b/c0")             # (warm: a/b and its new times)
+    subprocess.run(["cat", st], check=True, stdout=subprocess.DEVNULL)
+    print("fuse.%s.cat_stat %d requests" % (name, count(root, ["cat", st])))
+    print("fuse.%s.mkdir %d requests" % (name, count(root, ["mkdir", root + "/a/b/c1"])))
+
+# ---- the sweep: 1,000 groups, 10 x 10 x 10
+leaves = ["t%d/m%d/l%d" % (i, j, k) for i in range(10) for j in range(10) for k in range(10)]
+for root in (mnt, unc, flo):
+    for l in leaves:
+        os.makedirs(root + "/" + l)
+
+def sweep(root):
+    t = time.perf_counter()
+    for l in leaves:
+        fd = os.open(root + "/" + l + "/memory.stat", os.O_RDONLY)
+        while os.read(fd, 65536):
+            pass
+        os.close(fd)
+    return time.perf_counter() - t
+
+over, speedup, fl = [], [], []
+sweep(mnt), sweep(flo), sweep(unc)        # warm all three
+for _ in range(7):
+    x, y, z = sweep(mnt), sweep(flo), sweep(unc)
+    over.append(x / y)
+    speedup.append(z / x)
+    fl.append(y)
+show("fuse.sweep_over_floor", over)
+show("fuse.sweep_speedup_vs_uncached", speedup)
+print("fuse.sweep_floor_us_per_file %.1f us" % (statistics.median(fl) / len(leaves) * 1e6))
+
+# ---- mkdir: 500 new groups a round under a parent made before
+def mkdirs(root, r):
+    p = "%s/mk%d" % (root, r)
+    os.mkdir(p)
+    t = time.perf_counter()
+    for i in range(500):
+        os.mkdir("%s/c%d" % (p, i))
+    return time.perf_counter() - t
+
+mk = []
+for r in range(7):
+    x, y = mkdirs(mnt, r), mkdirs(flo, r)
+    mk.append(x / y)
+show("scale.mkdir_over_floor", mk)
 PY

@@ -632,6 +632,35 @@ md.append("Reads through memcgfs over a bare FUSE server (`bench/fuse_floor.c`) 
            spread("fuse.cpu_over_floor.read.stat"), spread("fuse.cpu_over_floor.open_read_close.usage"),
            fmt("fuse.floor_pread_us", 2)))
 goal("scale", "fuse.read_over_floor.usage", "<=", 1.05, "leaf usage pread <= 1.05x the FUSE floor", "-")
+md.append("Names and attributes the kernel keeps (`-o cache_timeout`, issue 27): requests the daemon "
+          "received for a warm `cat a/b/memory.stat` `fuse.requests.cat_stat` %s and `mkdir a/b/c` "
+          "`fuse.requests.mkdir` %s (the bare server, same timeout: %s and %s); open, read to the end "
+          "and close of `memory.stat` in each of 1,000 groups (10 x 10 x 10) over the bare server's "
+          "`fuse.sweep_over_floor` %s (the floor %s a file), and a mount with `cache_timeout=0` over "
+          "the cached one `fuse.sweep_speedup_vs_uncached` %s; 500 mkdirs a round over the bare "
+          "server's `scale.mkdir_over_floor` %s.\n" %
+          (fmt("fuse.requests.cat_stat", 0, False), fmt("fuse.requests.mkdir", 0, False),
+           fmt("fuse.requests_floor.cat_stat", 0, False), fmt("fuse.requests_floor.mkdir", 0, False),
+           spread("fuse.sweep_over_floor"), fmt("fuse.sweep_floor_us_per_file", 1),
+           spread("fuse.sweep_speedup_vs_uncached"), spread("scale.mkdir_over_floor")))
+
+def floor_requests(what):
+    """A request count above the goal that the bare server, given the same
+    timeouts, received too: what FUSE itself asks for."""
+    ours, flo = R.get("fuse.requests." + what), R.get("fuse.requests_floor." + what)
+    if ours is None or flo is None or ours > flo:
+        return None
+    return ("the bare server received %d as well: after a direct read the kernel marks the atime "
+            "stale (fs/fuse/file.c, fuse_invalidate_atime) and cat's fstat asks for it again"
+            % flo if what == "cat_stat" else "the bare server received %d as well" % flo)
+
+goal("scale", "fuse.requests.cat_stat", "<=", 4, "a warm cat of memory.stat: at most 4 requests", "-",
+     lambda: floor_requests("cat_stat"))
+goal("scale", "fuse.requests.mkdir", "<=", 2, "a warm mkdir: at most 2 requests", "-",
+     lambda: floor_requests("mkdir"))
+goal("scale", "fuse.sweep_over_floor", "<=", 1.10, "a sweep of 1,000 memory.stat <= 1.10x the floor", "-")
+goal("scale", "fuse.sweep_speedup_vs_uncached", ">=", 2, "the sweep cached >= 2x faster than uncached", "-")
+goal("scale", "scale.mkdir_over_floor", "<=", 1.3, "mkdir <= 1.3x the floor's", "-")
 
 # --- closing ------------------------------------------------------------------
 md.append("## Every goal\n")
