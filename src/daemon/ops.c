@@ -320,8 +320,8 @@ static void cgfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 			err = -EIO;        /* only within the same parent */
 		else if (cgfs_file_lookup(fs, newname, mcg_is_root(np)) >= 0)
 			err = -ENOTDIR;
-		else
-			err = mcg_rename(fs->eng, g, newname);
+		else if (!(err = mcg_rename(fs->eng, g, newname)))
+			state_renamed(fs->state);
 		mcg_put(np);
 	}
 	mcg_put(p);
@@ -702,7 +702,8 @@ static int cgfs_status(struct cgfs *fs, char *buf, size_t size)
 		n += snprintf(text + n, sizeof(text) - (size_t)n, "requests_%s %lu\n", rq_names[k], c);
 	}
 	if (n > 0 && (size_t)n < sizeof(text))
-		n += snprintf(text + n, sizeof(text) - (size_t)n, "requests_total %lu\n", total);
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "requests_total %lu\n"
+			      "state_compactions %lu\n", total, state_compactions(fs->state));
 	if (n < 0 || (size_t)n >= sizeof(text))
 		return -EOVERFLOW;      /* (never: the text is far below its bound) */
 	if (size && (size_t)n > size)

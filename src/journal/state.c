@@ -2,7 +2,8 @@
  * journal frame appended (and fdatasync'ed) before each change's reply
  * with the records of the groups that changed, the saver's after a fork,
  * the compaction into one snapshot written atomically, reading it at
- * start and re-attaching its live tasks. The text itself is
+ * start and re-attaching its live tasks; the compaction runs on the
+ * saver's thread while commits go on appending. The text itself is
  * state_text.c's. Never holds an engine lock while writing, never
  * re-attaches a reused PID, and never starts empty when the file it was
  * given cannot be read. */
@@ -21,14 +22,17 @@
 #include "journal/state.h"
 #include "journal/state_text.h"
 #include "os/proc.h"
+#include "util/log.h"
 
 #define STATE_NOTE_DELAY_MS 100       /* a fork is on disk this long after */
 
 #define STATE_DIRTY_MAX 4096       /* more changed groups at once: a snapshot */
+#define STATE_COMPACT_RETRY (64 << 10) /* journal bytes before a failed
+					 * compaction is tried again */
 
 struct state {
 	struct cgfs *fs;
-	char *path, *tmp;
+	char *path, *tmp, *ctmp;      /* ctmp: the compaction's own temporary file */
 	int lock_fd, dir_fd;
 	pthread_mutex_t lock;         /* one write at a time (design.md: state.lock,
 				       * taken with no lock held); and: */
@@ -36,6 +40,8 @@ struct state {
 	off_t size, snap_size;        /* its bytes, those of its snapshot */
 	size_t compact_at;            /* MEMCGFS_STATE_COMPACT_BYTES, or 0 */
 	bool need_snapshot;           /* an append failed: what it lost goes in one */
+	unsigned long snapshots;      /* written by state_write (a compaction that
+				       * saw one meanwhile gives way) */
 	atomic_ulong seq;             /* changes asked to be saved */
 	unsigned long saved;          /* the seq the last write started at */
 	bool live;                    /* state_attach ran: commits write */
@@ -46,9 +52,20 @@ struct state {
 	bool overflow;                /* more than STATE_DIRTY_MAX: dirty dropped */
 	/* membership that changes with no reply to wait for (a fork joins its
 	 * parent's group): the saver writes it a moment later */
-	pthread_mutex_t note_lock;    /* (a leaf) noted, stop */
+	pthread_mutex_t note_lock;    /* (a leaf) noted, compact, stop */
 	pthread_cond_t note_cond;
 	bool noted, stop;
+	bool compact;                 /* the journal is full: the saver compacts */
+	/* a compaction in the background (state_compact): from its cut on,
+	 * each frame appended to the old file notes its groups here (under
+	 * st->lock), whose current records then follow the snapshot */
+	bool compacting;
+	struct mcg_group **since;     /* referenced, each once */
+	size_t nsince, since_cap;
+	bool since_overflow;          /* more than STATE_DIRTY_MAX: start again */
+	atomic_ulong compactions;     /* done in the background (memcgctl status) */
+	atomic_ulong renames;         /* groups renamed (state_renamed) */
+	off_t compact_failed_at;      /* the file's size when one last failed, or 0 */
 	atomic_bool saver_started;    /* (read by state_note on the pidwatch thread) */
 	pthread_t saver;
 	struct state_task *tasks;     /* recorded, until state_attach */
@@ -156,6 +173,8 @@ static int state_write(struct state *st)
 		st->fd = fd;
 		st->size = st->snap_size = (off_t)o.len;
 		st->need_snapshot = false;
+		st->snapshots++;
+		st->compact_failed_at = 0;
 	}
 	cgfs_out_free(&o);
 	return err;
@@ -171,12 +190,63 @@ static bool state_journal_full(const struct state *st)
 	return journal > (2 * snap > STATE_COMPACT_MIN ? 2 * snap : STATE_COMPACT_MIN);
 }
 
+/* A compaction in the background notes the groups of a frame appended
+ * after its cut (under st->lock). */
+static void state_note_since(struct state *st, struct mcg_group **d, size_t n)
+{
+	for (size_t i = 0; i < n && !st->since_overflow; i++) {
+		size_t k;
+
+		for (k = 0; k < st->nsince && st->since[k] != d[i]; k++)
+			;
+		if (k < st->nsince)
+			continue;
+		if (st->nsince == st->since_cap) {
+			size_t cap = st->since_cap ? 2 * st->since_cap : 64;
+			struct mcg_group **m = cap <= STATE_DIRTY_MAX ?
+					       realloc(st->since, cap * sizeof(*m)) : NULL;
+
+			if (!m) {
+				st->since_overflow = true;
+				break;
+			}
+			st->since = m;
+			st->since_cap = cap;
+		}
+		mcg_get(d[i]);
+		st->since[st->nsince++] = d[i];
+	}
+}
+
+/* The journal is full: the saver compacts it in the background (under
+ * st->lock; takes note_lock, a leaf). Without a saver (before
+ * state_attach), or when the journal has grown to four times its bound
+ * while compactions kept failing, the caller writes a snapshot itself. */
+static bool state_compact_later(struct state *st)
+{
+	size_t bound = st->compact_at ? st->compact_at :
+		       2 * (size_t)st->snap_size > STATE_COMPACT_MIN ? 2 * (size_t)st->snap_size :
+		       STATE_COMPACT_MIN;
+
+	if (!atomic_load(&st->saver_started) || (size_t)(st->size - st->snap_size) > 4 * bound)
+		return false;
+	if (!st->compacting &&
+	    (!st->compact_failed_at || st->size >= st->compact_failed_at + STATE_COMPACT_RETRY)) {
+		pthread_mutex_lock(&st->note_lock);
+		st->compact = true;
+		pthread_cond_signal(&st->note_cond);
+		pthread_mutex_unlock(&st->note_lock);
+	}
+	return true;
+}
+
 /* One write of what changed since the last: a frame with the records of
  * the changed groups appended and fdatasync'ed (its cost is theirs, not
- * the tree's), or, when the journal is full or an earlier append failed,
- * a snapshot. A failed append is cut off again (a torn frame the next one
- * followed would be damage) and the next write is a snapshot. Under
- * st->lock. */
+ * the tree's), or, when an earlier append failed, a snapshot. A full
+ * journal is compacted by the saver in the background (state_compact),
+ * never on a change's reply. A failed append is cut off again (a torn
+ * frame the next one followed would be damage) and the next write is a
+ * snapshot. Under st->lock. */
 static int state_flush(struct state *st)
 {
 	struct cgfs_out o = { 0 };
@@ -185,7 +255,8 @@ static int state_flush(struct state *st)
 	struct mcg_group **d = state_take_dirty(st, &n, &overflow);
 	int err;
 
-	if (overflow || st->need_snapshot || st->fd < 0 || state_journal_full(st)) {
+	if (overflow || st->need_snapshot || st->fd < 0 ||
+	    (state_journal_full(st) && !state_compact_later(st))) {
 		err = state_write(st);
 	} else if (!n) {
 		err = 0;
@@ -200,9 +271,101 @@ static int state_flush(struct state *st)
 		st->need_snapshot = true;
 	} else {
 		st->size += (off_t)o.len;
+		if (st->compacting)
+			state_note_since(st, d, n);
 	}
 	cgfs_out_free(&o);
 	state_put_dirty(d, n);
+	return err;
+}
+
+static void state_since_clear(struct state *st)
+{
+	state_put_dirty(st->since, st->nsince);
+	st->since = NULL;
+	st->nsince = st->since_cap = 0;
+	st->since_overflow = false;
+	st->compacting = false;
+}
+
+/* The compaction, on the saver's thread, while commits go on appending to
+ * the old file. The cut (under st->lock): what was noted is appended, and
+ * from then on each appended frame notes its groups. The snapshot is
+ * rendered and written to a temporary file and fdatasync'ed with no lock
+ * held: it may show some changes made after the cut (a group's record is
+ * read whole, under the engine's locks). Then, under st->lock again, the
+ * current records of every group a frame after the cut named follow it
+ * (a frame: so the file reads back as each of them is now, whatever of it
+ * the snapshot caught), fdatasync, the rename over the old file and the
+ * directory's fsync; appends go to the new file from there. A crash at
+ * any step leaves the old file (whole, with every acknowledged change in
+ * its journal) or the new one (whole). 0 or -errno; on an error the old
+ * file stays and the journal tries again once it has grown by another
+ * STATE_COMPACT_RETRY bytes. */
+static int state_compact(struct state *st)
+{
+	struct cgfs_out o = { 0 }, f = { 0 };
+	int fd = -1, err = 0;
+	unsigned long snapshots, renames;
+	bool give_way;
+
+	pthread_mutex_lock(&st->lock);
+	if (!st->live || st->need_snapshot || st->fd < 0 || !state_journal_full(st)) {
+		pthread_mutex_unlock(&st->lock);
+		return 0;             /* (a snapshot was written meanwhile) */
+	}
+	err = state_flush(st);
+	st->compacting = !err;
+	snapshots = st->snapshots;
+	renames = atomic_load(&st->renames);
+	pthread_mutex_unlock(&st->lock);
+	if (!err)
+		err = state_render(st->fs, &o);
+	if (!err && (fd = open(st->ctmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+			       0600)) < 0)
+		err = -errno;
+	if (!err && !(err = state_write_all(fd, o.buf, o.len, 0)) && fdatasync(fd))
+		err = -errno;
+
+	pthread_mutex_lock(&st->lock);
+	/* It gives way (the next append asks again) when more groups changed
+	 * meanwhile than a frame should carry, when an append failed (a
+	 * snapshot replaces all) or a snapshot was written, and when a group
+	 * was renamed: names swapped between siblings would meet in the one
+	 * frame that follows the snapshot, where the replay would give the
+	 * first its new name while the second still has it. */
+	give_way = !err && (st->since_overflow || st->need_snapshot || st->fd < 0 ||
+			    st->snapshots != snapshots || atomic_load(&st->renames) != renames);
+	if (!err && !give_way && st->nsince &&
+	    !(err = state_render_frame(st->fs, st->since, st->nsince, &f)) &&
+	    !(err = state_write_all(fd, f.buf, f.len, (off_t)o.len)) && fdatasync(fd))
+		err = -errno;
+	if (!err && !give_way && rename(st->ctmp, st->path))
+		err = -errno;
+	else if (!err && !give_way && fsync(st->dir_fd))
+		/* renamed, not known to be on disk: appends go to the new file
+		 * (the old one is gone from the directory), and the next write
+		 * is a snapshot, which syncs the directory again */
+		st->need_snapshot = true;
+	if (err || give_way) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(st->ctmp);
+		}
+		if (err)
+			st->compact_failed_at = st->size;
+	} else {
+		close(st->fd);
+		st->fd = fd;
+		st->snap_size = (off_t)o.len;
+		st->size = (off_t)(o.len + f.len);
+		st->compact_failed_at = 0;
+		atomic_fetch_add(&st->compactions, 1);
+	}
+	state_since_clear(st);
+	pthread_mutex_unlock(&st->lock);
+	cgfs_out_free(&o);
+	cgfs_out_free(&f);
 	return err;
 }
 
@@ -367,6 +530,8 @@ static void state_free(struct state *st)
 	pthread_cond_destroy(&st->note_cond);
 	free(st->path);
 	free(st->tmp);
+	free(st->ctmp);
+	state_put_dirty(st->since, st->nsince);
 	free(st);
 }
 
@@ -467,8 +632,11 @@ int state_open(struct cgfs *fs, const char *path, bool fresh, struct state **out
 			st->path = NULL;
 		free(cwd);
 	}
-	if (!st->path || asprintf(&st->tmp, "%s.tmp", st->path) < 0) {
+	if (st->path && asprintf(&st->tmp, "%s.tmp", st->path) < 0)
 		st->tmp = NULL;
+	if (st->tmp && asprintf(&st->ctmp, "%s.compact.tmp", st->path) < 0)
+		st->ctmp = NULL;
+	if (!st->ctmp) {
 		state_free(st);
 		return -ENOMEM;
 	}
@@ -541,17 +709,19 @@ void state_note(struct state *st, struct mcg_group *g)
 	pthread_mutex_unlock(&st->note_lock);
 }
 
-/* Wait until stop, or until the deadline when deadline is given. */
+/* Wait until stop, or until the deadline when deadline is given, or
+ * (without one) a note or a compaction is asked for. */
 static void state_note_wait(struct state *st, const struct timespec *deadline)
 {
-	while (!st->stop && (deadline || !st->noted))
+	while (!st->stop && (deadline || (!st->noted && !st->compact)))
 		if (deadline ? pthread_cond_timedwait(&st->note_cond, &st->note_lock, deadline) == ETIMEDOUT
 			     : pthread_cond_wait(&st->note_cond, &st->note_lock) != 0)
 			break;
 }
 
 /* The saver: a noted change is written STATE_NOTE_DELAY_MS later, with
- * whatever else was noted meanwhile (a burst of forks, one write). */
+ * whatever else was noted meanwhile (a burst of forks, one write); and a
+ * full journal is compacted (state_compact). */
 static void *state_saver(void *arg)
 {
 	struct state *st = arg;
@@ -559,10 +729,20 @@ static void *state_saver(void *arg)
 	pthread_mutex_lock(&st->note_lock);
 	for (;;) {
 		struct timespec at;
+		int err;
 
 		state_note_wait(st, NULL);
 		if (st->stop)
 			break;
+		if (st->compact) {
+			st->compact = false;
+			pthread_mutex_unlock(&st->note_lock);
+			if ((err = state_compact(st)))
+				mcg_log(MCG_LOG_WARNING, "state file %s: compaction: %s (the journal "
+					"goes on; tried again when it grows)", st->path, strerror(-err));
+			pthread_mutex_lock(&st->note_lock);
+			continue;
+		}
 		clock_gettime(CLOCK_REALTIME, &at);
 		at.tv_nsec += STATE_NOTE_DELAY_MS * 1000000L;
 		at.tv_sec += at.tv_nsec / 1000000000L;
@@ -628,4 +808,15 @@ int state_close(struct state *st)
 const char *state_path(const struct state *st)
 {
 	return st->path;
+}
+
+void state_renamed(struct state *st)
+{
+	if (st)
+		atomic_fetch_add(&st->renames, 1);
+}
+
+unsigned long state_compactions(struct state *st)
+{
+	return st ? atomic_load(&st->compactions) : 0;
 }

@@ -17,8 +17,9 @@
 #define STATE_FORMAT 2        /* the "memcgfs-state N" this daemon writes; it reads
 			       * 1 (a snapshot alone) and 2 */
 #define STATE_DIR "/var/lib/memcgfs"
-/* The journal is compacted (the file written again as one snapshot) once
- * it holds more than max(STATE_COMPACT_MIN, 2 x the snapshot) bytes; the
+/* The journal is compacted (the file written again as one snapshot, by
+ * the saver's thread while commits go on appending) once it holds more
+ * than max(STATE_COMPACT_MIN, 2 x the snapshot) bytes; the
  * environment's MEMCGFS_STATE_COMPACT_BYTES, when set, replaces that
  * bound (tests force compactions with it). */
 #define STATE_COMPACT_MIN (1u << 20)
@@ -62,6 +63,12 @@ void state_note(struct state *st, struct mcg_group *g);
 /* The final write, the lock released, st freed. 0 or -errno. */
 int state_close(struct state *st);
 const char *state_path(const struct state *st);
+/* A group was renamed (before its commit): a compaction in flight gives
+ * way (state.c, state_compact). Only an atomic; NULL st: nothing. */
+void state_renamed(struct state *st);
+/* Compactions done in the background since the state was opened (0 for
+ * a NULL st). */
+unsigned long state_compactions(struct state *st);
 
 /* The text of fs's state (a whole snapshot), into o. 0 or -errno. */
 int state_render(struct cgfs *fs, struct cgfs_out *o);

@@ -401,6 +401,53 @@ START_TEST(test_journal)
 }
 END_TEST
 
+/* A compaction in the background: a snapshot rendered while changes go
+ * on (it shows some made after the cut), then one frame with the current
+ * records of every group changed since the cut, reads back as the
+ * hierarchy is now: removals, a name made again, a group made and removed
+ * between the two, settings and modes, whichever of them the snapshot
+ * caught. */
+START_TEST(test_compaction_frame)
+{
+	char *t = st_build(), *want, *got;
+	struct mcg_group *a = st_get("/a"), *b = st_get("/a/b c"), *cg = st_get("/c");
+	struct mcg_group *n1, *n2, *n3, *sp = st_get("/a/b c/\\x\t");
+
+	free(t);
+	/* after the cut, before the snapshot is rendered: caught by it */
+	n1 = st_mkdir(cg, "new");
+	st_write(n1, "memory.swappiness", "3");
+	ck_assert_int_eq(mcg_remove(sfs[0].eng, sp), 0);
+	st_write(a, "memory.limit_in_bytes", "32M");
+	t = st_render(&sfs[0]);
+	/* after it was rendered: not */
+	ck_assert_int_eq(mcg_remove(sfs[0].eng, n1), 0);
+	n2 = st_mkdir(cg, "new");
+	st_write(n2, "memory.swappiness", "9");
+	n3 = st_mkdir(n2, "brief");
+	ck_assert_int_eq(mcg_remove(sfs[0].eng, n3), 0);
+	node_chmod(&sfs[0], cg, -1, 0700);
+	st_write(b, "memory.soft_limit_in_bytes", "2M");
+	st_write(a, "memory.limit_in_bytes", "16M");
+	/* every group a frame after the cut named, in the order they came */
+	t = st_frame(t, (struct mcg_group *[]){ n1, cg, sp, a, n2, n3, b }, 7);
+	want = st_render(&sfs[0]);
+	got = st_reload(t, strlen(t));
+	ck_assert_str_eq(got, want);
+	free(got);
+	free(want);
+	free(t);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_put(cg);
+	mcg_put(sp);
+	mcg_put(n1);
+	mcg_put(n2);
+	mcg_put(n3);
+	st_teardown();
+}
+END_TEST
+
 START_TEST(test_default_path)
 {
 	char buf[4096], want[4096];
@@ -429,6 +476,7 @@ UNIT_SUITE(state)
 	tcase_add_test(tc, test_round_trip);
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_journal);
+	tcase_add_test(tc, test_compaction_frame);
 	tcase_add_test(tc, test_default_path);
 	suite_add_tcase(s, tc);
 	return s;
