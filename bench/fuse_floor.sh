@@ -19,8 +19,10 @@
 #                                tenth at a time on each mount in turn
 #   fuse.sweep_speedup_vs_uncached  the same sweep on a memcgfs mount with
 #                                -o cache_timeout=0, over the cached one
-#   scale.mkdir_over_floor       mkdir(2) of 500 new groups a round
-# the floor itself (fuse.floor_pread_us, fuse.sweep_floor_us_per_file),
+#   scale.mkdir_over_floor       mkdir(2) of 500 new groups a round, one on
+#                                each server in turn
+# the floor itself (fuse.floor_pread_us, fuse.sweep_floor_us_per_file,
+# scale.mkdir_floor_us),
 # and the requests each server receives (its own count, a status read's
 # own requests taken off) for a warm `cat a/b/memory.stat` and
 # `mkdir a/b/c`: fuse.requests.cat_stat, fuse.requests.mkdir and the
@@ -180,18 +182,24 @@ show("fuse.sweep_over_floor", over)
 show("fuse.sweep_speedup_vs_uncached", speedup)
 print("fuse.sweep_floor_us_per_file %.1f us" % (statistics.median(fl) / len(leaves) * 1e6))
 
-# ---- mkdir: 500 new groups a round under a parent made before
-def mkdirs(root, r):
-    p = "%s/mk%d" % (root, r)
-    os.mkdir(p)
-    t = time.perf_counter()
+# ---- mkdir: 500 new groups a round on each, under a parent made before,
+# one on each server in turn (so that both share the machine's moments)
+def mkdirs(r):
+    tot = {mnt: 0.0, flo: 0.0}
+    for root in tot:
+        os.mkdir("%s/mk%d" % (root, r))
     for i in range(500):
-        os.mkdir("%s/c%d" % (p, i))
-    return time.perf_counter() - t
+        for root in ((mnt, flo) if i & 1 else (flo, mnt)):
+            t = time.perf_counter()
+            os.mkdir("%s/mk%d/c%d" % (root, r, i))
+            tot[root] += time.perf_counter() - t
+    return tot[mnt], tot[flo]
 
-mk = []
+mk, mfl = [], []
 for r in range(7):
-    x, y = mkdirs(mnt, r), mkdirs(flo, r)
+    x, y = mkdirs(r)
     mk.append(x / y)
+    mfl.append(y / 500)
 show("scale.mkdir_over_floor", mk)
+print("scale.mkdir_floor_us %.1f us" % (statistics.median(mfl) * 1e6))
 PY
