@@ -286,6 +286,12 @@ static char *st_reload(const char *text, size_t len)
 	return t;
 }
 
+static void st_put_all(struct mcg_group *const *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		mcg_put(g[i]);
+}
+
 static struct mcg_group *st_get(const char *path)
 {
 	struct mcg_group *g;
@@ -390,13 +396,7 @@ START_TEST(test_journal)
 	free(c);
 	free(want);
 	free(t);
-	mcg_put(a);
-	mcg_put(b);
-	mcg_put(cg);
-	mcg_put(sp);
-	mcg_put(n1);
-	mcg_put(n2);
-	mcg_put(n3);
+	st_put_all((struct mcg_group *[]){ a, b, cg, sp, n1, n2, n3 }, 7);
 	st_teardown();
 }
 END_TEST
@@ -437,13 +437,7 @@ START_TEST(test_compaction_frame)
 	free(got);
 	free(want);
 	free(t);
-	mcg_put(a);
-	mcg_put(b);
-	mcg_put(cg);
-	mcg_put(sp);
-	mcg_put(n1);
-	mcg_put(n2);
-	mcg_put(n3);
+	st_put_all((struct mcg_group *[]){ a, b, cg, sp, n1, n2, n3 }, 7);
 	st_teardown();
 }
 END_TEST

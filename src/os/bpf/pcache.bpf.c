@@ -33,17 +33,23 @@ struct {
 
 /* inodes a tracked process added folios of: their folios' dirtying and
  * removal, and the end of their writeback, are reported (the daemon
- * ignores what it did not charge). Least recently added to go first. */
+ * ignores what it did not charge). Least recently added to go first.
+ * The value is the last tracked process that added one (and its parent):
+ * a tmpfs folio another task's LRU batch flush reports is that one's. */
 struct pcache_inode {
 	__u64 ino;
 	__u32 dev, pad;
+};
+
+struct pcache_owner {
+	__u32 tgid, ptgid;
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 1 << 18);
 	__type(key, struct pcache_inode);
-	__type(value, __u8);
+	__type(value, struct pcache_owner);
 } inodes SEC(".maps");
 
 
@@ -177,23 +183,24 @@ static __always_inline int send(struct folio *f, const struct pcache_inode *ik, 
 static __always_inline void added(struct folio *folio, __u32 shmem)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
+	struct pcache_owner me = { .tgid = id >> 32 }, *o;
 	struct pcache_inode ik;
-	__u8 one = 1;
 	bool fault;
 
-	if (!bpf_map_lookup_elem(&tracked, &tgid))
+	if (!bpf_map_lookup_elem(&tracked, &me.tgid))
 		return;
 	fault = in_fault();
 	if (fault && shmem)
 		return;
+	me.ptgid = bpf_get_current_task_btf()->real_parent->tgid;
 	ik = inode_of(folio);
 	/* the inode first: its removals are reported from the add on (a
 	 * lookup marks an entry used, and costs less than an update) */
-	if (!bpf_map_lookup_elem(&inodes, &ik))
-		bpf_map_update_elem(&inodes, &ik, &one, BPF_ANY);
-	send(folio, &ik, PCACHE_ADD, tgid, bpf_get_current_task_btf()->real_parent->tgid, shmem,
-	     fault);
+	if (!(o = bpf_map_lookup_elem(&inodes, &ik)))
+		bpf_map_update_elem(&inodes, &ik, &me, BPF_ANY);
+	else if (o->tgid != me.tgid)
+		*o = me;
+	send(folio, &ik, PCACHE_ADD, me.tgid, me.ptgid, shmem, fault);
 }
 
 SEC("tp_btf/mm_filemap_add_to_page_cache")
@@ -206,17 +213,20 @@ int BPF_PROG(pcache_add, struct folio *folio)
 /* tmpfs adds its folios to the page cache without that tracepoint (a
  * memfd or tmpfs file written, a SysV segment faulted): they are seen as
  * they reach the LRU, which a CPU's batch may delay by up to 31 folios,
- * in the context of whoever fills the batch. */
+ * in the context of whoever fills or drains the batch. A folio a task
+ * that is not tracked moves there (another process on that CPU filled
+ * the batch, a kworker drained it) is the inode's last tracked adder's,
+ * a write (a fault's would be mapped by then). */
 #define TMPFS_MAGIC 0x01021994
 
 SEC("tp_btf/mm_lru_insertion")
 int BPF_PROG(pcache_lru, struct folio *folio)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct pcache_owner *o;
+	struct pcache_inode ik;
 	unsigned long mapping;
 
-	if (!bpf_map_lookup_elem(&tracked, &tgid))
-		return 0;
 	mapping = (unsigned long)BPF_CORE_READ(folio, mapping);   /* (a number: its low bit) */
 	if (!mapping || (mapping & 1))        /* anon (or KSM, movable) */
 		return 0;
@@ -226,7 +236,13 @@ int BPF_PROG(pcache_lru, struct folio *folio)
 	 * memfd) and its batch drained later; the sampler counts it */
 	if (folio_mapped(folio))
 		return 0;
-	added(folio, 1);
+	if (bpf_map_lookup_elem(&tracked, &tgid)) {
+		added(folio, 1);
+		return 0;
+	}
+	ik = inode_of(folio);
+	if ((o = bpf_map_lookup_elem(&inodes, &ik)) && bpf_map_lookup_elem(&tracked, &o->tgid))
+		send(folio, &ik, PCACHE_ADD, o->tgid, o->ptgid, 1, 0);
 	return 0;
 }
 
