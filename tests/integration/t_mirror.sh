@@ -64,6 +64,22 @@ for f in sys.argv[1:]:
     os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)' "$@"
 }
 
+# cached_kib FILE: how much of FILE the host's page cache holds (mincore
+# of a mapping that touches nothing)
+cached_kib() {
+	python3 -c 'import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+fd = os.open(sys.argv[1], os.O_RDONLY)
+size = os.fstat(fd).st_size
+n = (size + 4095) // 4096
+addr = libc.mmap(None, size, 1, 1, fd, 0)
+vec = (ctypes.c_ubyte * n)()
+libc.mincore(ctypes.c_void_p(addr), ctypes.c_size_t(size), vec)
+print(sum(b & 1 for b in vec) * 4)' "$1"
+}
+
 mount_fs || exit 1
 MiB=1048576
 st=$("$MEMCGFS_BUILD/memcgctl" status -m "$MNT")
@@ -385,8 +401,12 @@ stop_hog "$HOG_PID"
 # process maps. Usage stays what is resident, the stand-ins stay charged
 # (unevictable for the back-off), reclaim does not spin, nothing is killed.
 # r2 brings the file in (so it pays for it), the root's process maps it
-# too, then r2's watermarks come
-uncache "$DATA/f96"
+# too, then r2's watermarks come. (r1's process is gone, but its address
+# space may outlive it a moment, held by the daemon's read of its smaps or
+# a pageout in flight: until it goes, the pages it mapped cannot be
+# dropped, and r2 would find them cached)
+uncached96() { uncache "$DATA/f96"; [ "$(cached_kib "$DATA/f96")" -le 256 ]; }
+wait_until 10 uncached96 || bad "shared: $(cached_kib "$DATA/f96") KiB of the file stayed cached"
 mkdir "$MNT/r2"
 hog r2 r2 -- -f "$DATA/f96"
 ready r2
