@@ -180,14 +180,19 @@ static int state_write(struct state *st)
 	return err;
 }
 
-/* The journal's bound before a compaction. */
-static bool state_journal_full(const struct state *st)
+/* The journal's bound before a compaction, in bytes. */
+static size_t state_journal_bound(const struct state *st)
 {
-	size_t journal = (size_t)(st->size - st->snap_size), snap = (size_t)st->snap_size;
+	size_t snap = (size_t)st->snap_size;
 
 	if (st->compact_at)
-		return journal > st->compact_at;
-	return journal > (2 * snap > STATE_COMPACT_MIN ? 2 * snap : STATE_COMPACT_MIN);
+		return st->compact_at;
+	return 2 * snap > STATE_COMPACT_MIN ? 2 * snap : STATE_COMPACT_MIN;
+}
+
+static bool state_journal_full(const struct state *st)
+{
+	return (size_t)(st->size - st->snap_size) > state_journal_bound(st);
 }
 
 /* A compaction in the background notes the groups of a frame appended
@@ -224,11 +229,8 @@ static void state_note_since(struct state *st, struct mcg_group **d, size_t n)
  * while compactions kept failing, the caller writes a snapshot itself. */
 static bool state_compact_later(struct state *st)
 {
-	size_t bound = st->compact_at ? st->compact_at :
-		       2 * (size_t)st->snap_size > STATE_COMPACT_MIN ? 2 * (size_t)st->snap_size :
-		       STATE_COMPACT_MIN;
-
-	if (!atomic_load(&st->saver_started) || (size_t)(st->size - st->snap_size) > 4 * bound)
+	if (!atomic_load(&st->saver_started) ||
+	    (size_t)(st->size - st->snap_size) > 4 * state_journal_bound(st))
 		return false;
 	if (!st->compacting &&
 	    (!st->compact_failed_at || st->size >= st->compact_failed_at + STATE_COMPACT_RETRY)) {
