@@ -868,8 +868,10 @@ int cgfs_ops_attached(struct fuse_session *se, struct cgfs *fs)
 		fs->cache_timeout = 0;
 		return 0;
 	}
-	if (!fs->restarts)
-		return 0;               /* the kernel has nothing of ours yet */
+	/* the kernel has nothing of ours yet, or keeps nothing (every worker
+	 * of a connection gives it the same timeout) */
+	if (!fs->restarts || fs->cache_timeout == 0)
+		return 0;
 	/* A dead worker may have changed a node without its reply reaching
 	 * the kernel (a chmod, an ACL on disk, then the crash), and its times
 	 * are not kept: no name is used before it is looked up again (the
