@@ -42,8 +42,9 @@ struct mirror_file {
 	unsigned long dev, ino, off;
 	uint32_t npages;
 	struct vm_object *obj;
-	struct vm_region *r;
-	struct mirror_file *next;
+	struct vm_region *r;          /* page i: the file's page off + i */
+	struct mirror_file *next;     /* (by device, inode, offset, size) */
+	struct mirror_file *inext;    /* (by device and inode) */
 	/* (shared by every process mapping it; racy between two samples of
 	 * two of them, which at worst pin or unpin a page a period late) */
 	atomic_bool pinned;           /* its stand-ins are unevictable ... */
@@ -256,6 +257,7 @@ struct mirror {
 	pthread_t thread;
 	pthread_mutex_t files_lock;   /* files, nfiles, tmpfs */
 	struct mirror_file *files[MIRROR_FILE_BUCKETS];
+	struct mirror_file *by_inode[MIRROR_FILE_BUCKETS];   /* (the same, by inode) */
 	unsigned nfiles;
 	/* exits: a duplicate of every record's pidfd watched by one thread
 	 * (os/pidwatch.c), which releases what an exited process had at once;
@@ -324,9 +326,10 @@ long mirror_pcache_held(struct mirror *m, unsigned long dev, unsigned long ino, 
 			unsigned long n);
 /* ... and how many a page fault of a process of ours brought into the
  * page cache and are still there (what a mapping of them may charge);
- * -1 without the events (then every page a mapping has may be). */
+ * -1 without the events (then every page a mapping has may be). With
+ * bits (n bits, zeroed by the caller), which: bit i for page off + i. */
 long mirror_pcache_faulted(struct mirror *m, unsigned long dev, unsigned long ino,
-			   unsigned long off, unsigned long n);
+			   unsigned long off, unsigned long n, uint64_t *bits);
 int mirror_pcache_describe(struct mirror *m, char *buf, size_t size);
 
 /* mirror_smaps.c */
@@ -344,6 +347,14 @@ int mirror_fill(struct mirror *m, struct mirror_map *mm, long rss, long dirty, u
  * time; NULL without memory. */
 struct mirror_map *mirror_map_for(struct mirror *m, struct mirror_proc *p,
 				  const struct mirror_vma *v);
+
+/* Pages [index, index + n) of the file left the page cache, a fault of a
+ * process of ours having brought them in: the stand-ins of every mapping
+ * of them go at once (mapped by nobody now, or by a process not sampled
+ * yet, they would otherwise stay charged, and a process faulting them in
+ * again would find them and not pay). Takes the files lock. */
+void mirror_files_dropped(struct mirror *m, unsigned long dev, unsigned long ino, uint64_t index,
+			  uint64_t n);
 
 /* One mapping of mm->f fewer (its region is the caller's to free): the
  * file's stand-ins evictable again, and no longer mapped_file once no

@@ -249,6 +249,7 @@ static void mirror_pc_del(struct mirror *m, const struct pcache_event *ev)
 {
 	struct mirror_pcache *pc = m->pc;
 	unsigned long dev = mirror_pc_dev(ev->dev);
+	uint64_t first = UINT64_MAX, last = 0;   /* the faults' pages among them */
 	struct charge_batch b;
 
 	charge_batch_begin(&b, m->env->eng);
@@ -260,8 +261,12 @@ static void mirror_pc_del(struct mirror *m, const struct pcache_event *ev)
 			continue;             /* (not ours) */
 		if (vm_resident(c->r, (uint32_t)(i % MIRROR_PC_CHUNK)))
 			vm_discard(c->r, (uint32_t)(i % MIRROR_PC_CHUNK), &b);
-		if (!(c->page[i % MIRROR_PC_CHUNK] & MIRROR_PC_FAULTED))
+		if (!(c->page[i % MIRROR_PC_CHUNK] & MIRROR_PC_FAULTED)) {
 			atomic_fetch_add(&pc->removed, 1);
+		} else {
+			first = i < first ? i : first;
+			last = i;
+		}
 		mirror_pc_uncounted(pc, c, (uint32_t)(i % MIRROR_PC_CHUNK));
 	}
 	charge_batch_end(&b);
@@ -276,6 +281,10 @@ static void mirror_pc_del(struct mirror *m, const struct pcache_event *ev)
 			mirror_pc_chunk_free(pc, c);
 	}
 	pthread_mutex_unlock(&pc->chunks_lock);
+	/* (after the bits are clear: a sample filling a mapping meanwhile
+	 * looks at them again after it touched, mirror_fill) */
+	if (first <= last)
+		mirror_files_dropped(m, dev, ev->ino, first, last - first + 1);
 }
 
 static void mirror_pc_dirty(struct mirror *m, const struct pcache_event *ev)
@@ -445,9 +454,10 @@ void mirror_pcache_drain(struct mirror *m)
 }
 
 /* Of pages [off, off + n) of the file: how many have a stand-in here, or
- * (faulted) how many a fault added. -1 without the events. */
+ * (faulted) how many a fault added, those with their bit set in bits if
+ * given. -1 without the events. */
 static long mirror_pc_count(struct mirror *m, unsigned long dev, unsigned long ino,
-			    unsigned long off, unsigned long n, bool faulted)
+			    unsigned long off, unsigned long n, bool faulted, uint64_t *bits)
 {
 	struct mirror_pcache *pc = m ? m->pc : NULL;
 	long count = 0;
@@ -461,9 +471,14 @@ static long mirror_pc_count(struct mirror *m, unsigned long dev, unsigned long i
 
 		if (end > off + n)
 			end = off + n;
-		for (; c && i < end; i++)
-			count += faulted ? !!(c->page[i % MIRROR_PC_CHUNK] & MIRROR_PC_FAULTED) :
-					   vm_resident(c->r, (uint32_t)(i % MIRROR_PC_CHUNK));
+		for (; c && i < end; i++) {
+			bool in = faulted ? !!(c->page[i % MIRROR_PC_CHUNK] & MIRROR_PC_FAULTED) :
+					    vm_resident(c->r, (uint32_t)(i % MIRROR_PC_CHUNK));
+
+			count += in;
+			if (in && bits)
+				bits[(i - off) / 64] |= 1ull << ((i - off) % 64);
+		}
 		i = end;
 	}
 	pthread_mutex_unlock(&pc->chunks_lock);
@@ -473,15 +488,15 @@ static long mirror_pc_count(struct mirror *m, unsigned long dev, unsigned long i
 long mirror_pcache_held(struct mirror *m, unsigned long dev, unsigned long ino, unsigned long off,
 			unsigned long n)
 {
-	long held = mirror_pc_count(m, dev, ino, off, n, false);
+	long held = mirror_pc_count(m, dev, ino, off, n, false, NULL);
 
 	return held > 0 ? held : 0;
 }
 
 long mirror_pcache_faulted(struct mirror *m, unsigned long dev, unsigned long ino,
-			   unsigned long off, unsigned long n)
+			   unsigned long off, unsigned long n, uint64_t *bits)
 {
-	return mirror_pc_count(m, dev, ino, off, n, true);
+	return mirror_pc_count(m, dev, ino, off, n, true, bits);
 }
 
 int mirror_pcache_describe(struct mirror *m, char *buf, size_t size)

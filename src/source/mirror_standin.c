@@ -22,6 +22,11 @@
 #include "os/watchdog.h"
 #include "source/mirror_int.h"
 
+static unsigned mirror_inode_bucket(unsigned long dev, unsigned long ino)
+{
+	return (unsigned)(((dev * 31 + ino) * 0x9e3779b97f4a7c15ull) >> 32) % MIRROR_FILE_BUCKETS;
+}
+
 static struct mirror_file *mirror_file_get(struct mirror *m, const struct mirror_vma *v)
 {
 	uint32_t npages = (uint32_t)((v->end - v->start) / PC_PAGE_SIZE);
@@ -40,8 +45,12 @@ static struct mirror_file *mirror_file_get(struct mirror *m, const struct mirror
 			free(f);
 			f = NULL;
 		} else {
+			unsigned ib = mirror_inode_bucket(v->dev, v->ino);
+
 			f->next = m->files[b];
 			m->files[b] = f;
+			f->inext = m->by_inode[ib];
+			m->by_inode[ib] = f;
 			m->nfiles++;
 		}
 	}
@@ -64,21 +73,43 @@ static void mirror_file_maps(struct mirror *m, struct mirror_file *f, int delta)
 	pthread_mutex_unlock(&m->files_lock);
 }
 
+/* Resident stand-ins of f whose file page has no bit in bits (the kernel
+ * dropped it, or a fault of ours did not bring it in) go. */
+static void mirror_fill_stale(struct mirror *m, struct mirror_file *f, const uint64_t *bits)
+{
+	struct charge_batch b;
+
+	charge_batch_begin(&b, m->env->eng);
+	for (uint32_t i = 0; i < f->npages; i++)
+		if (!(bits[i / 64] >> (i % 64) & 1) && vm_resident(f->r, i))
+			vm_discard(f->r, i, &b);
+	charge_batch_end(&b);
+}
+
 int mirror_fill(struct mirror *m, struct mirror_map *mm, long rss, long dirty, unsigned cpu,
 		bool trim)
 {
 	struct mirror_file *f = mm->f;
-	bool pin = atomic_load(&f->pinned);
+	bool pin = atomic_load(&f->pinned), touched = false;
+	size_t words = ((size_t)f->npages + 63) / 64;
+	/* with the kernel's events: which pages of the file a fault of a
+	 * process of ours brought in and the kernel still has. Stand-in
+	 * page i is the file's page off + i: only those may be resident,
+	 * and each goes when the kernel drops its page (mirror_files_dropped)
+	 * (without memory for the bits: by count, as without the events) */
+	uint64_t *bits = m->pc ? calloc(words, sizeof(*bits)) : NULL;
+	long faulted = mirror_pcache_faulted(m, f->dev, f->ino, f->off, f->npages, bits);
 	struct charge_batch b;
-	long need;
+	long need, have;
+	int err = 0;
 
+	if (bits)
+		mirror_fill_stale(m, f, bits);
 	/* the stand-in's object has one region, f->r: its resident count is
 	 * the file's pages in memory. (Pages reclaim took since the last
 	 * pageout are faulted back too: the sample was read after it, so
 	 * they are still resident; the next sample pages them out.) */
-	long have = atomic_load(&f->obj->resident);
-	long faulted = mirror_pcache_faulted(m, f->dev, f->ino, f->off, f->npages);
-
+	have = atomic_load(&f->obj->resident);
 	need = rss - have;
 	/* pages of the range the kernel's events charged already (read(2)
 	 * before the mapping faulted them) are not charged twice */
@@ -97,18 +128,26 @@ int mirror_fill(struct mirror *m, struct mirror_map *mm, long rss, long dirty, u
 
 	for (uint32_t i = 0; i < f->npages && need > 0; i++) {
 		enum vm_fault fault;
-		int err;
 
-		if (vm_resident(f->r, i))
+		if (vm_resident(f->r, i) || (bits && !(bits[i / 64] >> (i % 64) & 1)))
 			continue;
 		if ((err = vm_touch(mm->map, i, cpu, dirty-- > 0, &fault)))
-			return err;
+			break;
+		touched = true;
 		if (pin)
 			vm_pin(f->r, i, true);
 		need--;
 	}
-	if (!trim || need >= 0)
-		return 0;
+	/* a page the kernel dropped while this looked at the bits: its
+	 * event found no stand-in to take, this one is taken now */
+	if (touched && bits) {
+		memset(bits, 0, words * sizeof(*bits));
+		if (mirror_pcache_faulted(m, f->dev, f->ino, f->off, f->npages, bits) >= 0)
+			mirror_fill_stale(m, f, bits);
+	}
+	free(bits);
+	if (err || !trim || need >= 0)
+		return err;
 	/* a confirmed pageout took them from the page cache too */
 	charge_batch_begin(&b, m->env->eng);
 	for (uint32_t i = f->npages; i-- > 0 && need < 0;)
@@ -118,6 +157,27 @@ int mirror_fill(struct mirror *m, struct mirror_map *mm, long rss, long dirty, u
 		}
 	charge_batch_end(&b);
 	return 0;
+}
+
+void mirror_files_dropped(struct mirror *m, unsigned long dev, unsigned long ino, uint64_t index,
+			  uint64_t n)
+{
+	struct charge_batch b;
+
+	charge_batch_begin(&b, m->env->eng);
+	pthread_mutex_lock(&m->files_lock);
+	for (struct mirror_file *f = m->by_inode[mirror_inode_bucket(dev, ino)]; f; f = f->inext) {
+		uint64_t lo = index > f->off ? index : f->off;
+		uint64_t hi = index + n < f->off + f->npages ? index + n : f->off + f->npages;
+
+		if (f->dev != dev || f->ino != ino)
+			continue;
+		for (uint64_t i = lo; i < hi; i++)
+			if (vm_resident(f->r, (uint32_t)(i - f->off)))
+				vm_discard(f->r, (uint32_t)(i - f->off), &b);
+	}
+	pthread_mutex_unlock(&m->files_lock);
+	charge_batch_end(&b);
 }
 
 struct mirror_map *mirror_map_for(struct mirror *m, struct mirror_proc *p,

@@ -416,13 +416,13 @@ START_TEST(test_pcache_events)
 				    .fault = 1 };
 	mirror_pcache_event(&m, &ev);
 	ck_assert_int_eq(stat_local(g, STAT_CACHE), 0);
-	ck_assert_int_eq(mirror_pcache_faulted(&m, makedev(0, 1), 9, 0, 64), 4);
+	ck_assert_int_eq(mirror_pcache_faulted(&m, makedev(0, 1), 9, 0, 64, NULL), 4);
 	ck_assert_int_eq(mirror_pcache_held(&m, makedev(0, 1), 9, 0, 64), 0);
 	ev.op = PCACHE_DEL;
 	ev.nr = 2;
 	mirror_pcache_event(&m, &ev);
-	ck_assert_int_eq(mirror_pcache_faulted(&m, makedev(0, 1), 9, 0, 64), 2);
-	ck_assert_int_eq(mirror_pcache_faulted(NULL, 0, 9, 0, 64), -1);
+	ck_assert_int_eq(mirror_pcache_faulted(&m, makedev(0, 1), 9, 0, 64, NULL), 2);
+	ck_assert_int_eq(mirror_pcache_faulted(NULL, 0, 9, 0, 64, NULL), -1);
 	/* a process the daemon has no record of, in no group: not charged */
 	ev = (struct pcache_event){ .op = PCACHE_ADD, .tgid = 300, .ptgid = 1, .dev = 1, .ino = 8,
 				    .nr = 2 };
@@ -441,6 +441,123 @@ START_TEST(test_pcache_events)
 }
 END_TEST
 
+/* A mapping's stand-ins are the file's own pages: the pages a fault of a
+ * process of ours brought in, charged by the mapping that finds them,
+ * each gone the moment the kernel drops its page, mapped or not; a
+ * process of another group that faults them in again pays for them (the
+ * stand-ins of the first, killed before a sample could see the kernel
+ * drop them, once kept them resident and charged to the first). */
+START_TEST(test_pcache_mapping_pages)
+{
+	struct source_env env;
+	struct mirror m;
+	struct mirror_proc p, p2;
+	struct mcg_engine *e = ledger_setup(&env, &m, &p);
+	struct mcg_group *a = fixture_group(e, e->root, "a"), *b = fixture_group(e, e->root, "b");
+	struct mirror_pcache *pc = calloc(1, sizeof(*pc));
+	struct pcache_event ev = { .op = PCACHE_ADD, .tgid = 100, .ptgid = 1, .dev = 1, .ino = 9,
+				   .index = 0, .nr = 64, .fault = 1 };
+	struct mirror_vma v = { .start = 1ul << 30, .end = (1ul << 30) + 64 * PC_PAGE_SIZE,
+				.dev = makedev(0, 1), .ino = 9 };
+	struct mirror_map *mm;
+	int drop;
+
+	pthread_mutex_init(&m.lock, NULL);
+	pthread_mutex_init(&m.files_lock, NULL);
+	pthread_mutex_init(&pc->chunks_lock, NULL);
+	pc->stopfd = -1;
+	pc->pin = mirror_proc_pin;
+	pc->unpin = mirror_proc_unpin;
+	mirror_pcache_sizes(pc);
+	m.pc = pc;
+	p2 = (struct mirror_proc){ .m = &m, .tgid = 200, .pidfd = -1, .stat_fd = -1 };
+	p2.obj = vm_object_new(e, e->root, true, 1);
+	p2.obj->real = true;
+	p2.mode.nowait = true;
+	vm_object_set_mode(p2.obj, &p2.mode);
+	for (struct mirror_proc *q = &p; q; q = q == &p ? &p2 : NULL) {
+		atomic_init(&q->refs, 1);
+		pthread_mutex_init(&q->lock, NULL);
+		q->pidfd = -1;
+		q->stat_fd = -1;
+		atomic_init(&q->watch_fd, -1);
+	}
+	p.tgid = 100;
+	p.next = &p2;
+	m.procs = &p;
+	ck_assert_int_eq(task_attach(e, 100, 100, a, -1, &drop), 0);
+	ck_assert_int_eq(task_attach(e, 200, 200, b, -1, &drop), 0);
+
+	/* a's process faults the 64 pages in and maps them: a pays, once */
+	mirror_pcache_event(&m, &ev);
+	ck_assert_int_eq(stat_local(a, STAT_CACHE), 0);
+	vm_object_set_group(p.obj, a);
+	ck_assert_ptr_nonnull(mm = mirror_map_for(&m, &p, &v));
+	ck_assert_int_eq(mirror_fill(&m, mm, 64, 0, 0, false), 0);
+	ck_assert_int_eq(stat_local(a, STAT_CACHE), 64);
+	ck_assert_int_eq(stat_local(a, STAT_MAPPED_FILE), 64);
+	ck_assert_int_eq(mirror_fill(&m, mm, 64, 0, 0, false), 0);
+	ck_assert_int_eq(stat_local(a, STAT_CACHE), 64);
+	CHECK_OK(e);
+	/* the kernel drops 16 of them (a pageout), then the rest once the
+	 * mapping has gone: each goes from a at once, with no sample */
+	ev = (struct pcache_event){ .op = PCACHE_DEL, .dev = 1, .ino = 9, .index = 48, .nr = 16 };
+	mirror_pcache_event(&m, &ev);
+	ck_assert_int_eq(stat_local(a, STAT_CACHE), 48);
+	ck_assert(!vm_resident(mm->f->r, 50) && vm_resident(mm->f->r, 47));
+	mirror_map_gone(&m, mm);
+	vm_region_free(mm->map);
+	p.nmap = 0;
+	ev.index = 0;
+	ev.nr = 48;
+	mirror_pcache_event(&m, &ev);
+	ck_assert_int_eq(stat_local(a, STAT_CACHE), 0);
+	CHECK_OK(e);
+	/* b's process faults them in again: b pays, a nothing */
+	ev = (struct pcache_event){ .op = PCACHE_ADD, .tgid = 200, .ptgid = 1, .dev = 1, .ino = 9,
+				    .index = 0, .nr = 64, .fault = 1 };
+	mirror_pcache_event(&m, &ev);
+	vm_object_set_group(p2.obj, b);
+	ck_assert_ptr_nonnull(mm = mirror_map_for(&m, &p2, &v));
+	ck_assert_int_eq(mirror_fill(&m, mm, 64, 0, 0, false), 0);
+	ck_assert_int_eq(stat_local(b, STAT_CACHE), 64);
+	ck_assert_int_eq(stat_local(a, STAT_CACHE), 0);
+	/* only pages a fault of ours brought in, and which: 8 read(2) by an
+	 * outsider after the kernel dropped them are not b's */
+	ev = (struct pcache_event){ .op = PCACHE_DEL, .dev = 1, .ino = 9, .index = 8, .nr = 8 };
+	mirror_pcache_event(&m, &ev);
+	ck_assert_int_eq(mirror_fill(&m, mm, 64, 0, 0, false), 0);
+	ck_assert_int_eq(stat_local(b, STAT_CACHE), 56);
+	for (uint32_t i = 0; i < 64; i++)
+		ck_assert_int_eq(vm_resident(mm->f->r, i), i < 8 || i >= 16);
+	CHECK_OK(e);
+
+	mirror_map_gone(&m, mm);
+	vm_region_free(mm->map);
+	p2.nmap = 0;
+	mirror_pcache_stop(&m);
+	for (unsigned k = 0; k < MIRROR_FILE_BUCKETS; k++)
+		while (m.files[k]) {
+			struct mirror_file *f = m.files[k];
+
+			m.files[k] = f->next;
+			vm_object_free(f->obj);
+			free(f);
+		}
+	free(p.map);
+	free(p2.map);
+	vm_object_free(p.obj);
+	vm_object_free(p2.obj);
+	pthread_mutex_destroy(&p.lock);
+	pthread_mutex_destroy(&p2.lock);
+	pthread_mutex_destroy(&m.files_lock);
+	pthread_mutex_destroy(&m.lock);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_engine_free(e);
+}
+END_TEST
+
 UNIT_SUITE(mirror)
 {
 	Suite *s = suite_create("mirror");
@@ -455,6 +572,7 @@ UNIT_SUITE(mirror)
 	tcase_add_test(tc, test_file_base);
 	tcase_add_test(tc, test_shared_oldest_counts);
 	tcase_add_test(tc, test_pcache_events);
+	tcase_add_test(tc, test_pcache_mapping_pages);
 	suite_add_tcase(s, tc);
 	return s;
 }
