@@ -167,6 +167,10 @@ $(BUILD)/tools/%: tests/tools/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out $(SANFLAGS),$(CFLAGS)) -o $@ $< -lpthread
 
+# A page fault's cost (bench/mirror_idle.sh): a plain program.
+$(BUILD)/fault_cost: bench/fault_cost.c
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
 # memcgfs-run's overhead loop (bench/run_overhead.sh): a plain program.
 $(BUILD)/run_openloop: bench/run_openloop.c
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
@@ -221,10 +225,11 @@ fuzz: $(FUZZ_BINS)
 BENCH_BINS := $(BUILD)/bench_engine $(BUILD)/bench_charge $(BUILD)/bench_move $(BUILD)/bench_wmark \
               $(BUILD)/bench_scan $(BUILD)/bench_nodes
 
-# everything a step runs (mirror_idle.sh runs tools/memhog and evctl);
+# everything a step runs (mirror_idle.sh runs tools/memhog, evctl and
+# fault_cost);
 # BENCH_QUICK=1 for the quick run
 bench: $(BENCH_BINS) $(BUILD)/memcgfs $(BUILD)/memcgctl $(BUILD)/memcgfs-run $(BUILD)/run_openloop \
-       $(BUILD)/fuse_floor $(BUILD)/tools/memhog $(BUILD)/tools/evctl
+       $(BUILD)/fuse_floor $(BUILD)/tools/memhog $(BUILD)/tools/evctl $(BUILD)/fault_cost
 	bench/run.sh $(BUILD)
 
 # The last make bench becomes the committed run the docs quote (docs/bench/),

@@ -10,23 +10,30 @@
 #   mirror.cpu_pct.active10
 #   mirror.overshoot_mib.1gps  how far past a 256M limit a process
 #                              allocating 1 GiB/s got before its OOM kill
+#                              (5 runs)
 #   mirror.exit_release_ms     from a SIGKILL of an idle process with
 #                              64 MiB to its group's usage threshold event
 #                              (the charges released, no read asking)
 #   mirror.pcache_write_ratio  with page-cache events: dd of 1 GiB into
 #                              tmpfs from a group over the same from the root
 #   mirror.pcache_cpu_ms_per_gib  ... the daemon's CPU per GiB so charged
+#   mirror.host_fault_ratio    what a page fault costs a process of the
+#                              root while the daemon (its tracer) runs,
+#                              over the same with no daemon
+#   mirror.group_fault_ratio   ... a process in a limited group (its
+#                              alarm armed), over one of the root
 # and mirror.usage_error_pct.idle: the group's usage against what the
 # processes really hold (their RssAnon plus the file's pages once).
 # Every wait is bounded and names what did not come.
-# Needs root, /dev/fuse, build/tools/memhog and evctl (make bench builds them).
+# Needs root, /dev/fuse, build/tools/memhog, evctl and fault_cost (make
+# bench builds them).
 # Usage: bench/mirror_idle.sh BUILD_DIR [N]
 set -eu
 build=${1:-build}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then n=${2:-50} secs=2; else n=${2:-1000} secs=4; fi
-hog=$build/tools/memhog evctl=$build/tools/evctl
+hog=$build/tools/memhog evctl=$build/tools/evctl faults=$build/fault_cost
 . "$(dirname "$0")/stats.sh"
-for t in "$hog" "$evctl"; do
+for t in "$hog" "$evctl" "$faults"; do
 	[ -x "$t" ] || { echo "bench: $t is not built (make bench builds it)" >&2; exit 1; }
 done
 mnt=$(mktemp -d "${MEMCGFS_BENCH_TMP:-/tmp}/memcgfs-bench.XXXXXX")
@@ -100,13 +107,18 @@ windows mirror.cpu_pct.active10 2
 awk -v m="$WIN_MAX" 'BEGIN { exit !(m > 0) }' ||
 	{ echo "bench: the daemon's CPU read 0 while 10 processes allocated: the reading is broken" >&2; exit 1; }
 # one process allocating 1 GiB/s into a 256M group: how far past the limit
-# it had got when the OOM killer ended it (the sampling's reaction bound)
+# it had got when the OOM killer ended it (the sampling's reaction bound;
+# with the tracer, its alarm's), 5 times
 for p in "${apids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 mkdir "$mnt/burst"
 echo 256M > "$mnt/burst/memory.limit_in_bytes"
-timeout 60 sh -c "echo \$\$ > $mnt/burst/cgroup.procs && exec $hog -a 1024 -r 1024" > "$file.out.burst" 2>&1 < /dev/null || true
-last=$(awk '/^anon/ { n = $2 } END { print n + 0 }' "$file.out.burst")
-echo "mirror.overshoot_mib.1gps $((last > 256 ? last - 256 : 0)) MiB"
+over=()
+for k in 1 2 3 4 5; do
+	timeout 60 sh -c "echo \$\$ > $mnt/burst/cgroup.procs && exec $hog -a 1024 -r 1024" > "$file.out.burst" 2>&1 < /dev/null || true
+	last=$(awk '/^anon/ { n = $2 } END { print n + 0 }' "$file.out.burst")
+	over+=("$((last > 256 ? last - 256 : 0))")
+done
+fig mirror.overshoot_mib.1gps MiB "${over[@]}"
 # exit to release: an idle process (its next sample seconds away) with
 # 64 MiB is killed; the group's 32M usage threshold fires when its charges
 # go. Timed from before the kill to the event, evctl's own start included
@@ -163,4 +175,30 @@ if "$build/memcgctl" status -m "$mnt" | grep -q '^page_cache_source ebpf'; then
 	rmdir "$shm"
 	fig mirror.pcache_write_ratio x "${ratio[@]}"
 	fig mirror.pcache_cpu_ms_per_gib ms "${cpums[@]}"
+fi
+# what the tracer's programs cost every process's page faults (they run
+# in the faulting task): 7 rounds, the order alternating, of the best of
+# 10 faults of 64 MiB each; a process of the root with the daemon and
+# without it (unmounted: its programs go with it), and one in a group
+# with a limit (its alarm armed at every sample) against one of the root
+if "$build/memcgctl" status -m "$mnt" | grep -q '^page_cache_source ebpf'; then
+	mkdir "$mnt/faults"
+	echo 1G > "$mnt/faults/memory.limit_in_bytes"
+	in_group() { sh -c "echo \$\$ > $mnt/faults/cgroup.procs && exec $faults 64 10"; }
+	host=() grp=()
+	for k in 1 2 3 4 5 6 7; do
+		if [ $((k % 2)) = 1 ]; then r=$("$faults" 64 10); g=$(in_group)
+		else g=$(in_group); r=$("$faults" 64 10); fi
+		grp+=("$(awk -v g="$g" -v r="$r" 'BEGIN { printf "%.3f", g / r }')")
+		fusermount3 -u "$mnt"
+		o=$("$faults" 64 10)
+		"$build/memcgfs" -o memory=8G "$mnt"
+		wait_until 10 "the remount of $mnt" sh -c "\"$build/memcgctl\" status -m \"$mnt\" > /dev/null" || exit 1
+		mkdir -p "$mnt/faults"
+		echo 1G > "$mnt/faults/memory.limit_in_bytes"
+		on=$("$faults" 64 10)
+		host+=("$(awk -v a="$on" -v b="$o" 'BEGIN { printf "%.3f", a / b }')")
+	done
+	fig mirror.host_fault_ratio x "${host[@]}"
+	fig mirror.group_fault_ratio x "${grp[@]}"
 fi

@@ -102,6 +102,19 @@ int pcache_track(struct pcache *pc, pid_t tgid)
 	return bpf_map__update_elem(pc->skel->maps.tracked, &key, sizeof(key), &v, sizeof(v), BPF_ANY);
 }
 
+int pcache_alarm(struct pcache *pc, pid_t tgid, uint64_t pages)
+{
+	__u32 key = (__u32)tgid;
+	__u64 v = pages;
+	int err;
+
+	if (pages)
+		return bpf_map__update_elem(pc->skel->maps.alarms, &key, sizeof(key), &v, sizeof(v),
+					    BPF_ANY);
+	err = bpf_map__delete_elem(pc->skel->maps.alarms, &key, sizeof(key), 0);
+	return err == -ENOENT ? 0 : err;
+}
+
 int pcache_fd(const struct pcache *pc)
 {
 	return ring_buffer__epoll_fd(pc->rb);
@@ -153,6 +166,14 @@ int pcache_track(struct pcache *pc, pid_t tgid)
 {
 	(void)pc;
 	(void)tgid;
+	return -ENOSYS;
+}
+
+int pcache_alarm(struct pcache *pc, pid_t tgid, uint64_t pages)
+{
+	(void)pc;
+	(void)tgid;
+	(void)pages;
 	return -ENOSYS;
 }
 

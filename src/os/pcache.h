@@ -24,6 +24,10 @@ int pcache_open(pcache_fn fn, void *arg, struct pcache **out);
 void pcache_close(struct pcache *pc);
 /* Watch process tgid from now on (its forks too, and theirs). */
 int pcache_track(struct pcache *pc, pid_t tgid);
+/* One PCACHE_ALARM event when process tgid's resident pages (its mm's
+ * anon, file and shmem counters) reach pages, at once (the reader is
+ * woken for it); pages 0: none. */
+int pcache_alarm(struct pcache *pc, pid_t tgid, uint64_t pages);
 /* A descriptor that polls readable while events wait. */
 int pcache_fd(const struct pcache *pc);
 /* Hand every waiting event to fn, in the order the kernel sent them.

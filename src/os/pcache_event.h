@@ -12,6 +12,9 @@ enum pcache_op {
 	PCACHE_DIRTY,        /* ... was dirtied (it counts as dirty page cache) */
 	PCACHE_WRITTEN,      /* the inode's writeback ended: its pages are clean
 			      * (index and nr 0) */
+	PCACHE_ALARM,        /* process tgid's resident pages (anon, file and
+			      * shmem, index) reached what the daemon armed
+			      * (pcache_alarm); disarmed until armed again */
 };
 
 /* Counters the program keeps (an array map): events it could not send. */

@@ -340,6 +340,40 @@ static void mirror_schedule(struct mirror_proc *p, struct mcg_group *g, uint64_t
 	p->act_valid = !err && (!p->last_counted || p->smaps_exact);
 }
 
+/* The tracer tells the sampler of p (mirror_alarmed) as soon as p has
+ * grown past what this sample read by half the headroom its groups' limits
+ * leave (MIRROR_ALARM_MIN_PAGES at least): a process faulting in memory
+ * fast meets its limit within that much of it, not a sampling period
+ * later. No alarm outside a limited group, for a simulated task, or
+ * without the tracer. Caller holds p->lock. */
+static void mirror_arm(struct mirror *m, struct mirror_proc *p, struct mcg_group *g,
+		       const struct proc_task *t, bool in_child)
+{
+	bool fired = atomic_exchange(&p->alarm_fired, false);
+	long headroom = PC_MAX;
+	uint64_t at = 0;
+
+	if (!t) {
+		if (!fired)
+			return;          /* (idle: armed as it was) */
+		at = p->alarm_at;        /* (re-armed where it was) */
+	} else if (in_child && !p->sim && t->rss_anon_kb >= 0 && t->rss_file_kb >= 0 &&
+		   t->rss_shmem_kb >= 0) {
+		mirror_near_limit(g, &headroom);
+		if (headroom != PC_MAX) {
+			long step = headroom / 2 > MIRROR_ALARM_MIN_PAGES ? headroom / 2 :
+									  MIRROR_ALARM_MIN_PAGES;
+
+			at = (uint64_t)(t->rss_anon_kb + t->rss_file_kb + t->rss_shmem_kb) /
+				     (PC_PAGE_SIZE / 1024) + (uint64_t)step;
+		}
+	}
+	if (at == p->alarm_at && !fired)
+		return;
+	if (mirror_pcache_alarm(m, p->tgid, at) == 0)
+		p->alarm_at = at;
+}
+
 static void mirror_sample_one(struct mirror *m, struct mirror_proc *p, bool exact)
 {
 	struct mcg_engine *e = m->env->eng;
@@ -407,8 +441,10 @@ static void mirror_sample_one(struct mirror *m, struct mirror_proc *p, bool exac
 		mirror_maybe_cont(p, &s);  /* room again (or the killer may act) */
 	if (!p->stopped)
 		err = mirror_account(m, p, &s, g, t, in_child, cpu, !counted);
-	if (!p->gone)
+	if (!p->gone) {
 		mirror_schedule(p, g, now, err);
+		mirror_arm(m, p, g, t, in_child);
+	}
 out:
 	free(s.files);
 	free(s.cow);
@@ -443,6 +479,8 @@ static void mirror_release(struct mirror_proc *p)
 {
 	if (p->gone)
 		return;
+	if (p->alarm_at && mirror_pcache_alarm(p->m, p->tgid, 0) == 0)
+		p->alarm_at = 0;
 	mirror_cont(p);
 	for (unsigned i = 0; i < p->nera; i++) {
 		struct mirror_era *e = &p->era[i];
@@ -747,9 +785,6 @@ static struct mirror_proc *mirror_find(struct mirror *m, pid_t tgid)
 	return p;
 }
 
-/* The live record of tgid, made if there is none (with a duplicate of
- * pidfd, or a pidfd of its own when pidfd is -1), pinned; NULL when it
- * cannot be had. Caller holds m->lock. */
 /* The live record of tgid, or NULL. Caller holds m->lock. */
 static struct mirror_proc *mirror_live_locked(struct mirror *m, pid_t tgid)
 {
@@ -761,6 +796,9 @@ static struct mirror_proc *mirror_live_locked(struct mirror *m, pid_t tgid)
 	return p;
 }
 
+/* The live record of tgid, made if there is none (with a duplicate of
+ * pidfd, or a pidfd of its own when pidfd is -1), pinned; NULL when it
+ * cannot be had. Caller holds m->lock. */
 static struct mirror_proc *mirror_get_locked(struct mirror *m, pid_t tgid, int pidfd)
 {
 	struct mirror_proc *p = mirror_live_locked(m, tgid);
@@ -814,6 +852,20 @@ struct mirror_proc *mirror_proc_pin(struct mirror *m, pid_t tgid, bool make)
 void mirror_proc_unpin(struct mirror_proc *p)
 {
 	mirror_unpin(p);
+}
+
+void mirror_alarmed(struct mirror *m, pid_t tgid)
+{
+	struct mirror_proc *p;
+
+	pthread_mutex_lock(&m->lock);
+	if ((p = mirror_live_locked(m, tgid))) {
+		atomic_store(&p->alarm_fired, true);
+		p->next_ns = 0;          /* sample it now (racy hint, as below) */
+		m->wake_at = 0;
+		pthread_cond_signal(&m->wake);
+	}
+	pthread_mutex_unlock(&m->lock);
 }
 
 void mirror_track(struct mirror *m, pid_t tgid)

@@ -21,6 +21,10 @@ struct mirror;
  * statistics file samples processes older than the last. */
 #define MIRROR_PERIOD_NS      100000000ull
 #define MIRROR_NEAR_PERIOD_NS  10000000ull
+/* the least growth the tracer's alarm waits for (mirror_arm): 1 MiB, four
+ * times what the mm's per-CPU counters may hold back on two CPUs (a batch
+ * of 32 pages each), and at 1 GiB/s of faults one event a millisecond */
+#define MIRROR_ALARM_MIN_PAGES 256
 #define MIRROR_READ_AGE_NS     20000000ull
 /* Between two reads of smaps a sample may take a process's anon growth
  * from its mm counters in /proc/PID/status (no page-table walk) while its

@@ -121,7 +121,7 @@ struct mirror_pcache {
 	 * start: mirror_proc_pin and mirror_proc_unpin) */
 	struct mirror_proc *(*pin)(struct mirror *m, pid_t tgid, bool make);
 	void (*unpin)(struct mirror_proc *p);
-	_Atomic uint64_t added, faulted, removed, unattributed, failed;
+	_Atomic uint64_t added, faulted, removed, unattributed, failed, alarms;
 };
 
 /* Anon pages shared copy-on-write (mirror_shared.c): a process's claim
@@ -240,6 +240,8 @@ struct mirror_proc {
 	long base_locked;
 	long base_kmem;               /* its page tables and stacks then */
 	long sim_left;                /* slack the last sample left for kmem */
+	uint64_t alarm_at;            /* the tracer's alarm as armed (mirror_arm) */
+	atomic_bool alarm_fired;      /* ... it fired: armed no more */
 };
 
 struct mirror {
@@ -303,6 +305,10 @@ static inline uint64_t mirror_now(const struct mirror *m)
 struct mirror_proc *mirror_proc_pin(struct mirror *m, pid_t tgid, bool make);
 void mirror_proc_unpin(struct mirror_proc *p);
 
+/* The tracer's alarm for tgid fired (mirror_arm armed it): it is sampled
+ * now. Takes m->lock. */
+void mirror_alarmed(struct mirror *m, pid_t tgid);
+
 /* mirror_pcache.c */
 /* Load the tracer and start reading its events, finding the records of
  * the processes that send them with pin and unpin: 0, or why not
@@ -319,6 +325,9 @@ void mirror_pcache_sizes(struct mirror_pcache *pc);
 void mirror_pcache_event(void *m, const struct pcache_event *ev);
 /* The tracer watches tgid (a process the mirror keeps a record of). */
 void mirror_pcache_track(struct mirror *m, pid_t tgid);
+/* Arm the tracer's alarm for tgid at pages resident (0: none): 0, or an
+ * error (-ENOSYS without the tracer). */
+int mirror_pcache_alarm(struct mirror *m, pid_t tgid, uint64_t pages);
 /* Charge what the kernel has reported so far (a reader is about to look). */
 void mirror_pcache_drain(struct mirror *m);
 /* Of pages [off, off + n) of the file, how many the events charged. */

@@ -329,10 +329,20 @@ static void mirror_pc_written(struct mirror *m, const struct pcache_event *ev)
 	pthread_mutex_unlock(&pc->chunks_lock);
 }
 
+int mirror_pcache_alarm(struct mirror *m, pid_t tgid, uint64_t pages)
+{
+	return m->pc && m->pc->tracer ? pcache_alarm(m->pc->tracer, tgid, pages) : -ENOSYS;
+}
+
 void mirror_pcache_event(void *arg, const struct pcache_event *ev)
 {
 	struct mirror *m = arg;
 
+	if (ev->op == PCACHE_ALARM) {
+		atomic_fetch_add(&m->pc->alarms, 1);
+		mirror_alarmed(m, (pid_t)ev->tgid);
+		return;
+	}
 	if (ev->op == PCACHE_WRITTEN) {
 		mirror_pc_written(m, ev);
 		return;
@@ -515,10 +525,11 @@ int mirror_pcache_describe(struct mirror *m, char *buf, size_t size)
 			"page_cache_pages_unattributed %lu\n"
 			"page_cache_charges_failed %lu\n"
 			"page_cache_kmem_bytes %ld\n"
-			"page_cache_events_lost %lu\n",
+			"page_cache_events_lost %lu\n"
+			"page_cache_alarms %lu\n",
 			(unsigned long)atomic_load(&pc->added), (unsigned long)atomic_load(&pc->faulted),
 			(unsigned long)atomic_load(&pc->removed),
 			(unsigned long)atomic_load(&pc->unattributed),
 			(unsigned long)atomic_load(&pc->failed), atomic_load(&pc->kmem_bytes),
-			(unsigned long)lost[PCACHE_LOST_RING]);
+			(unsigned long)lost[PCACHE_LOST_RING], (unsigned long)atomic_load(&pc->alarms));
 }

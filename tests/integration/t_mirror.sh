@@ -285,11 +285,31 @@ stop_hog "${HOGS[-1]}"
 stop_hog "${HOGS[-2]}"
 
 # --- past the limit: killed, within the overshoot bound ---
+# (with the tracer, the samples as the limit nears come from its alarms:
+# the kernel's counters of the process passing half the headroom its last
+# sample left; one in a group without a limit arms none)
+alarms() { daemon_status "$MNT" page_cache_alarms; }
+mkdir "$MNT/nolimit"
+a0=$(alarms)
+hog nolimit nolimit -- -a 128
+ready nolimit
+expect "no alarm for growth outside a limited group" "$(alarms)" "$a0"
+stop_hog "$HOG_PID"
 mkdir "$MNT/k"
 echo 256M > "$MNT/k/memory.limit_in_bytes"
 hog kill k -- -a 1024 -r 1024
 wait "$HOG_PID"
 expect "killed by SIGKILL" "$?" 137
+expect "the limit's alarms sampled it as it grew" "$(( $(alarms) > a0 ))" 1
+a1=$(alarms)
+hog still k -- -a 200
+ready still
+sleep 1
+a2=$(alarms)
+sleep 1
+expect "a process that does not grow sends no alarm" "$(alarms)" "$a2"
+expect "one that grew to 200 MiB under 256M sent some" "$(( a2 > a1 ))" 1
+stop_hog "$HOG_PID"
 last=$(awk '/^anon/ { n = $2 } END { print n + 0 }' "$DATA/kill.out")
 echo "t_mirror: overshoot at 1 GiB/s into 256M: allocated $last MiB when killed"
 # The bound is the daemon's reaction time; a sanitizer build is 5-15 times

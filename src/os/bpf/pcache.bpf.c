@@ -4,9 +4,11 @@
  * (by read(2), write(2) and readahead, or by a page fault of a mapping,
  * said apart), tmpfs folios (memfd, SysV shm) as they reach the LRU, and
  * of what later happens to
- * those folios: dirtied, cleaned, removed. Owns the table of tracked
- * processes (filled by the daemon, grown at fork, pruned at exit) and the
- * table of inodes whose folios it follows. Never writes kernel memory. */
+ * those folios: dirtied, cleaned, removed; and of a tracked process whose
+ * resident pages reached what the daemon armed for it (a limit near).
+ * Owns the table of tracked processes (filled by the daemon, grown at
+ * fork, pruned at exit), the alarms and the table of inodes whose folios
+ * it follows. Never writes kernel memory. */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -30,6 +32,16 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } tracked SEC(".maps");
+
+/* tgid -> the resident pages (its mm's anon, file and shmem counters) at
+ * which the daemon wants to hear of it, set by the daemon for processes
+ * in groups with a limit; 0 once sent (one event per arming) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u64);
+} alarms SEC(".maps");
 
 /* inodes a tracked process added folios of: their folios' dirtying and
  * removal, and the end of their writeback, are reported (the daemon
@@ -288,6 +300,41 @@ int BPF_PROG(pcache_written, struct inode *inode)
 	return 0;
 }
 
+/* A process's mm counter moved (every fault that maps a page, every
+ * unmap): with an alarm armed and reached, the daemon is told at once.
+ * Only the process's own tasks are looked at (another's work on its mm,
+ * an unmap by the OOM reaper, only lowers it or is seen at the next
+ * sample). The counters read are the shared parts of per-CPU counters:
+ * short by at most a batch per CPU. MM_FILEPAGES, MM_ANONPAGES and
+ * MM_SHMEMPAGES are 0, 1 and 3 since Linux 4.5 (an enum without a name:
+ * no relocation for it). */
+SEC("tp_btf/rss_stat")
+int BPF_PROG(pcache_rss, struct mm_struct *mm, int member)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 *at = bpf_map_lookup_elem(&alarms, &tgid);
+	struct pcache_event *e;
+	__s64 total;
+
+	if (!at || !*at || bpf_get_current_task_btf()->mm != mm)
+		return 0;
+	total = mm->rss_stat[0].count + mm->rss_stat[1].count + mm->rss_stat[3].count;
+	if (total < 0 || (__u64)total < *at)
+		return 0;
+	*at = 0;
+	if (!(e = bpf_ringbuf_reserve(&events, sizeof(*e), 0))) {
+		count_lost(PCACHE_LOST_RING);
+		return 0;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->op = PCACHE_ALARM;
+	e->tgid = tgid;
+	e->cpu = bpf_get_smp_processor_id();
+	e->index = (__u64)total;
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(pcache_fork, struct task_struct *parent, struct task_struct *child)
 {
@@ -304,7 +351,9 @@ int BPF_PROG(pcache_exit, struct task_struct *p)
 {
 	__u32 tgid = p->tgid;
 
-	if (p->pid == p->tgid)
+	if (p->pid == p->tgid) {
 		bpf_map_delete_elem(&tracked, &tgid);
+		bpf_map_delete_elem(&alarms, &tgid);
+	}
 	return 0;
 }
