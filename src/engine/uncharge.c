@@ -3,9 +3,11 @@
  * wait for room (the OOM wait queue, throttled reclaimers), and a removed
  * group's end once its last charge is gone (uncharge_reap), whoever drops
  * it: a page, a stock, a batch, a swap slot, a move, the mkdir charge of
- * a child. Never charges, never reclaims. Lock order: tree_lock (the
- * reap), then id_lock through the last mcg_put; the throttle's lock
- * alone. */
+ * a child; and the end of a reaped group's structures, two of the host
+ * kernel's grace periods later, on a worker of its own. Never charges,
+ * never reclaims. Lock order: tree_lock (the reap), then id_lock through
+ * the last mcg_put; the throttle's lock alone; the frees' lock is never
+ * held while uncharging. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -25,17 +27,139 @@ int uncharge_init(struct mcg_engine *e)
 		return -ENOMEM;
 	pthread_mutex_init(&e->throttle->lock, NULL);
 	pthread_cond_init(&e->throttle->cond, NULL);
+	if (!(e->frees = calloc(1, sizeof(*e->frees))))
+		return -ENOMEM;
+	pthread_mutex_init(&e->frees->lock, NULL);
+	pthread_cond_init(&e->frees->wake, NULL);
+	pthread_cond_init(&e->frees->idle, NULL);
+	e->frees->tail = &e->frees->head;
 	return 0;
+}
+
+/* g's structures go: its mkdir charge off its parent (which a dying
+ * parent waited for), and the tree's reference. */
+static void uncharge_free_structs(struct mcg_group *g)
+{
+	long n = g->mkdir_kmem;
+
+	g->mkdir_kmem = 0;
+	uncharge_kmem(g->parent, n);
+	mcg_put(g);                      /* the tree's reference */
+}
+
+/* The kernel frees a removed memcg's structures (mem_cgroup_css_free)
+ * once its css is released and an RCU grace period has passed after that
+ * (css_release_work_fn queues the free with queue_rcu_work), and the
+ * release itself follows the kill of its reference count, which waits
+ * for another (percpu_ref_kill_and_confirm): two grace periods, shared,
+ * as call_rcu's callbacks are, by every group reaped meanwhile. */
+static void *uncharge_frees_main(void *arg)
+{
+	struct mcg_engine *e = arg;
+	struct uncharge_frees *f = e->frees;
+
+	pthread_mutex_lock(&f->lock);
+	for (;;) {
+		struct mcg_group *batch;
+		unsigned n = 0;
+
+		while (!f->head && !f->stop)
+			pthread_cond_wait(&f->wake, &f->lock);
+		if (!f->head)
+			break;
+		batch = f->head;
+		f->head = NULL;
+		f->tail = &f->head;
+		pthread_mutex_unlock(&f->lock);
+		if (env_grace(&e->env) == 0)
+			env_grace(&e->env);
+		while (batch) {
+			struct mcg_group *g = batch;
+
+			batch = g->free_next;
+			g->free_next = NULL;
+			uncharge_free_structs(g);
+			n++;
+		}
+		pthread_mutex_lock(&f->lock);
+		f->pending -= n;
+		if (!f->pending)
+			pthread_cond_broadcast(&f->idle);
+	}
+	pthread_mutex_unlock(&f->lock);
+	return NULL;
+}
+
+/* g was reaped: its structures go two grace periods from now, or at once
+ * (no workers, no grace periods to wait for, no worker to be had, or the
+ * engine going). */
+static void uncharge_free_later(struct mcg_group *g)
+{
+	struct mcg_engine *e = g->eng;
+	struct uncharge_frees *f = e->frees;
+	bool later = false;
+
+	if (f && env_has_workers(&e->env) && e->env.ops->grace) {
+		pthread_mutex_lock(&f->lock);
+		if (!f->stop && !f->started)
+			f->started = env_start_worker(&e->env, &f->thread, uncharge_frees_main, e) == 0;
+		if ((later = f->started && !f->stop)) {
+			*f->tail = g;
+			f->tail = &g->free_next;
+			f->pending++;
+			pthread_cond_signal(&f->wake);
+		}
+		pthread_mutex_unlock(&f->lock);
+	}
+	if (!later)
+		uncharge_free_structs(g);
+}
+
+void uncharge_frees_stop(struct mcg_engine *e)
+{
+	struct uncharge_frees *f = e->frees;
+	bool started;
+
+	if (!f)
+		return;
+	pthread_mutex_lock(&f->lock);
+	f->stop = true;
+	started = f->started;
+	pthread_cond_signal(&f->wake);
+	pthread_mutex_unlock(&f->lock);
+	if (started)
+		pthread_join(f->thread, NULL);   /* (it frees what it has first) */
+	f->started = false;
 }
 
 void uncharge_destroy(struct mcg_engine *e)
 {
+	if (e->frees) {
+		uncharge_frees_stop(e);
+		pthread_mutex_destroy(&e->frees->lock);
+		pthread_cond_destroy(&e->frees->wake);
+		pthread_cond_destroy(&e->frees->idle);
+		free(e->frees);
+		e->frees = NULL;
+	}
 	if (!e->throttle)
 		return;
 	pthread_mutex_destroy(&e->throttle->lock);
 	pthread_cond_destroy(&e->throttle->cond);
 	free(e->throttle);
 	e->throttle = NULL;
+}
+
+void uncharge_frees_wait(struct mcg_engine *e)
+{
+	struct uncharge_frees *f = e->frees;
+
+	if (!f)
+		return;
+	pthread_mutex_lock(&f->lock);
+	while (f->pending)
+		pthread_cond_wait(&f->idle, &f->lock);
+	pthread_mutex_unlock(&f->lock);
 }
 
 /* n pages were charged to or uncharged from g (counters up to date): every
@@ -114,14 +238,10 @@ void uncharge_reap(struct mcg_group *g)
 		if (!gone)
 			return;
 		if (g->mkdir_kmem) {
-			/* its structures go (§11.5): the parent's charge with
-			 * them, which reaps the parent if it waited for this
-			 * (g still pins it) */
-			long n = g->mkdir_kmem;
-
-			g->mkdir_kmem = 0;
-			uncharge_kmem(parent, n);
-			mcg_put(g);       /* the tree's reference */
+			/* its structures go (§11.5), later: the parent's
+			 * charge with them, which reaps the parent if it
+			 * waited for this (g still pins it) */
+			uncharge_free_later(g);
 			return;
 		}
 		mcg_put(g);               /* the tree's reference */

@@ -27,7 +27,21 @@ struct charge_throttle {
 	unsigned long gen;
 };
 
+/* Reaped groups whose structures (their mkdir charge on the parent) wait
+ * for the host kernel's grace periods, and the worker that frees them. */
+struct uncharge_frees {
+	pthread_mutex_t lock;
+	pthread_cond_t wake, idle;
+	struct mcg_group *head, **tail;
+	unsigned pending;             /* queued or being freed */
+	bool started, stop;
+	pthread_t thread;
+};
+
 int uncharge_init(struct mcg_engine *e);
+/* The worker stopped, and what it had queued freed at once (the first
+ * thing of an engine's teardown, while every group is whole). */
+void uncharge_frees_stop(struct mcg_engine *e);
 void uncharge_destroy(struct mcg_engine *e);
 
 /* n pages were charged to or uncharged from g (counters up to date): every
@@ -44,8 +58,10 @@ void uncharge_counters(struct mcg_group *g, long n, bool keep_memsw);
 void uncharge_pages(struct mcg_group *g, long n, bool keep_memsw);
 /* g was removed and may hold its last charge no more: if nothing is
  * charged to it and it has no children, it leaves the tree (its sums stay
- * with its parent), the soft-limit order and its parent's mkdir charge;
- * a dying parent that waited for it follows. Called by whoever dropped a
+ * with its parent) and the soft-limit order; its parent's mkdir charge
+ * goes two of the host's grace periods later (at once in an engine
+ * without workers or whose environment cannot wait for them), and a
+ * dying parent that waited for it follows. Called by whoever dropped a
  * charge of a removed group, with no engine lock held. */
 void uncharge_reap(struct mcg_group *g);
 

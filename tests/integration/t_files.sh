@@ -155,6 +155,9 @@ echo 64M > "$A/memory.limit_in_bytes"
 expect "hierarchical limit inherited" "$(grep '^hierarchical_memory_limit ' "$A/b/memory.stat")" "hierarchical_memory_limit 67108864"
 expect "child limit itself unlimited" "$(cat "$A/b/memory.limit_in_bytes")" "$UNLIMITED"
 rmdir "$A/b"
+# (b's structures go two RCU grace periods later, as on the kernel: the
+# reset below reads the usage before and after)
+wait_until 5 sh -c "[ \$(cat $A/memory.kmem.usage_in_bytes) = 0 ]" || bad "b's structures stayed charged"
 echo -1 > "$A/memory.limit_in_bytes"
 expect_wr "kmem limit accepted and ignored" OK "$A/memory.kmem.limit_in_bytes" "10M"
 expect "kmem limit reads unlimited" "$(cat "$A/memory.kmem.limit_in_bytes")" "$UNLIMITED"

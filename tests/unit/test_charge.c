@@ -356,6 +356,7 @@ START_TEST(test_hierarchy_and_dying)
 	ck_assert_int_eq(mcg_force_empty(a, NULL, NULL), 0);    /* reaches the dying one */
 	ck_assert_int_eq(pc_usage(&b->cnt[MCG_MEM]), 0);
 	ck_assert(!b->linked);                                   /* reaped with its last page */
+	uncharge_frees_wait(e);                                  /* its structures gone */
 	/* c's structures stay charged; b's went with it */
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), MCG_MKDIR_KMEM_PAGES);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), MCG_MKDIR_KMEM_PAGES);

@@ -39,6 +39,7 @@ static struct mcg_group *walk_pick(struct mcg_engine *e, long *excess)
 	struct mcg_group *best = NULL, *g = NULL;
 	bool tie = false;
 
+	uncharge_frees_wait(e);   /* (no removed group's structures going meanwhile) */
 	*excess = 0;
 	while ((g = mcg_iter(e->root, g))) {
 		long x = mcg_is_root(g) ? 0 : pc_usage(&g->cnt[MCG_MEM]) - atomic_load(&g->soft_limit);
@@ -291,6 +292,7 @@ static void rnd_run(unsigned version, unsigned long seed)
 		uncharge_reap(r.g[i]);
 		mcg_put(r.g[i]);
 	}
+	uncharge_frees_wait(e);          /* (the last structures gone) */
 	expect_pick(e, NULL, 0);
 	mcg_engine_free(e);
 }

@@ -364,12 +364,14 @@ START_TEST(test_random_shape_and_faults)
 	pthread_create(&b, NULL, rt_shaper, &rt);
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
+	uncharge_frees_wait(rt.e);       /* removed groups' structures gone */
 	charge_drain(rt.e, NULL);
 	CHECK_OK(rt.e);
 	for (int o = 0; o < RT_OBJS; o++)
 		vm_object_free(rt.obj[o]);
 	vm_object_free(rt.fobj);
 	charge_drain(rt.e, NULL);
+	uncharge_frees_wait(rt.e);       /* (groups reaped with their last pages) */
 	CHECK_OK(rt.e);
 	for (int i = 0; i < rt.ngroups; i++) {
 		/* what is left is the structures of the groups below it
