@@ -716,7 +716,14 @@ struct mirror *mirror_start(struct source_env *env, bool enforce)
 	mirror_load_tmpfs(m);
 	m->frames = mirror_shared_visible();
 	m->exits = pidwatch_new(&mirror_exit_hooks, m);
-	m->pc_err = mirror_pcache_start(m, mirror_proc_pin, mirror_proc_unpin);
+	{
+		static const struct mirror_pc_hooks hooks = {
+			.pin = mirror_proc_pin, .unpin = mirror_proc_unpin,
+			.alarmed = mirror_alarmed, .dropped = mirror_files_dropped,
+		};
+
+		m->pc_err = mirror_pcache_start(m, &hooks);
+	}
 	if (pthread_create(&m->thread, NULL, mirror_main, m)) {
 		mirror_pcache_stop(m);
 		pidwatch_free(m->exits);

@@ -101,6 +101,16 @@ struct mirror_pc_kmem {
 };
 #define MIRROR_PC_KMEM_GROUPS 256
 
+/* What the events need of the rest of the mirror: mirror_proc_pin and
+ * mirror_proc_unpin, mirror_alarmed, mirror_files_dropped. */
+struct mirror_pc_hooks {
+	struct mirror_proc *(*pin)(struct mirror *m, pid_t tgid, bool make);
+	void (*unpin)(struct mirror_proc *p);
+	void (*alarmed)(struct mirror *m, pid_t tgid);
+	void (*dropped)(struct mirror *m, unsigned long dev, unsigned long ino, uint64_t index,
+			uint64_t n);
+};
+
 struct mirror_pcache {
 	struct pcache *tracer;
 	pthread_t thread;             /* reads the events */
@@ -117,10 +127,10 @@ struct mirror_pcache {
 	long node_size, bh_size;
 	struct charge_mode kmode;     /* (nowait: a dirtying's heads) */
 	_Atomic long kmem_bytes;
-	/* the mirror's records, as mirror.c keeps them (handed down at the
-	 * start: mirror_proc_pin and mirror_proc_unpin) */
-	struct mirror_proc *(*pin)(struct mirror *m, pid_t tgid, bool make);
-	void (*unpin)(struct mirror_proc *p);
+	/* the mirror's records and file stand-ins, as mirror.c and
+	 * mirror_standin.c keep them (handed down at the start, so that
+	 * nothing here calls up into them) */
+	struct mirror_pc_hooks hooks;
 	_Atomic uint64_t added, faulted, removed, unattributed, failed, alarms;
 };
 
@@ -310,12 +320,10 @@ void mirror_proc_unpin(struct mirror_proc *p);
 void mirror_alarmed(struct mirror *m, pid_t tgid);
 
 /* mirror_pcache.c */
-/* Load the tracer and start reading its events, finding the records of
- * the processes that send them with pin and unpin: 0, or why not
- * (-ENOSYS, -EPERM, ...; the mirror goes on without). */
-int mirror_pcache_start(struct mirror *m,
-			struct mirror_proc *(*pin)(struct mirror *m, pid_t tgid, bool make),
-			void (*unpin)(struct mirror_proc *p));
+/* Load the tracer and start reading its events, reaching the rest of the
+ * mirror through hooks: 0, or why not (-ENOSYS, -EPERM, ...; the mirror
+ * goes on without). */
+int mirror_pcache_start(struct mirror *m, const struct mirror_pc_hooks *hooks);
 void mirror_pcache_stop(struct mirror *m);
 /* The kernel's object sizes for the estimates (and the nowait mode). */
 void mirror_pcache_sizes(struct mirror_pcache *pc);

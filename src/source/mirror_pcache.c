@@ -167,10 +167,10 @@ static struct mirror_proc *mirror_pc_proc(struct mirror *m, pid_t tgid, pid_t pt
 	if (p && p->tgid == tgid && !atomic_load(&p->gone))
 		return p;
 	if (p)
-		pc->unpin(p);
+		pc->hooks.unpin(p);
 	pc->last = NULL;
-	if (!(p = pc->pin(m, tgid, false)) && ptgid > 0 && task_in_child(m->env->eng, ptgid))
-		p = pc->pin(m, tgid, true);
+	if (!(p = pc->hooks.pin(m, tgid, false)) && ptgid > 0 && task_in_child(m->env->eng, ptgid))
+		p = pc->hooks.pin(m, tgid, true);
 	pc->last = p;
 	return p;
 }
@@ -284,7 +284,7 @@ static void mirror_pc_del(struct mirror *m, const struct pcache_event *ev)
 	/* (after the bits are clear: a sample filling a mapping meanwhile
 	 * looks at them again after it touched, mirror_fill) */
 	if (first <= last)
-		mirror_files_dropped(m, dev, ev->ino, first, last - first + 1);
+		pc->hooks.dropped(m, dev, ev->ino, first, last - first + 1);
 }
 
 static void mirror_pc_dirty(struct mirror *m, const struct pcache_event *ev)
@@ -340,7 +340,7 @@ void mirror_pcache_event(void *arg, const struct pcache_event *ev)
 
 	if (ev->op == PCACHE_ALARM) {
 		atomic_fetch_add(&m->pc->alarms, 1);
-		mirror_alarmed(m, (pid_t)ev->tgid);
+		m->pc->hooks.alarmed(m, (pid_t)ev->tgid);
 		return;
 	}
 	if (ev->op == PCACHE_WRITTEN) {
@@ -394,17 +394,14 @@ void mirror_pcache_sizes(struct mirror_pcache *pc)
 	pc->kmode.nowait = true;
 }
 
-int mirror_pcache_start(struct mirror *m,
-			struct mirror_proc *(*pin)(struct mirror *m, pid_t tgid, bool make),
-			void (*unpin)(struct mirror_proc *p))
+int mirror_pcache_start(struct mirror *m, const struct mirror_pc_hooks *hooks)
 {
 	struct mirror_pcache *pc = calloc(1, sizeof(*pc));
 	int err;
 
 	if (!pc)
 		return -ENOMEM;
-	pc->pin = pin;
-	pc->unpin = unpin;
+	pc->hooks = *hooks;
 	mirror_pcache_sizes(pc);
 	pthread_mutex_init(&pc->chunks_lock, NULL);
 	m->pc = pc;
@@ -440,7 +437,7 @@ void mirror_pcache_stop(struct mirror *m)
 		close(pc->stopfd);
 	}
 	if (pc->last)
-		pc->unpin(pc->last);
+		pc->hooks.unpin(pc->last);
 	for (size_t b = 0; b < (1u << MIRROR_PC_HASH_BITS); b++)
 		while (pc->chunk[b])
 			mirror_pc_chunk_free(pc, pc->chunk[b]);

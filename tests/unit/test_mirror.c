@@ -330,6 +330,38 @@ START_TEST(test_shared_oldest_counts)
 }
 END_TEST
 
+/* The events' state as mirror_pcache_start makes it, without the tracer
+ * (the tests feed the events), and m's locks. */
+static struct mirror_pcache *pcache_fixture(struct mirror *m)
+{
+	static const struct mirror_pc_hooks hooks = {
+		.pin = mirror_proc_pin, .unpin = mirror_proc_unpin,
+		.alarmed = mirror_alarmed, .dropped = mirror_files_dropped,
+	};
+	struct mirror_pcache *pc = calloc(1, sizeof(*pc));
+
+	ck_assert_ptr_nonnull(pc);
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_mutex_init(&m->files_lock, NULL);
+	pthread_mutex_init(&pc->chunks_lock, NULL);
+	pc->stopfd = -1;
+	pc->hooks = hooks;
+	mirror_pcache_sizes(pc);
+	m->pc = pc;
+	return pc;
+}
+
+/* p as a live record of process tgid. */
+static void proc_fixture(struct mirror_proc *p, pid_t tgid)
+{
+	p->tgid = tgid;
+	atomic_init(&p->refs, 1);
+	pthread_mutex_init(&p->lock, NULL);
+	p->pidfd = -1;
+	p->stat_fd = -1;
+	atomic_init(&p->watch_fd, -1);
+}
+
 /* The page-cache tracer's events, fed as the kernel would send them: a
  * folio added by a process of g is charged to g, once, as inactive file
  * cache (shmem on the anon list for tmpfs); dirtied, then clean at the
@@ -343,24 +375,12 @@ START_TEST(test_pcache_events)
 	struct mirror_proc p;
 	struct mcg_engine *e = ledger_setup(&env, &m, &p);
 	struct mcg_group *g = fixture_group(e, e->root, "g");
-	struct mirror_pcache *pc = calloc(1, sizeof(*pc));
+	struct mirror_pcache *pc = pcache_fixture(&m);
 	struct pcache_event ev = { .op = PCACHE_ADD, .tgid = 100, .ptgid = 1, .dev = (8u << 20) | 1,
 				   .nr = 16, .ino = 42, .index = 1020 };
 	int drop;
 
-	pthread_mutex_init(&m.lock, NULL);
-	pthread_mutex_init(&pc->chunks_lock, NULL);
-	pc->stopfd = -1;
-	pc->pin = mirror_proc_pin;
-	pc->unpin = mirror_proc_unpin;
-	mirror_pcache_sizes(pc);
-	m.pc = pc;
-	p.tgid = 100;
-	atomic_init(&p.refs, 1);
-	pthread_mutex_init(&p.lock, NULL);
-	p.pidfd = -1;
-	p.stat_fd = -1;
-	atomic_init(&p.watch_fd, -1);
+	proc_fixture(&p, 100);
 	m.procs = &p;
 	ck_assert_int_eq(task_attach(e, 100, 100, g, -1, &drop), 0);
 
@@ -454,7 +474,6 @@ START_TEST(test_pcache_mapping_pages)
 	struct mirror_proc p, p2;
 	struct mcg_engine *e = ledger_setup(&env, &m, &p);
 	struct mcg_group *a = fixture_group(e, e->root, "a"), *b = fixture_group(e, e->root, "b");
-	struct mirror_pcache *pc = calloc(1, sizeof(*pc));
 	struct pcache_event ev = { .op = PCACHE_ADD, .tgid = 100, .ptgid = 1, .dev = 1, .ino = 9,
 				   .index = 0, .nr = 64, .fault = 1 };
 	struct mirror_vma v = { .start = 1ul << 30, .end = (1ul << 30) + 64 * PC_PAGE_SIZE,
@@ -462,27 +481,14 @@ START_TEST(test_pcache_mapping_pages)
 	struct mirror_map *mm;
 	int drop;
 
-	pthread_mutex_init(&m.lock, NULL);
-	pthread_mutex_init(&m.files_lock, NULL);
-	pthread_mutex_init(&pc->chunks_lock, NULL);
-	pc->stopfd = -1;
-	pc->pin = mirror_proc_pin;
-	pc->unpin = mirror_proc_unpin;
-	mirror_pcache_sizes(pc);
-	m.pc = pc;
-	p2 = (struct mirror_proc){ .m = &m, .tgid = 200, .pidfd = -1, .stat_fd = -1 };
+	pcache_fixture(&m);
+	p2 = (struct mirror_proc){ .m = &m };
 	p2.obj = vm_object_new(e, e->root, true, 1);
 	p2.obj->real = true;
 	p2.mode.nowait = true;
 	vm_object_set_mode(p2.obj, &p2.mode);
-	for (struct mirror_proc *q = &p; q; q = q == &p ? &p2 : NULL) {
-		atomic_init(&q->refs, 1);
-		pthread_mutex_init(&q->lock, NULL);
-		q->pidfd = -1;
-		q->stat_fd = -1;
-		atomic_init(&q->watch_fd, -1);
-	}
-	p.tgid = 100;
+	proc_fixture(&p, 100);
+	proc_fixture(&p2, 200);
 	p.next = &p2;
 	m.procs = &p;
 	ck_assert_int_eq(task_attach(e, 100, 100, a, -1, &drop), 0);

@@ -154,6 +154,20 @@ static __always_inline void submit(struct pcache_event *e)
 									   BPF_RB_NO_WAKEUP);
 }
 
+/* A blank record of op in the ring, or NULL (counted lost). */
+static __always_inline struct pcache_event *reserve(__u32 op)
+{
+	struct pcache_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		count_lost(PCACHE_LOST_RING);
+		return NULL;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->op = op;
+	return e;
+}
+
 static __always_inline struct pcache_inode inode_of(struct folio *folio)
 {
 	struct inode *host = folio->mapping->host;
@@ -286,14 +300,8 @@ int BPF_PROG(pcache_written, struct inode *inode)
 	struct pcache_inode key = { .dev = inode->i_sb->s_dev, .ino = inode->i_ino };
 	struct pcache_event *e;
 
-	if (!bpf_map_lookup_elem(&inodes, &key))
+	if (!bpf_map_lookup_elem(&inodes, &key) || !(e = reserve(PCACHE_WRITTEN)))
 		return 0;
-	if (!(e = bpf_ringbuf_reserve(&events, sizeof(*e), 0))) {
-		count_lost(PCACHE_LOST_RING);
-		return 0;
-	}
-	__builtin_memset(e, 0, sizeof(*e));
-	e->op = PCACHE_WRITTEN;
 	e->dev = key.dev;
 	e->ino = key.ino;
 	submit(e);
@@ -322,12 +330,8 @@ int BPF_PROG(pcache_rss, struct mm_struct *mm, int member)
 	if (total < 0 || (__u64)total < *at)
 		return 0;
 	*at = 0;
-	if (!(e = bpf_ringbuf_reserve(&events, sizeof(*e), 0))) {
-		count_lost(PCACHE_LOST_RING);
+	if (!(e = reserve(PCACHE_ALARM)))
 		return 0;
-	}
-	__builtin_memset(e, 0, sizeof(*e));
-	e->op = PCACHE_ALARM;
 	e->tgid = tgid;
 	e->cpu = bpf_get_smp_processor_id();
 	e->index = (__u64)total;
