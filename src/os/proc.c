@@ -445,13 +445,13 @@ bool proc_oom_exempt_task(pid_t pid, const struct proc_task *t)
 {
 	char path[64], buf[32];
 
+	/* the init of the daemon's PID namespace (the host's, as the kernel
+	 * exempts only the global init: a container's PID 1 is killed like
+	 * any process, and its container with it) */
 	if (pid <= 1 || proc_is_daemon(pid, t))
 		return true;
 	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
-	if (proc_read_file(path, buf, sizeof(buf)) == 0 && atoi(buf) == -1000)
-		return true;
-	/* PID 1 of its own namespace (an init, or a container's) */
-	return t && t->nspid[t->ns_depth - 1] == 1;
+	return proc_read_file(path, buf, sizeof(buf)) == 0 && atoi(buf) == -1000;
 }
 
 bool proc_oom_exempt(pid_t pid)

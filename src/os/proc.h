@@ -83,8 +83,9 @@ long proc_list(bool threads, pid_t **out);
 /* CAP_SYS_ADMIN in the daemon's (initial) user namespace (§3.19). */
 bool proc_is_init_admin(pid_t pid);
 /* Never to be signalled by the OOM killer: the daemon's own processes
- * (proc_is_daemon), PID 1 of any PID namespace, oom_score_adj -1000. Gone
- * tasks are not exempt. */
+ * (proc_is_daemon), the init of the daemon's PID namespace, oom_score_adj
+ * -1000 (not a container's PID 1: the kernel exempts only the global
+ * init). Gone tasks are not exempt. */
 bool proc_oom_exempt(pid_t pid);
 /* The daemon's helper process (its watchdog; 0: none) is exempt as the
  * daemon is: stopping it would stop the daemon's writes to it. */
