@@ -477,7 +477,11 @@ int view_cgroup(const struct view_ns *ns, const char *real, const char *group,
 		const char *c1 = memchr(l, ':', len), *c2;
 
 		c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - l)) : NULL;
-		if (!c2 || !view_names_ours(c1 + 1, (size_t)(c2 - c1 - 1))) {
+		/* the host's other v1 hierarchies are not mounted here
+		 * (nor listed in /proc/cgroups): only the v2 line and named
+		 * hierarchies stay */
+		if (!c2 || (!view_names_ours(c1 + 1, (size_t)(c2 - c1 - 1)) &&
+			    (*l == '0' || (c2 - c1 > 5 && !memcmp(c1 + 1, "name=", 5))))) {
 			rc = view_buf_add(out, l, len);
 			if (!rc)
 				rc = view_buf_add(out, "\n", 1);
@@ -512,6 +516,11 @@ int view_proc_cgroups(const struct view_ns *ns, const char *real, long ngroups,
 		if (c < VIEW_NCTL) {
 			rc = view_cgroups_row(out, ns, c, ngroups);
 			done[c] = true;
+		} else if (*l != '#') {
+			/* another controller: none of its hierarchies is mounted
+			 * here, and only mounted ones are listed (libcgroup's
+			 * lssubsys -am stops at the first it finds numbered but
+			 * not mounted) */
 		} else if (!(rc = view_buf_add(out, l, len))) {
 			rc = view_buf_add(out, "\n", 1);
 		}
