@@ -318,8 +318,9 @@ static int mirror_account(struct mirror *m, struct mirror_proc *p, struct mirror
 }
 
 /* The next sample: sooner near a limit, and before growth at the last
- * rate could reach it. */
-static void mirror_schedule(struct mirror_proc *p, struct mcg_group *g, uint64_t now, int err)
+ * rate could reach it. Returns the headroom g's limits leave (PC_MAX:
+ * none). */
+static long mirror_schedule(struct mirror_proc *p, struct mcg_group *g, uint64_t now, int err)
 {
 	long headroom, total = mirror_ledger_mem(p);
 	uint64_t period = mirror_near_limit(g, &headroom) ? MIRROR_NEAR_PERIOD_NS : MIRROR_PERIOD_NS;
@@ -338,35 +339,33 @@ static void mirror_schedule(struct mirror_proc *p, struct mcg_group *g, uint64_t
 	/* (not one from the counters on a smaps read the process grew
 	 * through: nothing moving afterwards must not keep it) */
 	p->act_valid = !err && (!p->last_counted || p->smaps_exact);
+	return headroom;
 }
 
 /* The tracer tells the sampler of p (mirror_alarmed) as soon as p has
  * grown past what this sample read by half the headroom its groups' limits
  * leave (MIRROR_ALARM_MIN_PAGES at least): a process faulting in memory
  * fast meets its limit within that much of it, not a sampling period
- * later. No alarm outside a limited group, for a simulated task, or
- * without the tracer. Caller holds p->lock. */
-static void mirror_arm(struct mirror *m, struct mirror_proc *p, struct mcg_group *g,
+ * later. No alarm outside a limited group (headroom PC_MAX), for a
+ * simulated task, or without the tracer. Without a reading of the
+ * process's counters (t), it stays as it is, fired or not. Caller holds
+ * p->lock. */
+static void mirror_arm(struct mirror *m, struct mirror_proc *p, long headroom,
 		       const struct proc_task *t, bool in_child)
 {
-	bool fired = atomic_exchange(&p->alarm_fired, false);
-	long headroom = PC_MAX;
+	bool fired;
 	uint64_t at = 0;
 
-	if (!t) {
-		if (!fired)
-			return;          /* (idle: armed as it was) */
-		at = p->alarm_at;        /* (re-armed where it was) */
-	} else if (in_child && !p->sim && t->rss_anon_kb >= 0 && t->rss_file_kb >= 0 &&
-		   t->rss_shmem_kb >= 0) {
-		mirror_near_limit(g, &headroom);
-		if (headroom != PC_MAX) {
-			long step = headroom / 2 > MIRROR_ALARM_MIN_PAGES ? headroom / 2 :
-									  MIRROR_ALARM_MIN_PAGES;
+	if (!t)
+		return;
+	fired = atomic_exchange(&p->alarm_fired, false);
+	if (in_child && !p->sim && headroom != PC_MAX && t->rss_anon_kb >= 0 &&
+	    t->rss_file_kb >= 0 && t->rss_shmem_kb >= 0) {
+		long step = headroom / 2 > MIRROR_ALARM_MIN_PAGES ? headroom / 2 :
+								  MIRROR_ALARM_MIN_PAGES;
 
-			at = (uint64_t)(t->rss_anon_kb + t->rss_file_kb + t->rss_shmem_kb) /
-				     (PC_PAGE_SIZE / 1024) + (uint64_t)step;
-		}
+		at = (uint64_t)(t->rss_anon_kb + t->rss_file_kb + t->rss_shmem_kb) /
+			     (PC_PAGE_SIZE / 1024) + (uint64_t)step;
 	}
 	if (at == p->alarm_at && !fired)
 		return;
@@ -441,10 +440,8 @@ static void mirror_sample_one(struct mirror *m, struct mirror_proc *p, bool exac
 		mirror_maybe_cont(p, &s);  /* room again (or the killer may act) */
 	if (!p->stopped)
 		err = mirror_account(m, p, &s, g, t, in_child, cpu, !counted);
-	if (!p->gone) {
-		mirror_schedule(p, g, now, err);
-		mirror_arm(m, p, g, t, in_child);
-	}
+	if (!p->gone)
+		mirror_arm(m, p, mirror_schedule(p, g, now, err), t, in_child);
 out:
 	free(s.files);
 	free(s.cow);
