@@ -134,8 +134,7 @@ void uncharge_frees_stop(struct mcg_engine *e)
 
 void uncharge_destroy(struct mcg_engine *e)
 {
-	if (e->frees) {
-		uncharge_frees_stop(e);
+	if (e->frees) {                  /* (stopped first: mcg_engine_free) */
 		pthread_mutex_destroy(&e->frees->lock);
 		pthread_cond_destroy(&e->frees->wake);
 		pthread_cond_destroy(&e->frees->idle);
