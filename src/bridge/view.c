@@ -513,15 +513,13 @@ int view_proc_cgroups(const struct view_ns *ns, const char *real, long ngroups,
 		for (c = 0; c < VIEW_NCTL; c++)
 			if (*l != '#' && strlen(view_ctl_name[c]) == n && !memcmp(l, view_ctl_name[c], n))
 				break;
+		/* (another controller's row is left out: none of its
+		 * hierarchies is mounted here, and libcgroup's lssubsys -am
+		 * stops at the first it finds listed but not mounted) */
 		if (c < VIEW_NCTL) {
 			rc = view_cgroups_row(out, ns, c, ngroups);
 			done[c] = true;
-		} else if (*l != '#') {
-			/* another controller: none of its hierarchies is mounted
-			 * here, and only mounted ones are listed (libcgroup's
-			 * lssubsys -am stops at the first it finds numbered but
-			 * not mounted) */
-		} else if (!(rc = view_buf_add(out, l, len))) {
+		} else if (*l == '#' && !(rc = view_buf_add(out, l, len))) {
 			rc = view_buf_add(out, "\n", 1);
 		}
 		if (!e)
