@@ -145,7 +145,9 @@ fig mirror.exit_release_ms ms "${rel[@]}"
 # lets it pass (7 rounds, the order alternating): the group's wall time
 # over the root's, and the daemon's CPU per GiB charged (a read of the
 # usage after each charges what is still queued)
-if "$build/memcgctl" status -m "$mnt" | grep -q '^page_cache_source ebpf'; then
+ebpf=0
+"$build/memcgctl" status -m "$mnt" | grep -q '^page_cache_source ebpf' && ebpf=1
+if [ "$ebpf" = 1 ]; then
 	mkdir "$mnt/pcache"
 	shm=$(mktemp -d /dev/shm/memcgfs-bench.XXXXXX)
 	# (both started the same way: a shell that writes itself into a
@@ -181,9 +183,10 @@ fi
 # 10 faults of 64 MiB each; a process of the root with the daemon and
 # without it (unmounted: its programs go with it), and one in a group
 # with a limit (its alarm armed at every sample) against one of the root
-if "$build/memcgctl" status -m "$mnt" | grep -q '^page_cache_source ebpf'; then
-	mkdir "$mnt/faults"
-	echo 1G > "$mnt/faults/memory.limit_in_bytes"
+if [ "$ebpf" = 1 ]; then
+	# (made again after each remount, if the state file did not keep it)
+	faults_group() { mkdir -p "$mnt/faults" && echo 1G > "$mnt/faults/memory.limit_in_bytes"; }
+	faults_group
 	in_group() { sh -c "echo \$\$ > $mnt/faults/cgroup.procs && exec $faults 64 10"; }
 	host=() grp=()
 	for k in 1 2 3 4 5 6 7; do
@@ -194,8 +197,7 @@ if "$build/memcgctl" status -m "$mnt" | grep -q '^page_cache_source ebpf'; then
 		o=$("$faults" 64 10)
 		"$build/memcgfs" -o memory=8G "$mnt"
 		wait_until 10 "the remount of $mnt" sh -c "\"$build/memcgctl\" status -m \"$mnt\" > /dev/null" || exit 1
-		mkdir -p "$mnt/faults"
-		echo 1G > "$mnt/faults/memory.limit_in_bytes"
+		faults_group
 		on=$("$faults" 64 10)
 		host+=("$(awk -v a="$on" -v b="$o" 'BEGIN { printf "%.3f", a / b }')")
 	done
