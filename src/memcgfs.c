@@ -46,6 +46,7 @@ struct memcgfs_opts {
 	unsigned cpus;
 	int nowatermarks;
 	char *enforce;
+	char *page_cache;             /* -o page_cache=events|scan|none */
 	char *acl_inherit;
 	int help;
 	int version;
@@ -76,6 +77,7 @@ static const struct fuse_opt memcgfs_optspec[] = {
 	MOPT("cpus=%u", cpus),
 	MOPT("nowatermarks", nowatermarks),
 	MOPT("enforce=%s", enforce),
+	MOPT("page_cache=%s", page_cache),
 	MOPT("acl_inherit=%s", acl_inherit),
 	MOPT("state=%s", state),
 	MOPT("nostate", nostate),
@@ -102,6 +104,10 @@ static void memcgfs_usage(const char *prog)
 	       "    nowatermarks      hide the memcgfs extension files\n"
 	       "    enforce=none      account real processes only: never signal them\n"
 	       "                      or page them out (default enforce=all)\n"
+	       "    page_cache=scan   charge real processes' page cache from cachestat(2)\n"
+	       "                      of their open files, not from the kernel's events\n"
+	       "                      (page_cache=none: not at all; default events, or\n"
+	       "                      scan where eBPF cannot be loaded)\n"
 	       "    acl_inherit=GLOB[:GLOB...]\n"
 	       "                      a default ACL reaches only the control files of\n"
 	       "                      new groups that match (default: every file)\n"
@@ -342,7 +348,8 @@ static int memcgfs_mirror_declare(void *mirror, pid_t tgid, int pidfd)
  * the mirror and the simulated-task socket (registered with the file
  * surface, the socket's first: a simulated task's kill is its own). 0, or
  * -1 when one the worker cannot do without is missing. */
-static int memcgfs_sources_start(struct cgfs *fs, struct source_env *env, bool enforce)
+static int memcgfs_sources_start(struct cgfs *fs, struct source_env *env, bool enforce,
+				 enum mirror_pc_source pcs)
 {
 	env->eng = fs->eng;
 	env->mountpoint = fs->mountpoint;
@@ -354,7 +361,7 @@ static int memcgfs_sources_start(struct cgfs *fs, struct source_env *env, bool e
 	fs->trim = trim_start();
 	env->fork_of_simulated = memcgfs_sim_fork_of_task;
 	env->declare_simulated = memcgfs_mirror_declare;
-	env->mirror = mirror_start(env, enforce);   /* before the socket admits */
+	env->mirror = mirror_start(env, enforce, pcs);   /* before the socket admits */
 	env->sim = sim_start(env);
 	/* the socket's tasks first: a simulated task's kill is its own */
 	if (env->sim) {
@@ -404,6 +411,14 @@ static int memcgfs_loop(struct fuse_session *se, const struct fuse_cmdline_opts 
 	return ret;
 }
 
+/* Where the mirror's page cache comes from (-o page_cache, checked). */
+static enum mirror_pc_source memcgfs_pc_source(const struct memcgfs_opts *o)
+{
+	if (!o->page_cache || !strcmp(o->page_cache, "events"))
+		return MIRROR_PC_EVENTS;
+	return !strcmp(o->page_cache, "scan") ? MIRROR_PC_SCAN : MIRROR_PC_NONE;
+}
+
 /* The worker: build the engine and the sources, attach to the supervisor's
  * connection and serve until the connection ends (0) or a signal stops the
  * loop (0 too). fs->mountpoint is set; the options are checked. */
@@ -447,7 +462,7 @@ static int memcgfs_serve(struct cgfs *fs, struct mcg_machine *cfg, struct fuse_a
 	}
 	if (fuse_set_signal_handlers(se))
 		goto out_session;
-	if (memcgfs_sources_start(fs, &env, enforce))
+	if (memcgfs_sources_start(fs, &env, enforce, memcgfs_pc_source(o)))
 		goto out_signals;
 	if (!env.sim)
 		mcg_log(MCG_LOG_WARNING, "no simulated-task socket (%s)", strerror(errno));
@@ -518,6 +533,11 @@ static int memcgfs_machine(const struct memcgfs_opts *o, struct mcg_machine *cfg
 		return -1;
 	}
 	*enforce = !o->enforce || !strcmp(o->enforce, "all");
+	if (o->page_cache && strcmp(o->page_cache, "events") && strcmp(o->page_cache, "scan") &&
+	    strcmp(o->page_cache, "none")) {
+		fprintf(stderr, "memcgfs: page_cache= takes events, scan or none\n");
+		return -1;
+	}
 	cfg->watermarks = !o->nowatermarks;
 	return 0;
 }
@@ -650,6 +670,7 @@ out_args:
 	free(o.memory);
 	free(o.swap);
 	free(o.enforce);
+	free(o.page_cache);
 	free(o.acl_inherit);
 	free(o.state);
 	free(o.mountpoint);

@@ -667,6 +667,7 @@ static void mirror_exit_seen(void *arg, struct pidwatch *w, pid_t tgid, int fd)
 	if (!p->gone && mirror_exited(p))
 		mirror_release(p);       /* unlinked by the sampler's next round */
 	pthread_mutex_unlock(&p->lock);
+	mirror_pcscan_drain(arg, false); /* (the files it had open let go) */
 	mirror_unpin(p);
 }
 
@@ -694,7 +695,7 @@ static void mirror_unwatch(struct mirror_proc *p)
 		close(fd);               /* (the watch has stopped) */
 }
 
-struct mirror *mirror_start(struct source_env *env, bool enforce)
+struct mirror *mirror_start(struct source_env *env, bool enforce, enum mirror_pc_source pcs)
 {
 	struct mirror *m = calloc(1, sizeof(*m));
 	pthread_condattr_t ca;
@@ -719,9 +720,16 @@ struct mirror *mirror_start(struct source_env *env, bool enforce)
 			.alarmed = mirror_alarmed, .dropped = mirror_files_dropped,
 		};
 
-		m->pc_err = mirror_pcache_start(m, &hooks);
+		/* pc_err: why there are no events (-ENOSYS: not asked for) */
+		m->pc_err = -ENOSYS;
+		if (pcs == MIRROR_PC_EVENTS && !(m->pc_err = mirror_pcache_start(m, &hooks)))
+			pcs = MIRROR_PC_NONE;     /* (the events: no scan) */
+		/* without them, the scan of open files, unless asked for none */
+		if (pcs != MIRROR_PC_NONE && !mirror_pcache_open(m, &hooks) && mirror_pcscan_start(m, true))
+			mirror_pcache_stop(m);
 	}
 	if (pthread_create(&m->thread, NULL, mirror_main, m)) {
+		mirror_pcscan_stop(m);
 		mirror_pcache_stop(m);
 		pidwatch_free(m->exits);
 		pthread_mutex_destroy(&m->shared.lock);
@@ -745,6 +753,7 @@ void mirror_stop(struct mirror *m)
 	pthread_join(m->thread, NULL);
 	pidwatch_free(m->exits);         /* (no exit is seen from here on) */
 	m->exits = NULL;
+	mirror_pcscan_stop(m);           /* (its processes' files uncharged) */
 	mirror_pcache_stop(m);           /* (no event is charged from here on:
 					  * the exit watch drained them too) */
 	while (m->procs) {
@@ -950,6 +959,7 @@ void mirror_refresh(struct mirror *m, struct mcg_group *g)
 	if (!m)
 		return;
 	mirror_pcache_drain(m);          /* what the kernel reported so far */
+	mirror_pcscan_drain(m, true);    /* (or what the open files hold now) */
 	if (atomic_load(&m->nprocs) == 0)
 		return;
 	n = mirror_due(m, UINT64_MAX, &v, &cap, &unused);
@@ -979,6 +989,7 @@ void mirror_refresh(struct mirror *m, struct mcg_group *g)
 		mirror_unpin(p);
 	}
 	free(v);
+	mirror_pcscan_drain(m, false);   /* (the files of those it released) */
 }
 
 void mirror_settle(struct mirror *m, pid_t tgid, struct mcg_group *dst)
@@ -989,6 +1000,7 @@ void mirror_settle(struct mirror *m, pid_t tgid, struct mcg_group *dst)
 	if (!m || tgid == getpid())
 		return;
 	mirror_pcache_drain(m);          /* (before any record's lock) */
+	mirror_pcscan_drain(m, true);
 	pthread_mutex_lock(&m->lock);
 	/* a process going to the root that was not mirrored has nothing to
 	 * settle: nothing of it will be charged. Held before the list's lock
@@ -1102,23 +1114,37 @@ static bool mirror_src_kill(void *self, pid_t pid)
 static int mirror_src_describe(void *self, char *buf, size_t size)
 {
 	struct mirror *m = self;
-	const char *misses = m->pc ? (m->frames ? "none" : "shared-cow-pages") :
-			     m->frames ? "read-write-page-cache" :
-					 "read-write-page-cache,shared-cow-pages";
-	int n = snprintf(buf, size,
+	bool events = mirror_pcache_events(m);
+	const char *cache = events ? "" : m->scan ? "closed-file-page-cache," : "read-write-page-cache,";
+	char misses[96];
+	int n;
+
+	snprintf(misses, sizeof(misses), "%s%s", cache, m->frames ? "" : "shared-cow-pages,");
+	if (misses[0])
+		misses[strlen(misses) - 1] = '\0';   /* (the last comma) */
+	n = snprintf(buf, size,
 			 "real_processes proc-sampler\n"
 			 "real_processes_sees smaps,status,pidfd-exits%s%s%s\n"
 			 "real_processes_misses %s\n"
 			 "real_processes_mirrored %d\n",
 			 m->frames ? ",pagemap-frames" : "", m->enforce ? ",enforcing" : "",
-			 m->pc ? ",page-cache-events" : "", misses, atomic_load(&m->nprocs));
-
+			 events ? ",page-cache-events" : m->scan ? ",open-file-page-cache" : "",
+			 misses[0] ? misses : "none", atomic_load(&m->nprocs));
 	if (n < 0 || (size_t)n >= size)
 		return n;
-	if (!m->pc)
-		return n + snprintf(buf + n, size - (size_t)n, "page_cache_source none (%s)\n",
-				    strerror(-m->pc_err));
-	return n + mirror_pcache_describe(m, buf + n, size - (size_t)n);
+	if (events)
+		n += snprintf(buf + n, size - (size_t)n, "page_cache_source ebpf\n");
+	else if (m->scan && m->pc_err == -ENOSYS)
+		n += snprintf(buf + n, size - (size_t)n, "page_cache_source cachestat\n");
+	else
+		n += snprintf(buf + n, size - (size_t)n, "page_cache_source %s (%s)\n",
+			      m->scan ? "cachestat" : "none", strerror(-m->pc_err));
+	if (!m->pc || n < 0 || (size_t)n >= size)
+		return n;
+	n += mirror_pcache_describe(m, buf + n, size - (size_t)n);
+	if (n < 0 || (size_t)n >= size)
+		return n;
+	return n + mirror_pcscan_describe(m, buf + n, size - (size_t)n);
 }
 
 const struct source_ops mirror_source_ops = {

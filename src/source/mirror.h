@@ -33,6 +33,21 @@ struct mirror;
 #define MIRROR_SMAPS_MAX_NS  4000000000ull
 /* Real memory a simulated task may add uncharged (its own workings). */
 #define MIRROR_SIM_SLACK (4l << 20)
+/* Without the tracer (mirror_pcscan.c): the open files of a process that
+ * read or wrote since its last look are looked at within
+ * MIRROR_SCAN_PERIOD_NS (its read and write counts are read that often,
+ * then, while they stay still, twice as long apart each time up to
+ * MIRROR_SCAN_IDLE_NS), those of one that did not every
+ * MIRROR_SCAN_IDLE_NS (what the host's reclaim or another process took);
+ * a reader's or an exit's pass is skipped within MIRROR_SCAN_FRESH_NS of
+ * the last; a pass asks cachestat(2) at most MIRROR_SCAN_QUERIES times
+ * (a file left unfinished is looked at again next time) and a process's
+ * walk stops at MIRROR_SCAN_FILES files. */
+#define MIRROR_SCAN_PERIOD_NS  100000000ull
+#define MIRROR_SCAN_IDLE_NS   4000000000ull
+#define MIRROR_SCAN_FRESH_NS    10000000ull
+#define MIRROR_SCAN_QUERIES   8192
+#define MIRROR_SCAN_FILES     4096
 /* How long a simulated task's fork may stay unmirrored before it connects. */
 #define MIRROR_FORK_GRACE_NS 1000000000ull
 /* A process in which nothing moved (proc_read_activity) is looked at less
@@ -47,9 +62,17 @@ struct mirror;
 /* The grid idle processes with periods of twice this or more come due on. */
 #define MIRROR_IDLE_GRID_NS   1000000000ull
 
+/* Where the page cache real processes never map is charged from: the
+ * kernel's events (eBPF), else the scan of open files; the scan; nothing. */
+enum mirror_pc_source {
+	MIRROR_PC_EVENTS,
+	MIRROR_PC_SCAN,
+	MIRROR_PC_NONE,
+};
+
 /* enforce false (-o enforce=none): account only, never signal or page
  * out. Starts the sampling thread. */
-struct mirror *mirror_start(struct source_env *env, bool enforce);
+struct mirror *mirror_start(struct source_env *env, bool enforce, enum mirror_pc_source pcs);
 /* Stops sampling, continues every process it stopped, releases every
  * stand-in. */
 void mirror_stop(struct mirror *m);

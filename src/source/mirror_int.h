@@ -84,6 +84,9 @@ struct mirror_pc_chunk {
 	struct mcg_group *kg[MIRROR_PC_BLOCKS];
 	uint8_t page[MIRROR_PC_CHUNK];   /* MIRROR_PC_COUNTED | buffer heads */
 	unsigned counted;             /* pages counted: the chunk goes at 0 */
+	/* counted pages the kernel reported dirty and not yet written */
+	uint64_t dirty[MIRROR_PC_CHUNK / 64];
+	unsigned ndirty;
 };
 #define MIRROR_PC_COUNTED 0x80        /* added by a process of ours, not yet
 				       * removed (charged, unless faulted; reclaim
@@ -112,7 +115,10 @@ struct mirror_pc_hooks {
 };
 
 struct mirror_pcache {
-	struct pcache *tracer;
+	struct pcache *tracer;        /* NULL: events come from elsewhere (the
+				       * unit tests, or the scan of open files) */
+	bool scan;                    /* they come from the scan (mirror_pcscan.c):
+				       * no event says which pages a fault added */
 	pthread_t thread;             /* reads the events */
 	int stopfd;
 	/* the table: made and freed only by event handlers (one at a time,
@@ -250,6 +256,7 @@ struct mirror_proc {
 	long base_locked;
 	long base_kmem;               /* its page tables and stacks then */
 	long sim_left;                /* slack the last sample left for kmem */
+	bool scanned;                 /* in the scan's list (mirror_pcscan.c; its lock) */
 	uint64_t alarm_at;            /* the tracer's alarm as armed (mirror_arm) */
 	atomic_bool alarm_fired;      /* ... it fired: armed no more */
 };
@@ -277,8 +284,10 @@ struct mirror {
 	struct pidwatch *exits;
 	struct mirror_shared shared;  /* frames shared copy-on-write */
 	bool frames;                  /* pagemap shows frame numbers (privilege) */
-	/* page cache from the kernel's events; NULL without the tracer */
+	/* page cache from the kernel's events, or from the scan of open
+	 * files (scan); NULL with neither */
 	struct mirror_pcache *pc;
+	struct mirror_pcscan *scan;
 	int pc_err;                   /* why there is none */
 	unsigned long tmpfs[64];      /* devices of tmpfs-like mounts */
 	unsigned ntmpfs;
@@ -324,7 +333,11 @@ void mirror_alarmed(struct mirror *m, pid_t tgid);
  * mirror through hooks: 0, or why not (-ENOSYS, -EPERM, ...; the mirror
  * goes on without). */
 int mirror_pcache_start(struct mirror *m, const struct mirror_pc_hooks *hooks);
+/* The same state with no tracer (events fed by the caller): 0 or -ENOMEM. */
+int mirror_pcache_open(struct mirror *m, const struct mirror_pc_hooks *hooks);
 void mirror_pcache_stop(struct mirror *m);
+/* Do the kernel's events (not the scan) say what the page cache holds? */
+bool mirror_pcache_events(const struct mirror *m);
 /* The kernel's object sizes for the estimates (and the nowait mode). */
 void mirror_pcache_sizes(struct mirror_pcache *pc);
 /* One of the tracer's events (m: the mirror), charged or uncharged. Called
@@ -348,6 +361,29 @@ long mirror_pcache_held(struct mirror *m, unsigned long dev, unsigned long ino, 
 long mirror_pcache_faulted(struct mirror *m, unsigned long dev, unsigned long ino,
 			   unsigned long off, unsigned long n, uint64_t *bits);
 int mirror_pcache_describe(struct mirror *m, char *buf, size_t size);
+/* Of pages [off, off + n) of the file: how many are counted here, and how
+ * many of those are dirty. */
+void mirror_pcache_counts(struct mirror *m, unsigned long dev, unsigned long ino, uint64_t off,
+			  uint64_t n, long *counted, long *dirty);
+/* Pages [off, off + n) of the file are clean. */
+void mirror_pcache_clean(struct mirror *m, unsigned long dev, unsigned long ino, uint64_t off,
+			 uint64_t n);
+/* Every page of the file counted here is removed (uncharged). */
+void mirror_pcache_forget(struct mirror *m, unsigned long dev, unsigned long ino);
+
+/* mirror_pcscan.c: without the tracer, the page cache of the files
+ * mirrored processes have open, from cachestat(2), as events. */
+/* Start the scan (m->pc made with mirror_pcache_open), with its thread
+ * of periodic passes unless !thread (passes only by mirror_pcscan_drain:
+ * the unit tests): 0, or -errno. */
+int mirror_pcscan_start(struct mirror *m, bool thread);
+void mirror_pcscan_stop(struct mirror *m);
+/* A pass now: processes gone let go of their files, and with walk (a
+ * reader is about to look), unless a pass walked within
+ * MIRROR_SCAN_FRESH_NS, the open files of those that read or wrote are
+ * looked at. No record's lock held. */
+void mirror_pcscan_drain(struct mirror *m, bool walk);
+int mirror_pcscan_describe(struct mirror *m, char *buf, size_t size);
 
 /* mirror_smaps.c */
 void mirror_load_tmpfs(struct mirror *m);
@@ -372,6 +408,10 @@ struct mirror_map *mirror_map_for(struct mirror *m, struct mirror_proc *p,
  * again would find them and not pay). Takes the files lock. */
 void mirror_files_dropped(struct mirror *m, unsigned long dev, unsigned long ino, uint64_t index,
 			  uint64_t n);
+
+/* Has a mapping of the file ever had a stand-in here (its pages are the
+ * mappings' to charge)? Takes the files lock. */
+bool mirror_files_known(struct mirror *m, unsigned long dev, unsigned long ino);
 
 /* One mapping of mm->f fewer (its region is the caller's to free): the
  * file's stand-ins evictable again, and no longer mapped_file once no

@@ -102,6 +102,18 @@ static void mirror_pc_kmem(struct mirror_pcache *pc, struct mcg_group *g, unsign
 	}
 }
 
+/* Page j of c (counted) is dirty, or clean; its stand-in follows. */
+static void mirror_pc_set_dirty(struct mirror_pc_chunk *c, uint32_t j, bool dirty)
+{
+	uint64_t bit = 1ull << (j % 64);
+
+	if (!(c->dirty[j / 64] & bit) == !dirty)
+		return;
+	c->dirty[j / 64] ^= bit;
+	c->ndirty += dirty ? 1 : -1u;
+	vm_set_dirty(c->r, j, dirty);         /* (no-op for a fault's: not here) */
+}
+
 /* Page j of c was added (by a folio of nr pages) by a process of g (by a
  * fault: faulted): its block's tree node with the block's first page. */
 static void mirror_pc_counted(struct mirror_pcache *pc, struct mirror_pc_chunk *c, uint32_t j,
@@ -131,6 +143,7 @@ static void mirror_pc_uncounted(struct mirror_pcache *pc, struct mirror_pc_chunk
 
 	if (c->page[j] & MIRROR_PC_BH_MASK)
 		mirror_pc_kmem(pc, g, 0, -(long)(c->page[j] & MIRROR_PC_BH_MASK) * pc->bh_size, NULL);
+	mirror_pc_set_dirty(c, j, false);
 	c->page[j] = 0;
 	c->counted--;
 	if (--c->pages[b] > 0)
@@ -303,7 +316,7 @@ static void mirror_pc_dirty(struct mirror *m, const struct pcache_event *ev)
 
 		if (!c || !(c->page[j] & MIRROR_PC_COUNTED))
 			continue;
-		vm_set_dirty(c->r, j, true);  /* (no-op for a fault's: not here) */
+		mirror_pc_set_dirty(c, j, true);
 		if (heads && !(c->page[j] & MIRROR_PC_BH_MASK)) {
 			c->page[j] |= heads;
 			mirror_pc_kmem(pc, c->kg[j / MIRROR_PC_BLOCK], ev->cpu % m->env->eng->m.cpus,
@@ -323,9 +336,8 @@ static void mirror_pc_written(struct mirror *m, const struct pcache_event *ev)
 	for (size_t b = 0; b < (1u << MIRROR_PC_HASH_BITS); b++)
 		for (struct mirror_pc_chunk *c = pc->chunk[b]; c; c = c->next)
 			if (c->dev == dev && c->ino == ev->ino)
-				for (uint32_t i = 0; i < MIRROR_PC_CHUNK; i++)
-					if (c->page[i] & MIRROR_PC_COUNTED)   /* (only ours have stand-ins) */
-						vm_set_dirty(c->r, i, false);
+				for (uint32_t i = 0; c->ndirty > 0 && i < MIRROR_PC_CHUNK; i++)
+					mirror_pc_set_dirty(c, i, false);
 	pthread_mutex_unlock(&pc->chunks_lock);
 }
 
@@ -394,17 +406,28 @@ void mirror_pcache_sizes(struct mirror_pcache *pc)
 	pc->kmode.nowait = true;
 }
 
-int mirror_pcache_start(struct mirror *m, const struct mirror_pc_hooks *hooks)
+int mirror_pcache_open(struct mirror *m, const struct mirror_pc_hooks *hooks)
 {
 	struct mirror_pcache *pc = calloc(1, sizeof(*pc));
-	int err;
 
 	if (!pc)
 		return -ENOMEM;
 	pc->hooks = *hooks;
+	pc->stopfd = -1;
 	mirror_pcache_sizes(pc);
 	pthread_mutex_init(&pc->chunks_lock, NULL);
 	m->pc = pc;
+	return 0;
+}
+
+int mirror_pcache_start(struct mirror *m, const struct mirror_pc_hooks *hooks)
+{
+	struct mirror_pcache *pc;
+	int err = mirror_pcache_open(m, hooks);
+
+	if (err)
+		return err;
+	pc = m->pc;
 	if ((pc->stopfd = eventfd(0, EFD_CLOEXEC)) < 0)
 		err = -errno;
 	else if (!(err = pcache_open(mirror_pcache_event, m, &pc->tracer)) &&
@@ -414,11 +437,11 @@ int mirror_pcache_start(struct mirror *m, const struct mirror_pc_hooks *hooks)
 		return 0;
 	if (pc->tracer)
 		pcache_close(pc->tracer);
+	pc->tracer = NULL;
 	if (pc->stopfd >= 0)
 		close(pc->stopfd);
-	pthread_mutex_destroy(&pc->chunks_lock);
-	free(pc);
-	m->pc = NULL;
+	pc->stopfd = -1;
+	mirror_pcache_stop(m);
 	return err;
 }
 
@@ -429,7 +452,8 @@ void mirror_pcache_stop(struct mirror *m)
 
 	if (!pc)
 		return;
-	if (pc->tracer) {             /* (none in the unit tests, which feed events) */
+	if (pc->tracer) {             /* (none in the unit tests, which feed
+				       * events, nor with the scan) */
 		if (write(pc->stopfd, &one, sizeof(one)) != sizeof(one))
 			abort();          /* (an eventfd write cannot fail here) */
 		pthread_join(pc->thread, NULL);
@@ -450,13 +474,13 @@ void mirror_pcache_stop(struct mirror *m)
 
 void mirror_pcache_track(struct mirror *m, pid_t tgid)
 {
-	if (m->pc)
+	if (m->pc && m->pc->tracer)
 		(void)pcache_track(m->pc->tracer, tgid);
 }
 
 void mirror_pcache_drain(struct mirror *m)
 {
-	if (m->pc)
+	if (m->pc && m->pc->tracer)
 		(void)pcache_consume(m->pc->tracer);
 }
 
@@ -469,7 +493,7 @@ static long mirror_pc_count(struct mirror *m, unsigned long dev, unsigned long i
 	struct mirror_pcache *pc = m ? m->pc : NULL;
 	long count = 0;
 
-	if (!pc)
+	if (!pc || (faulted && pc->scan))
 		return -1;
 	pthread_mutex_lock(&pc->chunks_lock);
 	for (unsigned long i = off; i < off + n;) {
@@ -492,6 +516,90 @@ static long mirror_pc_count(struct mirror *m, unsigned long dev, unsigned long i
 	return count;
 }
 
+bool mirror_pcache_events(const struct mirror *m)
+{
+	return m->pc && !m->pc->scan;
+}
+
+void mirror_pcache_counts(struct mirror *m, unsigned long dev, unsigned long ino, uint64_t off,
+			  uint64_t n, long *counted, long *dirty)
+{
+	struct mirror_pcache *pc = m->pc;
+
+	*counted = *dirty = 0;
+	pthread_mutex_lock(&pc->chunks_lock);
+	for (uint64_t i = off; i < off + n;) {
+		struct mirror_pc_chunk *c = mirror_pc_chunk(m, dev, ino, i, false, false);
+		uint64_t end = (i / MIRROR_PC_CHUNK + 1) * MIRROR_PC_CHUNK;
+
+		if (end > off + n)
+			end = off + n;
+		if (c && i % MIRROR_PC_CHUNK == 0 && end - i == MIRROR_PC_CHUNK) {
+			*counted += c->counted;   /* (a whole chunk) */
+			*dirty += c->ndirty;
+		} else {
+			for (; c && i < end; i++) {
+				uint32_t j = (uint32_t)(i % MIRROR_PC_CHUNK);
+
+				*counted += !!(c->page[j] & MIRROR_PC_COUNTED);
+				*dirty += (long)(c->dirty[j / 64] >> (j % 64) & 1);
+			}
+		}
+		i = end;
+	}
+	pthread_mutex_unlock(&pc->chunks_lock);
+}
+
+void mirror_pcache_clean(struct mirror *m, unsigned long dev, unsigned long ino, uint64_t off,
+			 uint64_t n)
+{
+	struct mirror_pcache *pc = m->pc;
+
+	pthread_mutex_lock(&pc->chunks_lock);
+	for (uint64_t i = off; i < off + n; i++) {
+		struct mirror_pc_chunk *c = mirror_pc_chunk(m, dev, ino, i, false, false);
+
+		if (c)
+			mirror_pc_set_dirty(c, (uint32_t)(i % MIRROR_PC_CHUNK), false);
+		else
+			i |= MIRROR_PC_CHUNK - 1;     /* (the next chunk) */
+	}
+	pthread_mutex_unlock(&pc->chunks_lock);
+}
+
+void mirror_pcache_forget(struct mirror *m, unsigned long dev, unsigned long ino)
+{
+	struct mirror_pcache *pc = m->pc;
+	uint64_t *no = NULL;
+	size_t n = 0, cap = 0;
+
+	/* the chunks it has, found first (a removal frees them) */
+	pthread_mutex_lock(&pc->chunks_lock);
+	for (size_t b = 0; b < (1u << MIRROR_PC_HASH_BITS); b++)
+		for (struct mirror_pc_chunk *c = pc->chunk[b]; c; c = c->next) {
+			if (c->dev != dev || c->ino != ino)
+				continue;
+			if (n == cap) {
+				uint64_t *nn = realloc(no, (cap = cap ? 2 * cap : 16) * sizeof(*no));
+
+				if (!nn)
+					break;
+				no = nn;
+			}
+			if (n < cap)
+				no[n++] = c->no;
+		}
+	pthread_mutex_unlock(&pc->chunks_lock);
+	for (size_t i = 0; i < n; i++) {
+		struct pcache_event ev = { .op = PCACHE_DEL, .ino = ino, .nr = MIRROR_PC_CHUNK,
+					   .index = no[i] * MIRROR_PC_CHUNK,
+					   .dev = (__u32)(major(dev) << 20 | minor(dev)) };
+
+		mirror_pc_del(m, &ev);
+	}
+	free(no);
+}
+
 long mirror_pcache_held(struct mirror *m, unsigned long dev, unsigned long ino, unsigned long off,
 			unsigned long n)
 {
@@ -511,11 +619,11 @@ int mirror_pcache_describe(struct mirror *m, char *buf, size_t size)
 	struct mirror_pcache *pc = m->pc;
 	uint64_t lost[PCACHE_LOST_NR];
 
-	if (!pc)
-		return snprintf(buf, size, "page_cache_source none\n");
-	pcache_lost(pc->tracer, lost);
+	if (pc->tracer)
+		pcache_lost(pc->tracer, lost);
+	else
+		memset(lost, 0, sizeof(lost));
 	return snprintf(buf, size,
-			"page_cache_source ebpf\n"
 			"page_cache_pages_added %lu\n"
 			"page_cache_pages_faulted %lu\n"
 			"page_cache_pages_removed %lu\n"

@@ -97,7 +97,7 @@ int mirror_fill(struct mirror *m, struct mirror_map *mm, long rss, long dirty, u
 	 * page i is the file's page off + i: only those may be resident,
 	 * and each goes when the kernel drops its page (mirror_files_dropped)
 	 * (without memory for the bits: by count, as without the events) */
-	uint64_t *bits = m->pc ? calloc(words, sizeof(*bits)) : NULL;
+	uint64_t *bits = mirror_pcache_events(m) ? calloc(words, sizeof(*bits)) : NULL;
 	long faulted = mirror_pcache_faulted(m, f->dev, f->ino, f->off, f->npages, bits);
 	struct charge_batch b;
 	long need, have;
@@ -157,6 +157,18 @@ int mirror_fill(struct mirror *m, struct mirror_map *mm, long rss, long dirty, u
 		}
 	charge_batch_end(&b);
 	return 0;
+}
+
+bool mirror_files_known(struct mirror *m, unsigned long dev, unsigned long ino)
+{
+	bool known = false;
+
+	pthread_mutex_lock(&m->files_lock);
+	for (struct mirror_file *f = m->by_inode[mirror_inode_bucket(dev, ino)]; f && !known;
+	     f = f->inext)
+		known = f->dev == dev && f->ino == ino;
+	pthread_mutex_unlock(&m->files_lock);
+	return known;
 }
 
 void mirror_files_dropped(struct mirror *m, unsigned long dev, unsigned long ino, uint64_t index,

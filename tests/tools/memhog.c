@@ -4,7 +4,7 @@
  * and then waits until a signal ends it.
  *
  *   memhog [-a MIB] [-r MIB_PER_S] [-t THREADS] [-f FILE] [-F] [-m MIB]
- *          [-s MIB] [-l MIB] [-R FILE] [-W FILE -w MIB] [-M MIB]
+ *          [-s MIB] [-l MIB] [-R FILE [-K]] [-W FILE -w MIB] [-M MIB]
  *     -a  anon MiB to allocate and touch
  *     -s  a SysV shared memory segment of MIB, attached, marked for
  *         removal at its last detach, and every page written
@@ -17,6 +17,7 @@
  *     -f  map FILE shared and read every page of it
  *     -F  with -f: read the file again and again (a hot working set)
  *     -R  read FILE with read(2), start to end (page cache, no mapping)
+ *     -K  with -R: keep FILE open afterwards (until the signal)
  *     -W  write -w MIB into FILE (made or truncated) with write(2), no
  *         fsync: dirty page cache
  *     -M  a memfd of MIB written with write(2) and kept open, never mapped
@@ -59,8 +60,8 @@ static char *memhog_anon(long mib)
 	return a;
 }
 
-/* read(2) all of file: its size, or -1. */
-static long memhog_read(const char *file)
+/* read(2) all of file (left open with keep): its size, or -1. */
+static long memhog_read(const char *file, bool keep)
 {
 	static char buf[1 << 16];
 	int fd = open(file, O_RDONLY);
@@ -73,7 +74,8 @@ static long memhog_read(const char *file)
 	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		total += n;
-	close(fd);
+	if (!keep)
+		close(fd);
 	return n < 0 ? -1 : total;
 }
 
@@ -115,13 +117,14 @@ int main(int argc, char **argv)
 	const char *file = NULL;
 	bool again = false;
 	const char *rfile = NULL, *wfile = NULL;
+	bool keep = false;
 	long write_mib = 32, memfd_mib = 0;
 	volatile unsigned long sum = 0;
 	char *fmap = NULL;
 	size_t flen = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "a:r:t:f:Fm:s:l:c:R:W:w:M:")) != -1) {
+	while ((c = getopt(argc, argv, "a:r:t:f:Fm:s:l:c:R:KW:w:M:")) != -1) {
 		switch (c) {
 		case 'a': anon_mib = atol(optarg); break;
 		case 'r': rate = atof(optarg); break;
@@ -133,11 +136,12 @@ int main(int argc, char **argv)
 		case 'l': lock_mib = atol(optarg); break;
 		case 'c': cow_mib = atol(optarg); break;
 		case 'R': rfile = optarg; break;
+		case 'K': keep = true; break;
 		case 'W': wfile = optarg; break;
 		case 'w': write_mib = atol(optarg); break;
 		case 'M': memfd_mib = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: memhog [-a MIB] [-r MIB_PER_S] [-t N] [-f FILE] [-F] [-m MIB] [-s MIB] [-l MIB] [-c MIB] [-R FILE] [-W FILE -w MIB] [-M MIB]\n");
+			fprintf(stderr, "usage: memhog [-a MIB] [-r MIB_PER_S] [-t N] [-f FILE] [-F] [-m MIB] [-s MIB] [-l MIB] [-c MIB] [-R FILE [-K]] [-W FILE -w MIB] [-M MIB]\n");
 			return 2;
 		}
 	}
@@ -244,7 +248,7 @@ int main(int argc, char **argv)
 		printf("locked %ld\n", lock_mib);
 	}
 	if (rfile) {
-		long n = memhog_read(rfile);
+		long n = memhog_read(rfile, keep);
 
 		if (n < 0)
 			return 1;

@@ -6,7 +6,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
+#include "os/openfiles.h"
 
 #include "engine/task.h"
 #include "engine_fixture.h"
@@ -106,14 +111,14 @@ END_TEST
 
 /* An engine without stock (counts are exact) and one process's record
  * in it, its object in the root, charging as the mirror's do. */
-static struct mcg_engine *ledger_setup(struct source_env *env, struct mirror *m,
-				       struct mirror_proc *p)
+static struct mcg_engine *ledger_setup_env(struct source_env *env, struct mirror *m,
+					   struct mirror_proc *p, const struct mcg_env *menv)
 {
 	struct mcg_machine cfg = { .mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60,
 				   .no_stock = true };
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
-	env->eng = mcg_engine_new(&cfg, NULL, NULL);
+	env->eng = mcg_engine_new(&cfg, menv, NULL);
 	*m = (struct mirror){ .env = env };
 	*p = (struct mirror_proc){ .m = m };
 	p->obj = vm_object_new(env->eng, env->eng->root, true, 1);
@@ -121,6 +126,12 @@ static struct mcg_engine *ledger_setup(struct source_env *env, struct mirror *m,
 	p->mode.nowait = true;
 	vm_object_set_mode(p->obj, &p->mode);
 	return env->eng;
+}
+
+static struct mcg_engine *ledger_setup(struct source_env *env, struct mirror *m,
+				       struct mirror_proc *p)
+{
+	return ledger_setup_env(env, m, p, NULL);
 }
 
 /* A sample's anon, mlocked and shmem pages as the kernel counts them:
@@ -351,6 +362,21 @@ static struct mirror_pcache *pcache_fixture(struct mirror *m)
 	return pc;
 }
 
+/* What pcache_fixture and proc_fixture made goes, with g and the engine;
+ * nothing may hold p any more. */
+static void pcache_teardown(struct mirror *m, struct mirror_proc *p, struct mcg_group *g)
+{
+	struct mcg_engine *e = m->env->eng;
+
+	mirror_pcache_stop(m);
+	ck_assert_int_eq(atomic_load(&p->refs), 1);
+	vm_object_free(p->obj);
+	pthread_mutex_destroy(&p->lock);
+	pthread_mutex_destroy(&m->lock);
+	mcg_put(g);
+	mcg_engine_free(e);
+}
+
 /* p as a live record of process tgid. */
 static void proc_fixture(struct mirror_proc *p, pid_t tgid)
 {
@@ -451,13 +477,120 @@ START_TEST(test_pcache_events)
 	ck_assert_int_eq(stat_local(g, STAT_CACHE), 0);
 	CHECK_OK(e);
 
-	mirror_pcache_stop(&m);
-	ck_assert_int_eq(atomic_load(&p.refs), 1);
-	vm_object_free(p.obj);
-	pthread_mutex_destroy(&p.lock);
-	pthread_mutex_destroy(&m.lock);
-	mcg_put(g);
-	mcg_engine_free(e);
+	pcache_teardown(&m, &p, g);
+}
+END_TEST
+
+/* Does what the scan counts of pages [0, n) of fd (dev, ino) match the
+ * host's page cache, page by page? The first page that differs, or -1. */
+static long pcscan_differs(struct mirror *m, int fd, unsigned long dev, unsigned long ino, long n)
+{
+	for (long i = 0; i < n; i++) {
+		uint64_t kc, kd;
+		long oc, od;
+
+		ck_assert_int_eq(openfiles_cachestat(fd, (uint64_t)i, 1, &kc, &kd), 0);
+		mirror_pcache_counts(m, dev, ino, (uint64_t)i, 1, &oc, &od);
+		if ((long)kc != oc || (long)kd != od)
+			return i;
+	}
+	return -1;
+}
+
+/* The scan's clock (its passes are at most one per MIRROR_SCAN_FRESH_NS
+ * of it): the test moves it. */
+static uint64_t pcscan_test_now = 1000000000;
+
+static uint64_t pcscan_test_clock(void *arg)
+{
+	return pcscan_test_now;
+}
+
+static void pcscan_test_sleep(uint64_t ns, void *arg)
+{
+	pcscan_test_now += ns;
+}
+
+static const struct mcg_env_ops pcscan_test_env_ops = { .now = pcscan_test_clock,
+							 .sleep = pcscan_test_sleep };
+
+/* A pass of the scan, the clock past the last one's freshness. */
+static void pcscan_test_pass(struct mirror *m)
+{
+	pcscan_test_now += MIRROR_SCAN_FRESH_NS;
+	mirror_pcscan_drain(m, true);
+}
+
+/* Without the kernel's events, the scan of open files (cachestat(2)): a
+ * file the process has open with every third page in the host's page
+ * cache is charged exactly those pages, each as the kernel has it; pages
+ * the host drops go at the next look, pages written are dirty; closed,
+ * the file's pages are uncharged. */
+START_TEST(test_pcscan_pages)
+{
+	struct source_env env;
+	struct mirror m;
+	struct mirror_proc p;
+	struct mcg_engine *e = ledger_setup_env(&env, &m, &p,
+						&(struct mcg_env){ &pcscan_test_env_ops, NULL });
+	struct mcg_group *g = fixture_group(e, e->root, "g");
+	char path[] = "/var/tmp/memcgfs-pcscan.XXXXXX", buf[64];
+	static char page[4096];
+	int fd = mkstemp(path), statfd, drop;
+	pid_t me = getpid();
+	uint64_t kc, kd;
+	struct stat st;
+
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	for (int i = 0; i < 300; i++)
+		ck_assert_int_eq(write(fd, page, sizeof(page)), sizeof(page));
+	ck_assert_int_eq(fsync(fd), 0);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);   /* (no readahead) */
+	for (int i = 0; i < 300; i += 3)
+		ck_assert_int_eq(pread(fd, page, 1, (off_t)i * 4096), 1);
+	ck_assert_int_eq(openfiles_cachestat(fd, 0, 0, &kc, &kd), 0);
+	ck_assert_uint_ge(kc, 100);
+	ck_assert_uint_lt(kc, 300);
+
+	pcache_fixture(&m);
+	proc_fixture(&p, me);
+	p.pidfd = (int)syscall(SYS_pidfd_open, me, 0);
+	ck_assert_int_ge(p.pidfd, 0);
+	m.procs = &p;
+	ck_assert_int_eq(task_attach(e, me, me, g, -1, &drop), 0);
+	ck_assert_int_eq(mirror_pcscan_start(&m, false), 0);
+	pcscan_test_pass(&m);
+	ck_assert_int_eq(pcscan_differs(&m, fd, st.st_dev, st.st_ino, 300), -1);
+	ck_assert_int_ge(stat_local(g, STAT_CACHE), (long)kc);
+	CHECK_OK(e);
+	/* the host drops the first half; a page is written (dirty) */
+	posix_fadvise(fd, 0, 150 * 4096, POSIX_FADV_DONTNEED);
+	ck_assert_int_eq(pwrite(fd, page, sizeof(page), 200 * 4096), sizeof(page));
+	pcscan_test_pass(&m);
+	ck_assert_int_eq(pcscan_differs(&m, fd, st.st_dev, st.st_ino, 300), -1);
+	ck_assert_int_eq(openfiles_cachestat(fd, 0, 150, &kc, &kd), 0);
+	ck_assert_uint_eq(kc, 0);
+	CHECK_OK(e);
+	/* closed: its pages go (a read of our own stat moves the io count) */
+	close(fd);
+	statfd = open("/proc/self/stat", O_RDONLY);
+	ck_assert_int_gt(read(statfd, buf, sizeof(buf)), 0);
+	close(statfd);
+	pcscan_test_pass(&m);
+	{
+		long oc, od;
+
+		mirror_pcache_counts(&m, st.st_dev, st.st_ino, 0, 300, &oc, &od);
+		ck_assert_int_eq(oc, 0);
+	}
+	CHECK_OK(e);
+
+	mirror_pcscan_stop(&m);
+	close(p.pidfd);
+	pcache_teardown(&m, &p, g);
 }
 END_TEST
 
@@ -579,6 +712,7 @@ UNIT_SUITE(mirror)
 	tcase_add_test(tc, test_shared_oldest_counts);
 	tcase_add_test(tc, test_pcache_events);
 	tcase_add_test(tc, test_pcache_mapping_pages);
+	tcase_add_test(tc, test_pcscan_pages);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,218 @@
+/* openfiles.c: the regular files a process has open and their page cache,
+ * seen through duplicates of its descriptors (pidfd_getfd), never through
+ * a path. Owns /proc/PID/fd, /proc/PID/mountinfo and /proc/PID/io reading
+ * for the mirror's page-cache scan; never reads or writes a file's data,
+ * never opens a path of another process, and passes by every file system
+ * that is not on the local list below (a FUSE or network file's attributes
+ * or close may wait on a server that never answers). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "os/openfiles.h"
+
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+#ifndef SYS_cachestat
+#define SYS_cachestat 451
+#endif
+
+/* (the kernel's uapi structures of cachestat(2), which glibc 2.36 lacks) */
+struct openfiles_cs_range {
+	uint64_t off, len;
+};
+
+struct openfiles_cs {
+	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
+};
+
+/* File systems whose files live on this machine: attributes and close
+ * never wait on another process or host. */
+static const char *const openfiles_local[] = {
+	"ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "vfat", "msdos", "exfat", "jfs",
+	"reiserfs", "bcachefs", "nilfs2", "squashfs", "erofs", "iso9660", "udf", "hfsplus",
+	"minix", "tmpfs", "ramfs",
+};
+
+struct openfiles_mount {
+	uint64_t id;
+	char type[16];
+};
+
+struct openfiles_walk {
+	pid_t tgid;
+	struct openfiles_mount *mnt;  /* the process's mounts, read at the first need */
+	size_t nmnt;
+	bool loaded;
+};
+
+/* The process's mount table, id and type of each (the types that fit). */
+static void openfiles_load_mounts(struct openfiles_walk *w)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0, want = 0;
+	FILE *f;
+
+	w->loaded = true;
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)w->tgid);
+	if (!(f = fopen(path, "re")))
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long id;
+		char *dash = strstr(line, " - "), type[16];
+
+		if (!dash || sscanf(line, "%llu", &id) != 1 || sscanf(dash + 3, "%15s", type) != 1)
+			continue;
+		if (w->nmnt == want) {
+			size_t n = want ? 2 * want : 64;
+			struct openfiles_mount *nm = realloc(w->mnt, n * sizeof(*nm));
+
+			if (!nm)
+				break;
+			w->mnt = nm;
+			want = n;
+		}
+		w->mnt[w->nmnt].id = id;
+		memcpy(w->mnt[w->nmnt].type, type, sizeof(type));
+		w->nmnt++;
+	}
+	free(line);
+	fclose(f);
+}
+
+/* The type of the process's mount id, or NULL when it has none by it. */
+static const char *openfiles_type(struct openfiles_walk *w, uint64_t id)
+{
+	if (!w->loaded)
+		openfiles_load_mounts(w);
+	for (size_t i = 0; i < w->nmnt; i++)
+		if (w->mnt[i].id == id)
+			return w->mnt[i].type;
+	return NULL;
+}
+
+static bool openfiles_is_local(const char *type)
+{
+	for (size_t i = 0; i < sizeof(openfiles_local) / sizeof(openfiles_local[0]); i++)
+		if (!strcmp(type, openfiles_local[i]))
+			return true;
+	return false;
+}
+
+/* What the duplicate fd is, into f; false to pass it by. */
+static bool openfiles_describe(struct openfiles_walk *w, int fd, struct openfile *f)
+{
+	struct statx sx;
+	const char *type;
+
+	/* (AT_STATX_DONT_SYNC: a FUSE or NFS file answers from its cache,
+	 * never asking its server) */
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+		  STATX_TYPE | STATX_INO | STATX_SIZE | STATX_MNT_ID, &sx) ||
+	    !S_ISREG(sx.stx_mode))
+		return false;
+	*f = (struct openfile){
+		.fd = fd,
+		.dev = makedev(sx.stx_dev_major, sx.stx_dev_minor),
+		.ino = sx.stx_ino,
+		.pages = (sx.stx_size + OPENFILES_PAGE - 1) / OPENFILES_PAGE,
+	};
+	/* the kernel's internal shmem mount (memfd, SysV shm), in no table */
+	if (sx.stx_dev_major == 0 && sx.stx_dev_minor == 1) {
+		f->shmem = true;
+		return true;
+	}
+	if (!(sx.stx_mask & STATX_MNT_ID) || !(type = openfiles_type(w, sx.stx_mnt_id)) ||
+	    !openfiles_is_local(type))
+		return false;
+	f->shmem = !strcmp(type, "tmpfs") || !strcmp(type, "ramfs");
+	if (!strncmp(type, "ext", 3) && sx.stx_blksize > 0 && sx.stx_blksize <= OPENFILES_PAGE)
+		f->bh_per_page = (unsigned)(OPENFILES_PAGE / sx.stx_blksize);
+	return true;
+}
+
+int openfiles_each(pid_t tgid, int pidfd, int (*fn)(void *arg, const struct openfile *f),
+		   void *arg)
+{
+	struct openfiles_walk w = { .tgid = tgid };
+	char path[64];
+	struct dirent *d;
+	int err = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)tgid);
+	if (!(dir = opendir(path)))
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (!err && (d = readdir(dir))) {
+		char link[320], target[8];
+		struct openfile f;
+		long n;
+		int fd;
+
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		/* sockets, pipes and anon inodes read "socket:[..]" and the
+		 * like: only paths (memfds included) are worth a duplicate */
+		snprintf(link, sizeof(link), "%s/%s", path, d->d_name);
+		if (readlink(link, target, sizeof(target)) < 1 || target[0] != '/')
+			continue;
+		n = strtol(d->d_name, NULL, 10);
+		fd = (int)syscall(SYS_pidfd_getfd, pidfd, (int)n, 0);
+		if (fd < 0) {
+			if (errno == EPERM || errno == ESRCH)
+				err = -errno;
+			continue;             /* (closed meanwhile: EBADF) */
+		}
+		if (openfiles_describe(&w, fd, &f))
+			err = fn(arg, &f);
+		close(fd);
+	}
+	closedir(dir);
+	free(w.mnt);
+	return err;
+}
+
+int openfiles_cachestat(int fd, uint64_t first, uint64_t n, uint64_t *cache, uint64_t *dirty)
+{
+	struct openfiles_cs_range r = { first * OPENFILES_PAGE, n * OPENFILES_PAGE };
+	struct openfiles_cs cs;
+
+	if (syscall(SYS_cachestat, fd, &r, &cs, 0))
+		return -errno;
+	*cache = cs.nr_cache;
+	*dirty = cs.nr_dirty;
+	return 0;
+}
+
+int openfiles_io(pid_t tgid, uint64_t io[4])
+{
+	static const char *const keys[4] = { "rchar: ", "wchar: ", "syscr: ", "syscw: " };
+	char path[64], buf[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/io", (int)tgid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -EIO;
+	buf[n] = '\0';
+	for (int i = 0; i < 4; i++) {
+		const char *at = strstr(buf, keys[i]);
+
+		if (!at)
+			return -EIO;
+		io[i] = strtoull(at + strlen(keys[i]), NULL, 10);
+	}
+	return 0;
+}
