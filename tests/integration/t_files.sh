@@ -203,6 +203,21 @@ expect "renamed" "$(ls -d "$A/y" 2>/dev/null)" "$A/y"
 expect "rename to other parent" "$(mv "$A/y" "$MNT/y" 2>&1 | grep -c 'Input/output error')" "1"
 expect "rename a control file" "$(mv "$A/tasks" "$A/t2" 2>&1 | grep -c 'Not a directory')" "1"
 rmdir "$A/y" "$A/with space"
+# nlink is 2 and one per child group whatever the names (issue 25's
+# differential run read 26 here where the kernel read 25 after odd
+# mkdirs): long ones, control-file names (refused), root-only file names
+# (groups here, as on the kernel), dots, controls, a newline (refused)
+mkdir "$A/n"
+( cd "$A/n" && for name in "$(printf 'a%.0s' $(seq 255))" "$(printf 'b%.0s' $(seq 2048))" \
+	"$(printf 'g%.0s' $(seq 4000))" tasks memory.stat cgroup.procs notify_on_release release_agent \
+	cgroup.sane_behavior memory.foo .hidden ... ..x "$(printf 'tab\tx')" "$(printf '\001c')" '%s%n' \
+	'*' 'x:y' "$(printf 'n\nl')" memory; do mkdir -- "$name" 2> /dev/null; done )
+dirs=$(cd "$A/n" && find . -mindepth 1 -maxdepth 1 -type d | wc -l)
+expect "odd names: the groups made" "$dirs" 15
+expect "odd names: nlink is 2 and one per group" "$(stat -c %h "$A/n")" $((2 + dirs))
+( cd "$A/n" && find . -mindepth 1 -maxdepth 1 -type d -exec rmdir {} + )
+expect "odd names: removed, nlink 2" "$(stat -c %h "$A/n")" 2
+rmdir "$A/n"
 
 # other VFS operations
 expect "create" "$(: 2>&1 > "$A/newfile" | grep -c 'Permission denied')" "1"

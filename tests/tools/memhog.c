@@ -3,7 +3,7 @@
  * threads, prints its progress ("anon N" per MiB, then "ready") to stdout,
  * and then waits until a signal ends it.
  *
- *   memhog [-a MIB] [-r MIB_PER_S] [-t THREADS] [-f FILE] [-F] [-m MIB]
+ *   memhog [-a MIB] [-r MIB_PER_S] [-t THREADS] [-f FILE] [-F] [-m MIB [-p]]
  *          [-s MIB] [-l MIB] [-R FILE [-K]] [-W FILE -w MIB] [-M MIB]
  *     -a  anon MiB to allocate and touch
  *     -s  a SysV shared memory segment of MIB, attached, marked for
@@ -24,6 +24,7 @@
  *     -m  on each SIGUSR1, allocate and touch MIB more in a mapping of
  *         its own, then print "more N" (N mappings so made); on SIGUSR2
  *         unmap the newest of them, then print "less N"
+ *     -p  with -m: PAGES (of 4 KiB) instead of MIB
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -48,14 +49,14 @@ static void *memhog_idle(void *arg)
 }
 
 /* A mapping of mib MiB, every page touched; NULL when it cannot be had. */
-static char *memhog_anon(long mib)
+static char *memhog_anon(size_t bytes)
 {
-	char *a = mmap(NULL, (size_t)mib << 20, PROT_READ | PROT_WRITE,
+	char *a = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	if (a == MAP_FAILED)
 		return NULL;
-	for (size_t off = 0; off < ((size_t)mib << 20); off += 4096)
+	for (size_t off = 0; off < bytes; off += 4096)
 		a[off] = 1;
 	return a;
 }
@@ -112,6 +113,8 @@ int main(int argc, char **argv)
 	char *anon = NULL;
 	char *more[64];
 	int nmore = 0, sig;
+	bool more_pages = false;
+	size_t more_bytes;
 	sigset_t usr;
 	double rate = 0;
 	const char *file = NULL;
@@ -124,7 +127,7 @@ int main(int argc, char **argv)
 	size_t flen = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "a:r:t:f:Fm:s:l:c:R:KW:w:M:")) != -1) {
+	while ((c = getopt(argc, argv, "a:r:t:f:Fm:ps:l:c:R:KW:w:M:")) != -1) {
 		switch (c) {
 		case 'a': anon_mib = atol(optarg); break;
 		case 'r': rate = atof(optarg); break;
@@ -132,6 +135,7 @@ int main(int argc, char **argv)
 		case 'f': file = optarg; break;
 		case 'F': again = true; break;
 		case 'm': more_mib = atol(optarg); break;
+		case 'p': more_pages = true; break;
 		case 's': shm_mib = atol(optarg); break;
 		case 'l': lock_mib = atol(optarg); break;
 		case 'c': cow_mib = atol(optarg); break;
@@ -141,7 +145,7 @@ int main(int argc, char **argv)
 		case 'w': write_mib = atol(optarg); break;
 		case 'M': memfd_mib = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: memhog [-a MIB] [-r MIB_PER_S] [-t N] [-f FILE] [-F] [-m MIB] [-s MIB] [-l MIB] [-c MIB] [-R FILE [-K]] [-W FILE -w MIB] [-M MIB]\n");
+			fprintf(stderr, "usage: memhog [-a MIB] [-r MIB_PER_S] [-t N] [-f FILE] [-F] [-m MIB [-p]] [-s MIB] [-l MIB] [-c MIB] [-R FILE [-K]] [-W FILE -w MIB] [-M MIB]\n");
 			return 2;
 		}
 	}
@@ -270,16 +274,17 @@ int main(int argc, char **argv)
 			usleep(20000);
 	} while (again);
 	(void)sum;
+	more_bytes = (size_t)more_mib << (more_pages ? 12 : 20);
 	while (more_mib > 0 && sigwait(&usr, &sig) == 0) {
 		if (sig == SIGUSR1) {
-			if (nmore == 64 || !(more[nmore] = memhog_anon(more_mib))) {
+			if (nmore == 64 || !(more[nmore] = memhog_anon(more_bytes))) {
 				perror("more");
 				return 1;
 			}
 			printf("more %d\n", ++nmore);
 		} else {
 			if (nmore > 0)
-				munmap(more[--nmore], (size_t)more_mib << 20);
+				munmap(more[--nmore], more_bytes);
 			printf("less %d\n", nmore);
 		}
 	}
