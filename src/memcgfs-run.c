@@ -1,6 +1,6 @@
 /* memcgfs-run.c: run a command where memcgfs looks like the kernel's
  * cgroup v1 memory controller.
- *   memcgfs-run [--mount MNT] [--group /PATH] [--] COMMAND [ARG...]
+ *   memcgfs-run [--mount MNT] [--group /PATH [--group-as-root]] [--] COMMAND [ARG...]
  * Owns the options, the child that builds the namespace and joins the
  * group, the hand-over of the seccomp listener, and the supervisor's
  * loop until the last supervised process is gone. Never changes the
@@ -39,11 +39,14 @@ struct run_msg {
 static void run_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: memcgfs-run [--mount MNT] [--group /PATH] [--] COMMAND [ARG...]\n"
+		"usage: memcgfs-run [--mount MNT] [--group /PATH [--group-as-root]] [--] COMMAND [ARG...]\n"
 		"Runs COMMAND in a private mount namespace where /sys/fs/cgroup/memory is the\n"
 		"memcgfs mount MNT and looks like the kernel's cgroup v1 memory controller.\n"
 		"  -m, --mount MNT    the memcgfs mount (default: the only one mounted)\n"
 		"  -g, --group PATH   start COMMAND in this memcgfs group\n"
+		"  -r, --group-as-root\n"
+		"                     show that group as the hierarchy's root, as a cgroup\n"
+		"                     namespace made there would (/proc/self/cgroup: memory:/)\n"
 		"  -h, --help         this help\n"
 		"  -V, --version      the version\n"
 		"Exit status: COMMAND's, 128+N if a signal N ended it, %d if memcgfs-run\n"
@@ -331,6 +334,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "mount", required_argument, NULL, 'm' },
 		{ "group", required_argument, NULL, 'g' },
+		{ "group-as-root", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -343,9 +347,10 @@ int main(int argc, char **argv)
 	struct guard g;
 	struct notify s;
 	int c, sv[2], lfd, rc;
+	bool as_root = false;
 	pid_t child;
 
-	while ((c = getopt_long(argc, argv, "+m:g:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+m:g:rhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm': want = optarg; break;
 		case 'g':
@@ -353,6 +358,7 @@ int main(int argc, char **argv)
 			while (strlen(group) > 1 && group[strlen(group) - 1] == '/')
 				group[strlen(group) - 1] = '\0';
 			break;
+		case 'r': as_root = true; break;
 		case 'h': run_usage(stdout); return 0;
 		case 'V': printf("memcgfs-run %s\n", MEMCGFS_VERSION); return 0;
 		default: run_usage(stderr); return RUN_FAIL;
@@ -362,8 +368,15 @@ int main(int argc, char **argv)
 		run_usage(stderr);
 		return RUN_FAIL;
 	}
+	if (as_root && (!group[0] || strlen(group) >= sizeof(ns.root))) {
+		fprintf(stderr, "memcgfs-run: --group-as-root needs --group (of at most %zu bytes)\n",
+			sizeof(ns.root) - 1);
+		return RUN_FAIL;
+	}
 	if ((rc = run_target(want, group, mnt, sizeof(mnt))))
 		return rc;
+	if (as_root && strcmp(group, "/"))
+		snprintf(ns.root, sizeof(ns.root), "%s", group);
 	{
 		/* hierarchy ids past the kernel's, fixed for the whole run */
 		struct view_buf self = { 0 };

@@ -176,7 +176,7 @@ static int ns_standins(void)
 int ns_setup(const char *mnt, struct view_ns *ns, const char **what)
 {
 	const unsigned long fl = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RELATIME;
-	char path[256];
+	char path[256], src[4096 + sizeof(ns->root)];
 	int rc;
 
 	uid_t uid = geteuid();
@@ -213,7 +213,11 @@ int ns_setup(const char *mnt, struct view_ns *ns, const char **what)
 			return -errno;
 	}
 	*what = "binding the memcgfs mount";
-	if (mount(mnt, VIEW_CGROUP_TOP "/memory", NULL, MS_BIND, NULL))
+	/* (with --group-as-root, the group's directory: its subtree is the
+	 * hierarchy) */
+	if (snprintf(src, sizeof(src), "%s%s", mnt, ns->root) >= (int)sizeof(src))
+		return -ENAMETOOLONG;
+	if (mount(src, VIEW_CGROUP_TOP "/memory", NULL, MS_BIND, NULL))
 		return -errno;
 	/* as a cgroup mount is: nosuid, nodev, noexec (best effort: the
 	 * hierarchy works without them) */

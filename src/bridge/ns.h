@@ -8,7 +8,8 @@
 
 /* Called by the child before the filter and the exec: enters the new
  * namespaces and builds /sys/fs/cgroup there (memcgfs's MNT bound at
- * memory; cpu, cpuacct and cpuset stand-ins), and records the mount ids
+ * memory, or its group ns->root when set; cpu, cpuacct and cpuset
+ * stand-ins), and records the mount ids
  * in NS (top_id, ctl_id, hidden). The host's mounts are not touched. 0 or
  * a negative errno, with *WHAT naming the step that failed. */
 int ns_setup(const char *mnt, struct view_ns *ns, const char **what);

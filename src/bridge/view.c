@@ -325,6 +325,28 @@ static bool view_is_ours(const struct view_ns *ns, const char *mountinfo)
 	return false;
 }
 
+/* Line l's fields up to its separator (m), the root field (the fourth)
+ * of a memory hierarchy seen from ns->root. */
+static int view_mi_head(const struct view_ns *ns, const char *l, size_t len, const struct view_mi *m,
+			int c, struct view_buf *out)
+{
+	char root[4096], rel[4096];
+	const char *f;
+	size_t flen;
+	int rc;
+
+	if (c != VIEW_MEMORY || !ns->root[0] || !(f = view_field(l, len, 3, &flen)) ||
+	    flen >= sizeof(root))
+		return view_buf_add(out, l, m->sep);
+	memcpy(root, f, flen);
+	root[flen] = '\0';
+	if (view_relative(ns->root, root, rel, sizeof(rel)))
+		return view_buf_add(out, l, m->sep);
+	if ((rc = view_buf_add(out, l, (size_t)(f - l))) || (rc = view_buf_add(out, rel, strlen(rel))))
+		return rc;
+	return view_buf_add(out, f + flen, m->sep - (size_t)(f + flen - l));
+}
+
 int view_mountinfo(const struct view_ns *ns, const char *real, struct view_buf *out)
 {
 	if (!view_is_ours(ns, real))
@@ -339,7 +361,7 @@ int view_mountinfo(const struct view_ns *ns, const char *real, struct view_buf *
 		if (parsed && view_hidden(ns, m.id)) {
 			/* left out: below our /sys/fs/cgroup */
 		} else if (c >= 0) {
-			if (!(rc = view_buf_add(out, l, m.sep)))
+			if (!(rc = view_mi_head(ns, l, len, &m, c, out)))
 				rc = view_buf_printf(out, " - cgroup cgroup rw,%s\n", view_ctl_name[c]);
 		} else {
 			rc = view_buf_add(out, l, len + (e ? 1 : 0));
@@ -462,11 +484,54 @@ static bool view_names_ours(const char *list, size_t len)
 	return false;
 }
 
+int view_relative(const char *root, const char *path, char *out, size_t size)
+{
+	size_t i = 0, k = 0, n = 0;
+	int ups = 0;
+
+	/* the longest common prefix of whole components */
+	for (;; i++) {
+		bool re = root[i] == '\0' || root[i] == '/', pe = path[i] == '\0' || path[i] == '/';
+
+		if (re && pe)
+			k = i;
+		if (root[i] != path[i] || root[i] == '\0')
+			break;
+	}
+	for (const char *r = root + k; *r; r++)   /* root's components past it */
+		if (*r == '/' && r[1] && r[1] != '/')
+			ups++;
+	if (size == 0)
+		return -ENAMETOOLONG;
+	out[0] = '\0';
+	for (int u = 0; u < ups; u++) {
+		if (n + 3 >= size)
+			return -ENAMETOOLONG;
+		memcpy(out + n, "/..", 4);
+		n += 3;
+	}
+	if (path[k] && strcmp(path + k, "/")) {
+		if (n + strlen(path + k) >= size)
+			return -ENAMETOOLONG;
+		strcpy(out + n, path + k);
+		n += strlen(path + k);
+	}
+	if (n == 0) {
+		if (size < 2)
+			return -ENAMETOOLONG;
+		strcpy(out, "/");
+	}
+	return 0;
+}
+
 int view_cgroup(const struct view_ns *ns, const char *real, const char *group,
 		struct view_buf *out)
 {
+	char rel[4096];
 	int rc = 0;
 
+	if (ns->root[0] && !view_relative(ns->root, group, rel, sizeof(rel)))
+		group = rel;
 	/* ours have the largest ids, and the kernel lists the largest first */
 	for (int c = VIEW_NCTL - 1; c >= 0 && !rc; c--)
 		rc = view_buf_printf(out, "%d:%s:%s\n", ns->hier[c], view_ctl_name[c],

@@ -37,6 +37,10 @@ struct view_ns {
 	unsigned nbound;
 	int bound_id[VIEW_MAX_BOUND];
 	int bound_ctl[VIEW_MAX_BOUND];
+	/* --group-as-root: the memcgfs group (a path from the mount's root)
+	 * shown as the memory hierarchy's root, as in a cgroup namespace made
+	 * there; "" for the mount's own root */
+	char root[1024];
 };
 
 /* A growing text; every adder returns 0 or -ENOMEM. */
@@ -90,12 +94,18 @@ void view_add_bound(struct view_ns *ns, int mount_id, int ctl);
  * view_mounts when the two real texts do not list the same mounts, as
  * when a mount came or went between the reads: read both again). A
  * listing whose namespace is not the wrapper's (no line is top_id)
- * comes back unchanged. */
+ * comes back unchanged. In mountinfo, a memory hierarchy's root is shown
+ * from ns->root. */
 int view_mountinfo(const struct view_ns *ns, const char *real, struct view_buf *out);
 int view_mounts(const struct view_ns *ns, const char *real_mounts, const char *real_mountinfo,
 		struct view_buf *out);
+/* PATH (a group, from the mount's root) as seen from the group ROOT, as
+ * the kernel shows a group from a cgroup namespace: "/" for ROOT itself,
+ * "/sub" below it, "/../x" beside it. 0, or -ENAMETOOLONG. */
+int view_relative(const char *root, const char *path, char *out, size_t size);
 /* /proc/PID/cgroup: the real lines of the four controllers are replaced
- * by the wrapper's (memory: GROUP, the companions: /); the rest pass. */
+ * by the wrapper's (memory: GROUP, seen from ns->root; the companions:
+ * /); the rest pass. */
 int view_cgroup(const struct view_ns *ns, const char *real, const char *group,
 		struct view_buf *out);
 /* /proc/cgroups: the four rows replaced (added if the kernel has none),

@@ -86,10 +86,16 @@ expect "statfs: the memcgfs mount point is FUSE's" "$(r -- stat -f -c %t "$MNT")
 expect "cgroup: the memory line names --group" "$(r --group /demo -- grep :memory: /proc/self/cgroup | cut -d: -f2-)" \
 	"memory:/demo"
 expect "cgroup: outside any group, the root" "$(r -- grep :memory: /proc/self/cgroup | cut -d: -f2-)" "memory:/"
-sleep 30 &
-OTHER=$!
-PIDS+=("$OTHER")
-echo "$OTHER" > "$MNT/demo/tasks"
+# sleeper GROUP: a sleep 30 of this shell's put into GROUP; its pid in
+# $SLEPT
+sleeper() {
+	sleep 30 &
+	SLEPT=$!
+	PIDS+=("$SLEPT")
+	echo "$SLEPT" > "$MNT$1/tasks"
+}
+sleeper /demo
+OTHER=$SLEPT
 expect "cgroup: another process's, from the mount's tasks" \
 	"$(r -- grep :memory: "/proc/$OTHER/cgroup" | cut -d: -f2-)" "memory:/demo"
 expect "cgroup: the companions' lines" "$(r -- grep -E ':(cpu|cpuacct|cpuset):' /proc/self/cgroup | cut -d: -f2- | sort)" \
@@ -234,6 +240,42 @@ magic 27e0eb 27e0eb
 limit 268435456"
 done
 expect "cgread-static is static" "$(file -b "$CGREAD_STATIC" | grep -c 'statically linked')" 1
+
+# --- --group-as-root: the group is the hierarchy's root, as in a cgroup
+# namespace made there (Docker's v1 containers): /proc/self/cgroup says
+# memory:/, mountinfo's root is /, the root's files are the group's, and
+# what is made inside is made in the group ---
+expect "as-root: needs --group" "$(r --group-as-root -- true 2>&1; echo $?)" \
+	"memcgfs-run: --group-as-root needs --group (of at most 1023 bytes)
+125"
+expect "as-root: cgroup says memory:/" "$(r --group /demo --group-as-root -- grep :memory: /proc/self/cgroup | cut -d: -f2-)" \
+	"memory:/"
+expect "as-root: mountinfo's root is /" \
+	"$(r --group /demo --group-as-root -- awk '$5 == "/sys/fs/cgroup/memory" { print $4, $NF }' /proc/self/mountinfo)" \
+	"/ rw,memory"
+expect "as-root: the root's limit is the group's" \
+	"$(r --group /demo --group-as-root -- cat /sys/fs/cgroup/memory/memory.limit_in_bytes)" 268435456
+expect "as-root: the root's tasks list the command" \
+	"$(r --group /demo --group-as-root -- sh -c 'grep -cx $$ /sys/fs/cgroup/memory/tasks')" 1
+for tool in "$CGREAD_STATIC" "$CGREAD_GO"; do
+	expect "as-root: $(basename "$tool") reads its group's limit" \
+		"$(r --group /demo --group-as-root -- "$tool" 2>&1)" "group /
+magic 27e0eb 27e0eb
+limit 268435456"
+done
+mkdir "$MNT/demo/a"
+sleeper /demo
+BESIDE=$SLEPT
+expect "as-root: a process of the parent group is above it" \
+	"$(r --group /demo/a --group-as-root -- grep :memory: "/proc/$BESIDE/cgroup" | cut -d: -f2-)" "memory:/.."
+kill_child KILL "$BESIDE"
+rmdir "$MNT/demo/a"
+expect "as-root: a group made inside is the group's child" \
+	"$(r --group /demo --group-as-root -- mkdir /sys/fs/cgroup/memory/inner; [ -d "$MNT/demo/inner" ] && echo yes)" yes
+rmdir "$MNT/demo/inner"
+expect "as-root: java's limit is the group's" \
+	"$(r --group /demo --group-as-root -- java -XshowSettings:system -version 2>&1 | sed -n 's/^ *Memory Limit: //p')" \
+	"256.00M"
 
 # --- OpenJDK 17: its cgroup v1 detector ---
 jout=$(r --group /demo -- java -XshowSettings:system -version 2>&1)

@@ -4,6 +4,7 @@
  * another namespace (unchanged) and mounts/mountinfo that disagree. */
 #include <check.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bridge/view.h"
@@ -192,6 +193,48 @@ START_TEST(test_view_cgroup)
 }
 END_TEST
 
+/* --group-as-root: the group is the memory hierarchy's root, as a cgroup
+ * namespace made there shows it: in /proc/PID/cgroup (the group "/", below
+ * it "/sub", beside it "/../x") and in mountinfo's root field (a bind of
+ * the group's directory, and of a subgroup the mount guard made). */
+START_TEST(test_view_as_root)
+{
+	struct view_ns rns = ns;
+	struct view_buf b = { 0 };
+	char out[64];
+
+	static const char *const rel[][3] = {
+		{ "/g", "/g", "/" }, { "/g", "/g/sub/x", "/sub/x" }, { "/g", "/gx", "/../gx" },
+		{ "/g", "/", "/.." }, { "/a/b", "/a/c", "/../c" }, { "/a/b/c", "/x", "/../../../x" },
+		{ "/", "/x", "/x" },
+	};
+
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		ck_assert_int_eq(view_relative(rel[i][0], rel[i][1], out, sizeof(out)), 0);
+		ck_assert_str_eq(out, rel[i][2]);
+	}
+	ck_assert_int_eq(view_relative("/a/b/c", "/x", out, 8), -ENAMETOOLONG);
+
+	snprintf(rns.root, sizeof(rns.root), "/demo");
+	ck_assert_int_eq(view_cgroup(&rns, "0::/init.scope\n", "/demo", &b), 0);
+	ck_assert_str_eq(b.p, "16:memory:/\n15:cpuacct:/\n14:cpu:/\n13:cpuset:/\n0::/init.scope\n");
+	view_buf_free(&b);
+	ck_assert_int_eq(view_cgroup(&rns, "0::/init.scope\n", "/other", &b), 0);
+	ck_assert_str_eq(b.p, "16:memory:/../other\n15:cpuacct:/\n14:cpu:/\n13:cpuset:/\n0::/init.scope\n");
+	view_buf_free(&b);
+	view_add_bound(&rns, 45, VIEW_MEMORY);
+	ck_assert_int_eq(view_mountinfo(&rns, MI_ROOT
+		"40 23 0:50 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs ro\n"
+		"41 40 0:45 /demo /sys/fs/cgroup/memory rw,relatime - fuse.memcgfs memcgfs rw\n"
+		"45 23 0:45 /demo/sub /mnt rw,relatime - fuse.memcgfs memcgfs rw\n", &b), 0);
+	ck_assert_str_eq(b.p, MI_ROOT
+		"40 23 0:50 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs ro\n"
+		"41 40 0:45 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+		"45 23 0:45 /sub /mnt rw,relatime - cgroup cgroup rw,memory\n");
+	view_buf_free(&b);
+}
+END_TEST
+
 START_TEST(test_view_proc_cgroups)
 {
 	struct view_buf b = { 0 };
@@ -218,6 +261,7 @@ UNIT_SUITE(view)
 	tcase_add_test(tc, test_view_mountinfo);
 	tcase_add_test(tc, test_view_mounts);
 	tcase_add_test(tc, test_view_cgroup);
+	tcase_add_test(tc, test_view_as_root);
 	tcase_add_test(tc, test_view_proc_cgroups);
 	suite_add_tcase(s, tc);
 	return s;
