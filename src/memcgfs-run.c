@@ -166,6 +166,20 @@ static int run_recv(int sock, struct run_msg *m, int *fd)
 	return 0;
 }
 
+/* --group-as-root: GROUP (given) becomes the view's memory root. 0, or
+ * RUN_FAIL with the complaint printed. */
+static int run_as_root(const char *group, struct view_ns *ns)
+{
+	if (!group[0] || strlen(group) >= sizeof(ns->root)) {
+		fprintf(stderr, "memcgfs-run: --group-as-root needs --group (of at most %zu bytes)\n",
+			sizeof(ns->root) - 1);
+		return RUN_FAIL;
+	}
+	if (strcmp(group, "/"))
+		snprintf(ns->root, sizeof(ns->root), "%s", group);
+	return 0;
+}
+
 /* The child: namespace, group, filter, then COMMAND. */
 static void run_child(int sock, const char *mnt, const char *group, struct view_ns ns,
 		      char **argv)
@@ -368,15 +382,9 @@ int main(int argc, char **argv)
 		run_usage(stderr);
 		return RUN_FAIL;
 	}
-	if (as_root && (!group[0] || strlen(group) >= sizeof(ns.root))) {
-		fprintf(stderr, "memcgfs-run: --group-as-root needs --group (of at most %zu bytes)\n",
-			sizeof(ns.root) - 1);
-		return RUN_FAIL;
-	}
-	if ((rc = run_target(want, group, mnt, sizeof(mnt))))
+	if ((as_root && (rc = run_as_root(group, &ns))) ||
+	    (rc = run_target(want, group, mnt, sizeof(mnt))))
 		return rc;
-	if (as_root && strcmp(group, "/"))
-		snprintf(ns.root, sizeof(ns.root), "%s", group);
 	{
 		/* hierarchy ids past the kernel's, fixed for the whole run */
 		struct view_buf self = { 0 };
