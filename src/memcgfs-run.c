@@ -170,9 +170,18 @@ static int run_recv(int sock, struct run_msg *m, int *fd)
  * RUN_FAIL with the complaint printed. */
 static int run_as_root(const char *group, struct view_ns *ns)
 {
-	if (!group[0] || strlen(group) >= sizeof(ns->root)) {
-		fprintf(stderr, "memcgfs-run: --group-as-root needs --group (of at most %zu bytes)\n",
-			sizeof(ns->root) - 1);
+	bool plain = group[0] == '/';
+
+	/* (every component a name: the view compares paths as written) */
+	for (const char *c = group; plain && *c; c = strchrnul(c + 1, '/')) {
+		size_t n = strcspn(c + 1, "/");
+
+		plain = strcmp(group, "/") == 0 ||
+			(n > 0 && !(n == 1 && c[1] == '.') && !(n == 2 && c[1] == '.' && c[2] == '.'));
+	}
+	if (!plain || strlen(group) >= sizeof(ns->root)) {
+		fprintf(stderr, "memcgfs-run: --group-as-root needs --group (of at most %zu bytes, "
+			"no empty, . or .. component)\n", sizeof(ns->root) - 1);
 		return RUN_FAIL;
 	}
 	if (strcmp(group, "/"))

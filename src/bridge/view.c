@@ -325,12 +325,30 @@ static bool view_is_ours(const struct view_ns *ns, const char *mountinfo)
 	return false;
 }
 
+/* PATH as mountinfo shows it (octal escapes of space, tab, newline and
+ * backslash) into OUT: 0, or -ENAMETOOLONG. */
+static int view_escape(const char *path, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (; *path; path++) {
+		if (n + 5 > size)
+			return -ENAMETOOLONG;
+		if (strchr(" \t\n\\", *path))
+			n += (size_t)snprintf(out + n, size - n, "\\%03o", (unsigned char)*path);
+		else
+			out[n++] = *path;
+	}
+	out[n] = '\0';
+	return 0;
+}
+
 /* Line l's fields up to its separator (m), the root field (the fourth)
  * of a memory hierarchy seen from ns->root. */
 static int view_mi_head(const struct view_ns *ns, const char *l, size_t len, const struct view_mi *m,
 			int c, struct view_buf *out)
 {
-	char root[4096], rel[4096];
+	char root[4096], rel[4096], esc[4 * sizeof(ns->root)];
 	const char *f;
 	size_t flen;
 	int rc;
@@ -340,7 +358,9 @@ static int view_mi_head(const struct view_ns *ns, const char *l, size_t len, con
 		return view_buf_add(out, l, m->sep);
 	memcpy(root, f, flen);
 	root[flen] = '\0';
-	if (view_relative(ns->root, root, rel, sizeof(rel)))
+	/* (mountinfo escapes space, tab, newline and backslash: the group
+	 * is compared as it would show there) */
+	if (view_escape(ns->root, esc, sizeof(esc)) || view_relative(esc, root, rel, sizeof(rel)))
 		return view_buf_add(out, l, m->sep);
 	if ((rc = view_buf_add(out, l, (size_t)(f - l))) || (rc = view_buf_add(out, rel, strlen(rel))))
 		return rc;

@@ -2,10 +2,15 @@
  * seen through duplicates of its descriptors (pidfd_getfd), never through
  * a path. Owns /proc/PID/fd, /proc/PID/mountinfo and /proc/PID/io reading
  * for the mirror's page-cache scan; never reads or writes a file's data,
- * never opens a path of another process, and passes by every file system
- * that is not on the local list below (a FUSE or network file's attributes
- * or close may wait on a server that never answers). */
+ * never opens a path of another process, and duplicates no descriptor of
+ * a file system that is not on the local list below (a FUSE or network
+ * file's attributes or close may wait on a server that never answers):
+ * fdinfo's mount id is checked first, and a duplicate that turns out to
+ * be on another mount is closed on a thread of its own. */
 #include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -44,6 +49,7 @@ static const char *const openfiles_local[] = {
 
 struct openfiles_mount {
 	uint64_t id;
+	unsigned long dev;            /* the superblock's, as the kernel's events name it */
 	char type[16];
 };
 
@@ -67,9 +73,11 @@ static void openfiles_load_mounts(struct openfiles_walk *w)
 		return;
 	while (getline(&line, &cap, f) > 0) {
 		unsigned long long id;
+		unsigned maj, min;
 		char *dash = strstr(line, " - "), type[16];
 
-		if (!dash || sscanf(line, "%llu", &id) != 1 || sscanf(dash + 3, "%15s", type) != 1)
+		if (!dash || sscanf(line, "%llu %*u %u:%u", &id, &maj, &min) != 3 ||
+		    sscanf(dash + 3, "%15s", type) != 1)
 			continue;
 		if (w->nmnt == want) {
 			size_t n = want ? 2 * want : 64;
@@ -81,6 +89,7 @@ static void openfiles_load_mounts(struct openfiles_walk *w)
 			want = n;
 		}
 		w->mnt[w->nmnt].id = id;
+		w->mnt[w->nmnt].dev = makedev(maj, min);
 		memcpy(w->mnt[w->nmnt].type, type, sizeof(type));
 		w->nmnt++;
 	}
@@ -88,14 +97,14 @@ static void openfiles_load_mounts(struct openfiles_walk *w)
 	fclose(f);
 }
 
-/* The type of the process's mount id, or NULL when it has none by it. */
-static const char *openfiles_type(struct openfiles_walk *w, uint64_t id)
+/* The process's mount of that id, or NULL when it has none by it. */
+static const struct openfiles_mount *openfiles_mount(struct openfiles_walk *w, uint64_t id)
 {
 	if (!w->loaded)
 		openfiles_load_mounts(w);
 	for (size_t i = 0; i < w->nmnt; i++)
 		if (w->mnt[i].id == id)
-			return w->mnt[i].type;
+			return &w->mnt[i];
 	return NULL;
 }
 
@@ -107,17 +116,47 @@ static bool openfiles_is_local(const char *type)
 	return false;
 }
 
-/* What the duplicate fd is, into f; false to pass it by. */
-static bool openfiles_describe(struct openfiles_walk *w, int fd, struct openfile *f)
+/* The mount id descriptor fd of the process is on (/proc/PID/fdinfo;
+ * the kernel's internal mounts show 0), or UINT64_MAX when not shown. */
+static uint64_t openfiles_fd_mount(pid_t tgid, const char *fd)
 {
-	struct statx sx;
-	const char *type;
+	char path[320], buf[512], *at;
+	ssize_t n;
+	int f;
 
-	/* (AT_STATX_DONT_SYNC: a FUSE or NFS file answers from its cache,
-	 * never asking its server) */
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", (int)tgid, fd);
+	if ((f = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return UINT64_MAX;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return UINT64_MAX;
+	buf[n] = '\0';
+	return (at = strstr(buf, "mnt_id:")) ? strtoull(at + 7, NULL, 10) : UINT64_MAX;
+}
+
+/* May a descriptor on mount id be duplicated (and so closed by us)? A
+ * local file system's, or the kernel's internal shmem mount (memfd, in
+ * no table): a FUSE or network file's close may wait on its server. */
+static bool openfiles_may_dup(struct openfiles_walk *w, uint64_t id, const char *target)
+{
+	const struct openfiles_mount *mt = openfiles_mount(w, id);
+
+	if (mt)
+		return openfiles_is_local(mt->type);
+	return !strncmp(target, "/memfd:", 7);
+}
+
+/* What the duplicate fd (on mount id, as fdinfo said) is, into f; false
+ * to pass it by. */
+static bool openfiles_describe(struct openfiles_walk *w, int fd, uint64_t id, struct openfile *f)
+{
+	const struct openfiles_mount *mt;
+	struct statx sx;
+
 	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
 		  STATX_TYPE | STATX_INO | STATX_SIZE | STATX_MNT_ID, &sx) ||
-	    !S_ISREG(sx.stx_mode))
+	    !S_ISREG(sx.stx_mode) || !(sx.stx_mask & STATX_MNT_ID) || sx.stx_mnt_id != id)
 		return false;
 	*f = (struct openfile){
 		.fd = fd,
@@ -126,43 +165,80 @@ static bool openfiles_describe(struct openfiles_walk *w, int fd, struct openfile
 		.pages = (sx.stx_size + OPENFILES_PAGE - 1) / OPENFILES_PAGE,
 	};
 	/* the kernel's internal shmem mount (memfd, SysV shm), in no table */
-	if (sx.stx_dev_major == 0 && sx.stx_dev_minor == 1) {
-		f->shmem = true;
-		return true;
+	if (!(mt = openfiles_mount(w, id))) {
+		f->shmem = sx.stx_dev_major == 0 && sx.stx_dev_minor == 1;
+		return f->shmem;
 	}
-	if (!(sx.stx_mask & STATX_MNT_ID) || !(type = openfiles_type(w, sx.stx_mnt_id)) ||
-	    !openfiles_is_local(type))
-		return false;
-	f->shmem = !strcmp(type, "tmpfs") || !strcmp(type, "ramfs");
-	if (!strncmp(type, "ext", 3) && sx.stx_blksize > 0 && sx.stx_blksize <= OPENFILES_PAGE)
+	/* (the superblock's device: btrfs shows a subvolume's in stat) */
+	f->dev = mt->dev;
+	f->shmem = !strcmp(mt->type, "tmpfs") || !strcmp(mt->type, "ramfs");
+	if (!strncmp(mt->type, "ext", 3) && sx.stx_blksize > 0 && sx.stx_blksize <= OPENFILES_PAGE)
 		f->bh_per_page = (unsigned)(OPENFILES_PAGE / sx.stx_blksize);
 	return true;
 }
 
-int openfiles_each(pid_t tgid, int pidfd, int (*fn)(void *arg, const struct openfile *f),
-		   void *arg)
+/* Duplicates whose file turned out not to be what fdinfo said (the
+ * process put another file at that number meanwhile) are closed on
+ * threads of their own, as their close might wait on a server; at most
+ * OPENFILES_CLOSERS at a time, and while that many wait, no walk
+ * duplicates anything. */
+#define OPENFILES_CLOSERS 16
+static atomic_int openfiles_closers;
+
+static void *openfiles_closer(void *arg)
+{
+	close((int)(intptr_t)arg);
+	atomic_fetch_sub(&openfiles_closers, 1);
+	return NULL;
+}
+
+static void openfiles_discard(int fd)
+{
+	pthread_attr_t a;
+	pthread_t t;
+
+	atomic_fetch_add(&openfiles_closers, 1);
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &a, openfiles_closer, (void *)(intptr_t)fd))
+		atomic_fetch_sub(&openfiles_closers, 1);   /* (kept open: never waits) */
+	pthread_attr_destroy(&a);
+}
+
+int openfiles_each(pid_t tgid, int pidfd, unsigned max,
+		   int (*fn)(void *arg, const struct openfile *f), void *arg)
 {
 	struct openfiles_walk w = { .tgid = tgid };
 	char path[64];
 	struct dirent *d;
+	unsigned seen = 0;
 	int err = 0;
 	DIR *dir;
 
+	if (atomic_load(&openfiles_closers) >= OPENFILES_CLOSERS)
+		return -EAGAIN;
 	snprintf(path, sizeof(path), "/proc/%d/fd", (int)tgid);
 	if (!(dir = opendir(path)))
 		return errno == ENOENT ? -ESRCH : -errno;
 	while (!err && (d = readdir(dir))) {
-		char link[320], target[8];
+		char link[320], target[8] = "";
 		struct openfile f;
+		uint64_t id;
 		long n;
 		int fd;
 
 		if (d->d_name[0] < '0' || d->d_name[0] > '9')
 			continue;
+		if (seen++ == max) {          /* (every descriptor counts) */
+			err = -E2BIG;
+			break;
+		}
 		/* sockets, pipes and anon inodes read "socket:[..]" and the
-		 * like: only paths (memfds included) are worth a duplicate */
+		 * like: only paths (memfds included) are worth a look */
 		snprintf(link, sizeof(link), "%s/%s", path, d->d_name);
-		if (readlink(link, target, sizeof(target)) < 1 || target[0] != '/')
+		if (readlink(link, target, sizeof(target) - 1) < 1 || target[0] != '/' ||
+		    (id = openfiles_fd_mount(tgid, d->d_name)) == UINT64_MAX ||
+		    !openfiles_may_dup(&w, id, target))
 			continue;
 		n = strtol(d->d_name, NULL, 10);
 		fd = (int)syscall(SYS_pidfd_getfd, pidfd, (int)n, 0);
@@ -171,8 +247,11 @@ int openfiles_each(pid_t tgid, int pidfd, int (*fn)(void *arg, const struct open
 				err = -errno;
 			continue;             /* (closed meanwhile: EBADF) */
 		}
-		if (openfiles_describe(&w, fd, &f))
-			err = fn(arg, &f);
+		if (!openfiles_describe(&w, fd, id, &f)) {
+			openfiles_discard(fd);   /* (not what fdinfo said) */
+			continue;
+		}
+		err = fn(arg, &f);
 		close(fd);
 	}
 	closedir(dir);

@@ -17,18 +17,22 @@
 
 struct openfile {
 	int fd;                       /* the daemon's duplicate (closed after the call) */
-	unsigned long dev, ino;       /* as stat(2) shows them */
+	unsigned long dev, ino;       /* the superblock's device (as the kernel's
+				       * events and /proc/PID/maps name it) and inode */
 	uint64_t pages;               /* its size, in pages (rounded up) */
 	bool shmem;                   /* tmpfs, memfd, SysV shm */
 	unsigned bh_per_page;         /* buffer heads a dirty page carries (ext2/3/4) */
 };
 
 /* Calls fn for each regular file on a local file system (or tmpfs) that
- * process tgid (pidfd) has open, once per descriptor. 0, or -errno:
- * -EPERM when the daemon may not duplicate its descriptors, -ESRCH when
- * it is gone. fn's non-zero return stops the walk and is returned. */
-int openfiles_each(pid_t tgid, int pidfd, int (*fn)(void *arg, const struct openfile *f),
-		   void *arg);
+ * process tgid (pidfd) has open, once per descriptor, looking at no more
+ * than max descriptors of any kind. 0, or -errno: -EPERM when the daemon
+ * may not duplicate its descriptors, -ESRCH when it is gone, -E2BIG past
+ * max (what came before was passed to fn), -EAGAIN while duplicates of
+ * files that were not what they seemed are still being closed. fn's
+ * non-zero return stops the walk and is returned. */
+int openfiles_each(pid_t tgid, int pidfd, unsigned max,
+		   int (*fn)(void *arg, const struct openfile *f), void *arg);
 
 /* What the page cache holds of pages [first, first + n) of the file fd
  * (n 0: to its end): resident and dirty pages. 0, or -errno (-EPERM: the

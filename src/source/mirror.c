@@ -725,8 +725,14 @@ struct mirror *mirror_start(struct source_env *env, bool enforce, enum mirror_pc
 		if (pcs == MIRROR_PC_EVENTS && !(m->pc_err = mirror_pcache_start(m, &hooks)))
 			pcs = MIRROR_PC_NONE;     /* (the events: no scan) */
 		/* without them, the scan of open files, unless asked for none */
-		if (pcs != MIRROR_PC_NONE && !mirror_pcache_open(m, &hooks) && mirror_pcscan_start(m, true))
-			mirror_pcache_stop(m);
+		if (pcs != MIRROR_PC_NONE && !mirror_pcache_open(m, &hooks)) {
+			int err = mirror_pcscan_start(m, true);
+
+			if (err) {            /* (then why not the scan either) */
+				mirror_pcache_stop(m);
+				m->pc_err = err;
+			}
+		}
 	}
 	if (pthread_create(&m->thread, NULL, mirror_main, m)) {
 		mirror_pcscan_stop(m);
@@ -751,6 +757,8 @@ void mirror_stop(struct mirror *m)
 	pthread_cond_signal(&m->wake);
 	pthread_mutex_unlock(&m->lock);
 	pthread_join(m->thread, NULL);
+	mirror_pcscan_halt(m);           /* (its passes may let records go, which
+					  * the exit watch may still hold) */
 	pidwatch_free(m->exits);         /* (no exit is seen from here on) */
 	m->exits = NULL;
 	mirror_pcscan_stop(m);           /* (its processes' files uncharged) */

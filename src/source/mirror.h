@@ -42,12 +42,14 @@ struct mirror;
  * a reader's or an exit's pass is skipped within MIRROR_SCAN_FRESH_NS of
  * the last; a pass asks cachestat(2) at most MIRROR_SCAN_QUERIES times
  * (a file left unfinished is looked at again next time) and a process's
- * walk stops at MIRROR_SCAN_FILES files. */
+ * walk stops at MIRROR_SCAN_FILES descriptors of any kind */
 #define MIRROR_SCAN_PERIOD_NS  100000000ull
 #define MIRROR_SCAN_IDLE_NS   4000000000ull
 #define MIRROR_SCAN_FRESH_NS    10000000ull
 #define MIRROR_SCAN_QUERIES   8192
 #define MIRROR_SCAN_FILES     4096
+/* ... and a file larger than this many pages (16 GiB) is not followed */
+#define MIRROR_SCAN_MAX_PAGES (1ul << 22)
 /* How long a simulated task's fork may stay unmirrored before it connects. */
 #define MIRROR_FORK_GRACE_NS 1000000000ull
 /* A process in which nothing moved (proc_read_activity) is looked at less

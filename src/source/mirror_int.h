@@ -368,6 +368,10 @@ void mirror_pcache_counts(struct mirror *m, unsigned long dev, unsigned long ino
 /* Pages [off, off + n) of the file are clean. */
 void mirror_pcache_clean(struct mirror *m, unsigned long dev, unsigned long ino, uint64_t off,
 			 uint64_t n);
+/* Pages [off, off + n) of the file counted here are removed (uncharged),
+ * looking only at the chunks of the range that exist. */
+void mirror_pcache_remove(struct mirror *m, unsigned long dev, unsigned long ino, uint64_t off,
+			  uint64_t n);
 /* Every page of the file counted here is removed (uncharged). */
 void mirror_pcache_forget(struct mirror *m, unsigned long dev, unsigned long ino);
 
@@ -377,6 +381,10 @@ void mirror_pcache_forget(struct mirror *m, unsigned long dev, unsigned long ino
  * of periodic passes unless !thread (passes only by mirror_pcscan_drain:
  * the unit tests): 0, or -errno. */
 int mirror_pcscan_start(struct mirror *m, bool thread);
+/* Its thread stopped (nothing is looked at from here on)... */
+void mirror_pcscan_halt(struct mirror *m);
+/* ... then its files uncharged and its state freed (halting first if
+ * need be). */
 void mirror_pcscan_stop(struct mirror *m);
 /* A pass now: processes gone let go of their files, and with walk (a
  * reader is about to look), unless a pass walked within

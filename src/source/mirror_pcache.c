@@ -107,11 +107,13 @@ static void mirror_pc_set_dirty(struct mirror_pc_chunk *c, uint32_t j, bool dirt
 {
 	uint64_t bit = 1ull << (j % 64);
 
+	/* (the stand-in always: the engine's reclaim may have cleaned it
+	 * since its bit was set; a no-op for a fault's page, not here) */
+	vm_set_dirty(c->r, j, dirty);
 	if (!(c->dirty[j / 64] & bit) == !dirty)
 		return;
 	c->dirty[j / 64] ^= bit;
 	c->ndirty += dirty ? 1 : -1u;
-	vm_set_dirty(c->r, j, dirty);         /* (no-op for a fault's: not here) */
 }
 
 /* Page j of c was added (by a folio of nr pages) by a process of g (by a
@@ -565,6 +567,31 @@ void mirror_pcache_clean(struct mirror *m, unsigned long dev, unsigned long ino,
 			i |= MIRROR_PC_CHUNK - 1;     /* (the next chunk) */
 	}
 	pthread_mutex_unlock(&pc->chunks_lock);
+}
+
+void mirror_pcache_remove(struct mirror *m, unsigned long dev, unsigned long ino, uint64_t off,
+			  uint64_t n)
+{
+	struct mirror_pcache *pc = m->pc;
+
+	for (uint64_t no = off / MIRROR_PC_CHUNK; n > 0 && no <= (off + n - 1) / MIRROR_PC_CHUNK; no++) {
+		uint64_t lo = no * MIRROR_PC_CHUNK > off ? no * MIRROR_PC_CHUNK : off;
+		uint64_t hi = (no + 1) * MIRROR_PC_CHUNK < off + n ? (no + 1) * MIRROR_PC_CHUNK : off + n;
+		struct mirror_pc_chunk *c;
+		bool some;
+
+		pthread_mutex_lock(&pc->chunks_lock);
+		c = mirror_pc_chunk(m, dev, ino, lo, false, false);
+		some = c && c->counted > 0;
+		pthread_mutex_unlock(&pc->chunks_lock);
+		if (some) {
+			struct pcache_event ev = { .op = PCACHE_DEL, .ino = ino, .index = lo,
+						   .nr = (__u32)(hi - lo),
+						   .dev = (__u32)(major(dev) << 20 | minor(dev)) };
+
+			mirror_pc_del(m, &ev);
+		}
+	}
 }
 
 void mirror_pcache_forget(struct mirror *m, unsigned long dev, unsigned long ino)

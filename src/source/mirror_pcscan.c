@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -36,7 +37,7 @@ struct pcscan_file {
 	unsigned holders;             /* processes whose last walk found it open */
 	bool shmem;
 	unsigned bh_per_page;
-	uint64_t cache, dirty;        /* cachestat at the last complete look */
+	uint64_t cache, dirty, pages; /* cachestat and size at the last complete look */
 	uint64_t top;                 /* one past the highest page handed over */
 	uint64_t gen;                 /* the walk that looked last */
 	struct pcscan_file *next;
@@ -61,7 +62,7 @@ struct mirror_pcscan {
 	pthread_t thread;
 	int stopfd;
 	struct pcscan_file *file[PCSCAN_BUCKETS];
-	size_t nfiles;
+	atomic_size_t nfiles;
 	struct pcscan_proc *procs;
 	uint64_t gen;
 	uint64_t walked_ns;           /* the last pass's walks ... */
@@ -118,6 +119,14 @@ static void pcscan_emit(struct pcscan_diff *d, enum pcache_op op, uint64_t index
 
 		d->w->cpu = cpu >= 0 ? cpu : 0;
 	}
+	/* (a mapping's stand-in made since the walk looked is the
+	 * mapping's to charge: the sampler may be filling it now) */
+	if (op == PCACHE_ADD && mirror_files_known(m, f->dev, f->ino))
+		return;
+	if (op == PCACHE_DEL) {          /* (only the chunks that hold some) */
+		mirror_pcache_remove(m, f->dev, f->ino, index, n);
+		return;
+	}
 	for (uint64_t i = index; i < index + n; i += PCSCAN_RUN) {
 		uint32_t nr = (uint32_t)(index + n - i < PCSCAN_RUN ? index + n - i : PCSCAN_RUN);
 		struct pcache_event ev = {
@@ -141,6 +150,7 @@ static bool pcscan_range(struct pcscan_diff *d, uint64_t lo, uint64_t n, uint64_
 	struct pcscan_file *f = d->f;
 	uint64_t half, c1, d1, c2, d2;
 	long oc, od;
+	bool done;
 
 	if (f->shmem)
 		kd = 0;                   /* (tmpfs pages count as shmem, never dirty) */
@@ -148,11 +158,23 @@ static bool pcscan_range(struct pcscan_diff *d, uint64_t lo, uint64_t n, uint64_
 	if ((uint64_t)oc == kc && (uint64_t)od == kd)
 		return true;
 	if (kc == 0) {
+		/* (asked again: a folio the kernel is moving, splitting or
+		 * writing back may be passed over by one look) */
+		if (sc->budget < 1 || openfiles_cachestat(d->fd, lo, n, &c1, &d1))
+			return false;
+		sc->budget--;
+		atomic_fetch_add(&sc->queries, 1);
+		if (c1 > 0)
+			return false;
 		pcscan_emit(d, PCACHE_DEL, lo, n);
 		return true;
 	}
 	if (kc >= n) {
 		pcscan_emit(d, PCACHE_ADD, lo, n);   /* (counted pages are passed by) */
+		/* a charge refused, a process gone or in the root: not done */
+		mirror_pcache_counts(sc->m, f->dev, f->ino, lo, n, &oc, &od);
+		if ((uint64_t)oc < n)
+			return false;
 		if (kd >= n) {
 			pcscan_emit(d, PCACHE_DIRTY, lo, n);
 			return true;
@@ -172,7 +194,9 @@ static bool pcscan_range(struct pcscan_diff *d, uint64_t lo, uint64_t n, uint64_
 	if (openfiles_cachestat(d->fd, lo, half, &c1, &d1) ||
 	    openfiles_cachestat(d->fd, lo + half, n - half, &c2, &d2))
 		return false;
-	return pcscan_range(d, lo, half, c1, d1) & pcscan_range(d, lo + half, n - half, c2, d2);
+	/* (both halves, even when the first is left unfinished) */
+	done = pcscan_range(d, lo, half, c1, d1);
+	return pcscan_range(d, lo + half, n - half, c2, d2) && done;
 }
 
 /* A file of the walk's process: followed, and compared when the kernel's
@@ -186,8 +210,8 @@ static int pcscan_seen(void *arg, const struct openfile *of)
 	uint64_t kc, kd;
 	int err;
 
-	if (w->n == MIRROR_SCAN_FILES)
-		return 1;
+	if (of->pages > MIRROR_SCAN_MAX_PAGES)
+		return 0;                 /* (too large to follow: not seen) */
 	if (w->n == w->cap) {
 		size_t cap = w->cap ? 2 * w->cap : 16;
 		struct pcscan_key *nk = realloc(w->keys, cap * sizeof(*nk));
@@ -203,7 +227,7 @@ static int pcscan_seen(void *arg, const struct openfile *of)
 		*f = (struct pcscan_file){ .dev = of->dev, .ino = of->ino, .shmem = of->shmem,
 					   .bh_per_page = of->bh_per_page, .cache = UINT64_MAX };
 		*fp = f;
-		sc->nfiles++;
+		atomic_fetch_add(&sc->nfiles, 1);
 	}
 	w->keys[w->n++] = (struct pcscan_key){ of->dev, of->ino };
 	if (f->gen == sc->gen)
@@ -214,12 +238,14 @@ static int pcscan_seen(void *arg, const struct openfile *of)
 		return 0;
 	sc->budget--;
 	atomic_fetch_add(&sc->queries, 1);
-	if ((err = openfiles_cachestat(of->fd, 0, 0, &kc, &kd))) {
+	/* (its pages up to the size just read: one appended since is
+	 * looked at when the size has moved) */
+	if ((err = openfiles_cachestat(of->fd, 0, of->pages, &kc, &kd))) {
 		if (err == -EPERM)
 			atomic_fetch_add(&sc->files_refused, 1);
 		return 0;
 	}
-	if (kc == f->cache && kd == f->dirty)
+	if (kc == f->cache && kd == f->dirty && of->pages == f->pages)
 		return 0;
 	d.f = f;
 	/* pages past its end (truncated) are gone */
@@ -227,9 +253,10 @@ static int pcscan_seen(void *arg, const struct openfile *of)
 		pcscan_emit(&d, PCACHE_DEL, of->pages, f->top - of->pages);
 		f->top = of->pages;
 	}
-	if (pcscan_range(&d, 0, of->pages, kc, kd)) {
+	if (of->pages == 0 || pcscan_range(&d, 0, of->pages, kc, kd)) {
 		f->cache = kc;
 		f->dirty = kd;
+		f->pages = of->pages;
 	} else {
 		f->cache = UINT64_MAX;    /* (unfinished: again next time) */
 	}
@@ -243,9 +270,10 @@ static void pcscan_unhold(struct mirror_pcscan *sc, const struct pcscan_key *k)
 
 	if (!f || (f->holders > 0 && --f->holders > 0))
 		return;
-	mirror_pcache_forget(sc->m, f->dev, f->ino);
+	if (f->top > 0)                   /* (none handed over: nothing to take) */
+		mirror_pcache_forget(sc->m, f->dev, f->ino);
 	*fp = f->next;
-	sc->nfiles--;
+	atomic_fetch_sub(&sc->nfiles, 1);
 	free(f);
 }
 
@@ -285,10 +313,28 @@ static void pcscan_walk(struct mirror_pcscan *sc, struct pcscan_proc *sp, uint64
 
 	sc->gen++;
 	atomic_fetch_add(&sc->walks, 1);
-	err = openfiles_each(sp->p->tgid, sp->p->pidfd, pcscan_seen, &w);
+	err = openfiles_each(sp->p->tgid, sp->p->pidfd, MIRROR_SCAN_FILES, pcscan_seen, &w);
 	if (err == -EPERM)
 		atomic_fetch_add(&sc->refused, 1);
-	/* (an error, or a process exiting: what the walk found so far) */
+	/* a walk that could not finish (past the bound, or a failure of the
+	 * daemon's own) keeps what the last one found as well: only a
+	 * complete one, or the process's end, lets go of a file */
+	if (err && err != -EPERM && err != -ESRCH) {
+		for (size_t i = 0; i < sp->nheld; i++) {
+			if (w.n == w.cap) {
+				size_t cap = w.cap ? 2 * w.cap : 16;
+				struct pcscan_key *nk = realloc(w.keys, cap * sizeof(*nk));
+
+				if (!nk) {
+					free(w.keys);
+					return;   /* (the old list stays as it is) */
+				}
+				w.keys = nk;
+				w.cap = cap;
+			}
+			w.keys[w.n++] = sp->held[i];
+		}
+	}
 	if (w.n > 1)
 		qsort(w.keys, w.n, sizeof(*w.keys), pcscan_key_cmp);
 	for (size_t i = 0; i < w.n; i++)
@@ -338,7 +384,9 @@ static void pcscan_pass(struct mirror_pcscan *sc, bool walk, bool due)
 	uint64_t now = mirror_now(sc->m);
 
 	pthread_mutex_lock(&sc->lock);
-	if (walk && sc->walked && now - sc->walked_ns < MIRROR_SCAN_FRESH_NS)
+	/* (a reader's pass, which looks at every process, within the
+	 * freshness of the last reader's) */
+	if (walk && !due && sc->walked && now - sc->walked_ns < MIRROR_SCAN_FRESH_NS)
 		walk = false;
 	pcscan_sync(sc);
 	sc->budget = MIRROR_SCAN_QUERIES;
@@ -366,7 +414,18 @@ static void pcscan_pass(struct mirror_pcscan *sc, bool walk, bool due)
 			sp->io_valid = true;
 		}
 	}
-	if (walk) {
+	/* the first goes last, so that each process in turn has the first
+	 * of a pass's budget */
+	if (sc->procs && sc->procs->next) {
+		struct pcscan_proc *first = sc->procs, *last = first;
+
+		while (last->next)
+			last = last->next;
+		sc->procs = first->next;
+		first->next = NULL;
+		last->next = first;
+	}
+	if (walk && !due) {
 		sc->walked_ns = now;
 		sc->walked = true;
 	}
@@ -390,11 +449,27 @@ static void *pcscan_main(void *arg)
 	return NULL;
 }
 
+/* Does this kernel answer cachestat(2) (6.5 on), and may we call it? */
+static int pcscan_probe(void)
+{
+	int fd = memfd_create("memcgfs-probe", MFD_CLOEXEC), err;
+	uint64_t c, d;
+
+	if (fd < 0)
+		return -errno;
+	err = openfiles_cachestat(fd, 0, 0, &c, &d);
+	close(fd);
+	return err;
+}
+
 int mirror_pcscan_start(struct mirror *m, bool thread)
 {
-	struct mirror_pcscan *sc = calloc(1, sizeof(*sc));
+	struct mirror_pcscan *sc;
+	int err = pcscan_probe();
 
-	if (!sc)
+	if (err)
+		return err;
+	if (!(sc = calloc(1, sizeof(*sc))))
 		return -ENOMEM;
 	sc->m = m;
 	pthread_mutex_init(&sc->lock, NULL);
@@ -402,8 +477,7 @@ int mirror_pcscan_start(struct mirror *m, bool thread)
 	sc->stopfd = -1;
 	if (thread && ((sc->stopfd = eventfd(0, EFD_CLOEXEC)) < 0 ||
 		       pthread_create(&sc->thread, NULL, pcscan_main, sc))) {
-		int err = sc->stopfd < 0 ? -errno : -EAGAIN;
-
+		err = sc->stopfd < 0 ? -errno : -EAGAIN;
 		if (sc->stopfd >= 0)
 			close(sc->stopfd);
 		pthread_mutex_destroy(&sc->lock);
@@ -415,19 +489,27 @@ int mirror_pcscan_start(struct mirror *m, bool thread)
 	return 0;
 }
 
-void mirror_pcscan_stop(struct mirror *m)
+void mirror_pcscan_halt(struct mirror *m)
 {
 	struct mirror_pcscan *sc = m->scan;
 	uint64_t one = 1;
 
+	if (!sc || !sc->thread_on)
+		return;
+	if (write(sc->stopfd, &one, sizeof(one)) != sizeof(one))
+		abort();                  /* (an eventfd write cannot fail here) */
+	pthread_join(sc->thread, NULL);
+	close(sc->stopfd);
+	sc->thread_on = false;
+}
+
+void mirror_pcscan_stop(struct mirror *m)
+{
+	struct mirror_pcscan *sc = m->scan;
+
 	if (!sc)
 		return;
-	if (sc->thread_on) {
-		if (write(sc->stopfd, &one, sizeof(one)) != sizeof(one))
-			abort();          /* (an eventfd write cannot fail here) */
-		pthread_join(sc->thread, NULL);
-		close(sc->stopfd);
-	}
+	mirror_pcscan_halt(m);
 	while (sc->procs) {
 		struct pcscan_proc *sp = sc->procs;
 
@@ -452,9 +534,7 @@ int mirror_pcscan_describe(struct mirror *m, char *buf, size_t size)
 
 	if (!sc)
 		return 0;
-	pthread_mutex_lock(&sc->lock);
-	files = sc->nfiles;
-	pthread_mutex_unlock(&sc->lock);
+	files = atomic_load(&sc->nfiles);   /* (no lock: a pass may be long) */
 	return snprintf(buf, size,
 			"page_cache_scan_files %zu\n"
 			"page_cache_scan_walks %lu\n"

@@ -100,7 +100,7 @@ int mirror_fill(struct mirror *m, struct mirror_map *mm, long rss, long dirty, u
 	uint64_t *bits = mirror_pcache_events(m) ? calloc(words, sizeof(*bits)) : NULL;
 	long faulted = mirror_pcache_faulted(m, f->dev, f->ino, f->off, f->npages, bits);
 	struct charge_batch b;
-	long need, have;
+	long need, have, held;
 	int err = 0;
 
 	if (bits)
@@ -113,8 +113,16 @@ int mirror_fill(struct mirror *m, struct mirror_map *mm, long rss, long dirty, u
 	need = rss - have;
 	/* pages of the range the kernel's events charged already (read(2)
 	 * before the mapping faulted them) are not charged twice */
+	held = m->pc ? mirror_pcache_held(m, f->dev, f->ino, f->off, f->npages) : 0;
 	if (need > 0)
-		need -= mirror_pcache_held(m, f->dev, f->ino, f->off, f->npages);
+		need -= held;
+	/* the scan of open files (no events) may charge them after this
+	 * mapping did (it looked before the mapping was there): the
+	 * stand-ins give way down to what the scan does not hold */
+	if (faulted < 0 && held > 0 && have + held > rss) {
+		need = -(have + held - rss < have ? have + held - rss : have);
+		trim = true;
+	}
 	/* with the kernel's events, a mapping charges only the pages a page
 	 * fault of a process of ours brought into the page cache (the kernel
 	 * charged the others to whoever brought them in), and those the

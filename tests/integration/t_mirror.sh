@@ -563,7 +563,8 @@ between "m: only its page cache is left (and the stocks' rest)" "$(usage m)" "$c
 # another CPU in the issue's run; here the two are pinned apart.) ---
 lsize=$((2 * 65 * 4096))
 cpu_mk=() cpu_run=()
-[ "$(nproc)" -ge 2 ] && cpu_mk=(taskset -c 0) cpu_run=(taskset -c 1)
+read -r -a cpus <<< "$(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0))[:2])')"
+[ "${#cpus[@]}" -ge 2 ] && cpu_mk=(taskset -c "${cpus[0]}") cpu_run=(taskset -c "${cpus[1]}")
 for sublimit in $((2 * lsize)) $lsize 0; do
 	mkdir "$MNT/ltp"
 	"${cpu_mk[@]}" mkdir "$MNT/ltp/subgroup"

@@ -246,8 +246,9 @@ expect "cgread-static is static" "$(file -b "$CGREAD_STATIC" | grep -c 'statical
 # memory:/, mountinfo's root is /, the root's files are the group's, and
 # what is made inside is made in the group ---
 expect "as-root: needs --group" "$(r --group-as-root -- true 2>&1; echo $?)" \
-	"memcgfs-run: --group-as-root needs --group (of at most 1023 bytes)
+	"memcgfs-run: --group-as-root needs --group (of at most 1023 bytes, no empty, . or .. component)
 125"
+expect "as-root: a group path with . is refused" "$(r --group /demo/. --group-as-root -- true 2>/dev/null; echo $?)" 125
 expect "as-root: cgroup says memory:/" "$(r --group /demo --group-as-root -- grep :memory: /proc/self/cgroup | cut -d: -f2-)" \
 	"memory:/"
 expect "as-root: mountinfo's root is /" \

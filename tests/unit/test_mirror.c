@@ -4,6 +4,7 @@
  * page cache the kernel's events report. */
 #include <check.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
@@ -544,6 +545,15 @@ START_TEST(test_pcscan_pages)
 	ck_assert_int_ge(fd, 0);
 	unlink(path);
 	ck_assert_int_eq(fstat(fd, &st), 0);
+	if (openfiles_cachestat(fd, 0, 0, &kc, &kd)) {
+		/* (a kernel before 6.5: the scan does not start there) */
+		fprintf(stderr, "test_pcscan_pages: no cachestat(2) here, skipped\n");
+		close(fd);
+		vm_object_free(p.obj);
+		mcg_put(g);
+		mcg_engine_free(e);
+		return;
+	}
 	for (int i = 0; i < 300; i++)
 		ck_assert_int_eq(write(fd, page, sizeof(page)), sizeof(page));
 	ck_assert_int_eq(fsync(fd), 0);

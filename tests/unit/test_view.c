@@ -232,6 +232,15 @@ START_TEST(test_view_as_root)
 		"41 40 0:45 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
 		"45 23 0:45 /sub /mnt rw,relatime - cgroup cgroup rw,memory\n");
 	view_buf_free(&b);
+	/* a group name with a space: escaped in mountinfo */
+	snprintf(rns.root, sizeof(rns.root), "/my group");
+	ck_assert_int_eq(view_mountinfo(&rns, MI_ROOT
+		"40 23 0:50 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs ro\n"
+		"41 40 0:45 /my\\040group /sys/fs/cgroup/memory rw,relatime - fuse.memcgfs memcgfs rw\n", &b), 0);
+	ck_assert_str_eq(b.p, MI_ROOT
+		"40 23 0:50 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs ro\n"
+		"41 40 0:45 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n");
+	view_buf_free(&b);
 }
 END_TEST
 
