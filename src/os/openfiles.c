@@ -271,18 +271,23 @@ int openfiles_cachestat(int fd, uint64_t first, uint64_t n, uint64_t *cache, uin
 	return 0;
 }
 
-int openfiles_io(pid_t tgid, uint64_t io[4])
+int openfiles_io_open(pid_t tgid)
 {
-	static const char *const keys[4] = { "rchar: ", "wchar: ", "syscr: ", "syscw: " };
-	char path[64], buf[512];
-	ssize_t n;
+	char path[64];
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/io", (int)tgid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	return fd;
+}
+
+int openfiles_io(int fd, uint64_t io[4])
+{
+	static const char *const keys[4] = { "rchar: ", "wchar: ", "syscr: ", "syscw: " };
+	char buf[512];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);   /* (a read regenerates it) */
+
 	if (n <= 0)
 		return n < 0 ? -errno : -EIO;
 	buf[n] = '\0';

@@ -47,6 +47,7 @@ struct pcscan_proc {
 	struct mirror_proc *p;        /* pinned */
 	uint64_t io[4];
 	bool io_valid;
+	int io_fd;                    /* its /proc/PID/io, opened at the first look */
 	uint64_t looked_ns;           /* its last walk */
 	/* when the thread's passes read its io counts next: a period that
 	 * doubles while they stay still, up to MIRROR_SCAN_IDLE_NS */
@@ -349,6 +350,8 @@ static void pcscan_proc_free(struct mirror_pcscan *sc, struct pcscan_proc *sp)
 	for (size_t i = 0; i < sp->nheld; i++)
 		pcscan_unhold(sc, &sp->held[i]);
 	free(sp->held);
+	if (sp->io_fd >= 0)
+		close(sp->io_fd);
 	sc->m->pc->hooks.unpin(sp->p);
 	free(sp);
 }
@@ -369,6 +372,7 @@ static void pcscan_sync(struct mirror_pcscan *sc)
 		p->scanned = true;
 		atomic_fetch_add(&p->refs, 1);
 		sp->p = p;
+		sp->io_fd = -1;
 		sp->next = sc->procs;
 		sc->procs = sp;
 	}
@@ -401,14 +405,20 @@ static void pcscan_pass(struct mirror_pcscan *sc, bool walk, bool due)
 			continue;
 		}
 		spp = &sp->next;
-		if (!walk || (due && now < sp->next_ns) || openfiles_io(sp->p->tgid, io))
+		if (!walk || (due && now < sp->next_ns))
+			continue;
+		if (sp->io_fd < 0)
+			sp->io_fd = openfiles_io_open(sp->p->tgid);
+		if (sp->io_fd < 0 || openfiles_io(sp->io_fd, io))
 			continue;
 		moved = !sp->io_valid || memcmp(io, sp->io, sizeof(io));
 		sp->period_ns = moved || !sp->period_ns ? MIRROR_SCAN_PERIOD_NS :
 			sp->period_ns >= MIRROR_SCAN_IDLE_NS / 2 ? MIRROR_SCAN_IDLE_NS :
 							     2 * sp->period_ns;
 		sp->next_ns = now + sp->period_ns - MIRROR_SCAN_FRESH_NS;   /* (a pass's lateness) */
-		if (moved || now - sp->looked_ns >= MIRROR_SCAN_IDLE_NS) {
+		/* (still, it is looked at again only if it holds a file:
+		 * what the host or another process did to it) */
+		if (moved || (sp->nheld > 0 && now - sp->looked_ns >= MIRROR_SCAN_IDLE_NS)) {
 			pcscan_walk(sc, sp, now);
 			memcpy(sp->io, io, sizeof(io));
 			sp->io_valid = true;
