@@ -271,17 +271,6 @@ int openfiles_cachestat(int fd, uint64_t first, uint64_t n, uint64_t *cache, uin
 	return 0;
 }
 
-int openfiles_io_open(pid_t tgid)
-{
-	char path[64];
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/io", (int)tgid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	return fd;
-}
-
 int openfiles_io(int fd, uint64_t io[4])
 {
 	static const char *const keys[4] = { "rchar: ", "wchar: ", "syscr: ", "syscw: " };

@@ -39,11 +39,9 @@ int openfiles_each(pid_t tgid, int pidfd, unsigned max,
  * kernel shows this caller nothing of a file it could not write). */
 int openfiles_cachestat(int fd, uint64_t first, uint64_t n, uint64_t *cache, uint64_t *dirty);
 
-/* An fd of /proc/PID/io to read again and again, or -errno (-ESRCH). */
-int openfiles_io_open(pid_t tgid);
 /* A process's read and write system calls and bytes so far (its
- * /proc/PID/io fd: rchar, wchar, syscr, syscw): equal readings mean it has
- * not read or written. 0, or -errno. */
+ * /proc/PID/io, as proc_open opens it: rchar, wchar, syscr, syscw): equal
+ * readings mean it has not read or written. 0, or -errno. */
 int openfiles_io(int fd, uint64_t io[4]);
 
 #endif

@@ -147,13 +147,18 @@ int proc_read_oom_info(pid_t pid, struct proc_oom_info *o)
 	return 0;
 }
 
-int proc_open_stat(pid_t pid)
+int proc_open(pid_t pid, const char *file)
 {
 	char path[64];
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
 	return (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 ? -errno : fd;
+}
+
+int proc_open_stat(pid_t pid)
+{
+	return proc_open(pid, "stat");
 }
 
 int proc_read_activity(int statfd, struct proc_activity *a)

@@ -51,8 +51,10 @@ struct proc_activity {
 	unsigned long long start_time;   /* field 22: with the pid, one process */
 	int processor;                /* the CPU it last ran on, -1 when not shown */
 };
-/* An fd of /proc/PID/stat to read again and again (a read regenerates it),
- * or -errno; proc_read_activity reads it. */
+/* An fd of /proc/PID/FILE to read again and again with pread (a read at
+ * 0 regenerates it), or -errno. */
+int proc_open(pid_t pid, const char *file);
+/* ... of /proc/PID/stat; proc_read_activity reads it. */
 int proc_open_stat(pid_t pid);
 int proc_read_activity(int statfd, struct proc_activity *a);
 /* The CPU task pid ran on last (field 39 of /proc/PID/stat), or -1. */

@@ -372,8 +372,6 @@ void mirror_pcache_clean(struct mirror *m, unsigned long dev, unsigned long ino,
  * looking only at the chunks of the range that exist. */
 void mirror_pcache_remove(struct mirror *m, unsigned long dev, unsigned long ino, uint64_t off,
 			  uint64_t n);
-/* Every page of the file counted here is removed (uncharged). */
-void mirror_pcache_forget(struct mirror *m, unsigned long dev, unsigned long ino);
 
 /* mirror_pcscan.c: without the tracer, the page cache of the files
  * mirrored processes have open, from cachestat(2), as events. */

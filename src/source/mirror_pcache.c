@@ -594,39 +594,6 @@ void mirror_pcache_remove(struct mirror *m, unsigned long dev, unsigned long ino
 	}
 }
 
-void mirror_pcache_forget(struct mirror *m, unsigned long dev, unsigned long ino)
-{
-	struct mirror_pcache *pc = m->pc;
-	uint64_t *no = NULL;
-	size_t n = 0, cap = 0;
-
-	/* the chunks it has, found first (a removal frees them) */
-	pthread_mutex_lock(&pc->chunks_lock);
-	for (size_t b = 0; b < (1u << MIRROR_PC_HASH_BITS); b++)
-		for (struct mirror_pc_chunk *c = pc->chunk[b]; c; c = c->next) {
-			if (c->dev != dev || c->ino != ino)
-				continue;
-			if (n == cap) {
-				uint64_t *nn = realloc(no, (cap = cap ? 2 * cap : 16) * sizeof(*no));
-
-				if (!nn)
-					break;
-				no = nn;
-			}
-			if (n < cap)
-				no[n++] = c->no;
-		}
-	pthread_mutex_unlock(&pc->chunks_lock);
-	for (size_t i = 0; i < n; i++) {
-		struct pcache_event ev = { .op = PCACHE_DEL, .ino = ino, .nr = MIRROR_PC_CHUNK,
-					   .index = no[i] * MIRROR_PC_CHUNK,
-					   .dev = (__u32)(major(dev) << 20 | minor(dev)) };
-
-		mirror_pc_del(m, &ev);
-	}
-	free(no);
-}
-
 long mirror_pcache_held(struct mirror *m, unsigned long dev, unsigned long ino, unsigned long off,
 			unsigned long n)
 {

@@ -100,6 +100,22 @@ static struct pcscan_file **pcscan_slot(struct mirror_pcscan *sc, unsigned long 
 	return fp;
 }
 
+/* k appended to w's keys: false without memory. */
+static bool pcscan_key_push(struct pcscan_walk *w, struct pcscan_key k)
+{
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 16;
+		struct pcscan_key *nk = realloc(w->keys, cap * sizeof(*nk));
+
+		if (!nk)
+			return false;
+		w->keys = nk;
+		w->cap = cap;
+	}
+	w->keys[w->n++] = k;
+	return true;
+}
+
 static int pcscan_key_cmp(const void *a, const void *b)
 {
 	const struct pcscan_key *x = a, *y = b;
@@ -115,18 +131,18 @@ static void pcscan_emit(struct pcscan_diff *d, enum pcache_op op, uint64_t index
 	struct mirror *m = d->w->sc->m;
 	struct pcscan_file *f = d->f;
 
-	if (op == PCACHE_ADD && d->w->cpu < 0) {
-		int cpu = proc_cpu_of(d->w->sp->p->tgid);
-
-		d->w->cpu = cpu >= 0 ? cpu : 0;
+	if (op == PCACHE_DEL) {          /* (only the chunks that hold some) */
+		mirror_pcache_remove(m, f->dev, f->ino, index, n);
+		return;
 	}
 	/* (a mapping's stand-in made since the walk looked is the
 	 * mapping's to charge: the sampler may be filling it now) */
 	if (op == PCACHE_ADD && mirror_files_known(m, f->dev, f->ino))
 		return;
-	if (op == PCACHE_DEL) {          /* (only the chunks that hold some) */
-		mirror_pcache_remove(m, f->dev, f->ino, index, n);
-		return;
+	if (op == PCACHE_ADD && d->w->cpu < 0) {
+		int cpu = proc_cpu_of(d->w->sp->p->tgid);
+
+		d->w->cpu = cpu >= 0 ? cpu : 0;
 	}
 	for (uint64_t i = index; i < index + n; i += PCSCAN_RUN) {
 		uint32_t nr = (uint32_t)(index + n - i < PCSCAN_RUN ? index + n - i : PCSCAN_RUN);
@@ -140,6 +156,19 @@ static void pcscan_emit(struct pcscan_diff *d, enum pcache_op op, uint64_t index
 	}
 	if (op == PCACHE_ADD && index + n > f->top)
 		f->top = index + n;
+}
+
+/* cachestat(2) of pages [lo, lo + n) of d's file, paid from the pass's
+ * budget: 0, -EAGAIN when it is spent, or the call's -errno. */
+static int pcscan_ask(struct pcscan_diff *d, uint64_t lo, uint64_t n, uint64_t *kc, uint64_t *kd)
+{
+	struct mirror_pcscan *sc = d->w->sc;
+
+	if (sc->budget < 1)
+		return -EAGAIN;
+	sc->budget--;
+	atomic_fetch_add(&sc->queries, 1);
+	return openfiles_cachestat(d->fd, lo, n, kc, kd);
 }
 
 /* Make what is counted of pages [lo, lo + n) of d's file what the kernel
@@ -161,11 +190,7 @@ static bool pcscan_range(struct pcscan_diff *d, uint64_t lo, uint64_t n, uint64_
 	if (kc == 0) {
 		/* (asked again: a folio the kernel is moving, splitting or
 		 * writing back may be passed over by one look) */
-		if (sc->budget < 1 || openfiles_cachestat(d->fd, lo, n, &c1, &d1))
-			return false;
-		sc->budget--;
-		atomic_fetch_add(&sc->queries, 1);
-		if (c1 > 0)
+		if (pcscan_ask(d, lo, n, &c1, &d1) || c1 > 0)
 			return false;
 		pcscan_emit(d, PCACHE_DEL, lo, n);
 		return true;
@@ -187,13 +212,8 @@ static bool pcscan_range(struct pcscan_diff *d, uint64_t lo, uint64_t n, uint64_
 	}
 	if (n < 2)
 		return true;
-	if (sc->budget < 2)
-		return false;
-	sc->budget -= 2;
-	atomic_fetch_add(&sc->queries, 2);
 	half = n / 2;
-	if (openfiles_cachestat(d->fd, lo, half, &c1, &d1) ||
-	    openfiles_cachestat(d->fd, lo + half, n - half, &c2, &d2))
+	if (pcscan_ask(d, lo, half, &c1, &d1) || pcscan_ask(d, lo + half, n - half, &c2, &d2))
 		return false;
 	/* (both halves, even when the first is left unfinished) */
 	done = pcscan_range(d, lo, half, c1, d1);
@@ -213,42 +233,35 @@ static int pcscan_seen(void *arg, const struct openfile *of)
 
 	if (of->pages > MIRROR_SCAN_MAX_PAGES)
 		return 0;                 /* (too large to follow: not seen) */
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? 2 * w->cap : 16;
-		struct pcscan_key *nk = realloc(w->keys, cap * sizeof(*nk));
-
-		if (!nk)
-			return 1;
-		w->keys = nk;
-		w->cap = cap;
+	if (!f && !(f = calloc(1, sizeof(*f))))
+		return 1;
+	if (!pcscan_key_push(w, (struct pcscan_key){ of->dev, of->ino })) {
+		if (!*fp)
+			free(f);
+		return 1;
 	}
-	if (!f) {
-		if (!(f = calloc(1, sizeof(*f))))
-			return 1;
+	if (!*fp) {
 		*f = (struct pcscan_file){ .dev = of->dev, .ino = of->ino, .shmem = of->shmem,
 					   .bh_per_page = of->bh_per_page, .cache = UINT64_MAX };
 		*fp = f;
 		atomic_fetch_add(&sc->nfiles, 1);
 	}
-	w->keys[w->n++] = (struct pcscan_key){ of->dev, of->ino };
 	if (f->gen == sc->gen)
 		return 0;                 /* (another descriptor of it, this pass) */
 	f->gen = sc->gen;
 	/* a file some process maps is the mappings' stand-ins' to charge */
-	if (mirror_files_known(sc->m, f->dev, f->ino) || sc->budget < 1)
+	if (mirror_files_known(sc->m, f->dev, f->ino))
 		return 0;
-	sc->budget--;
-	atomic_fetch_add(&sc->queries, 1);
+	d.f = f;
 	/* (its pages up to the size just read: one appended since is
 	 * looked at when the size has moved) */
-	if ((err = openfiles_cachestat(of->fd, 0, of->pages, &kc, &kd))) {
+	if ((err = pcscan_ask(&d, 0, of->pages, &kc, &kd))) {
 		if (err == -EPERM)
 			atomic_fetch_add(&sc->files_refused, 1);
 		return 0;
 	}
 	if (kc == f->cache && kd == f->dirty && of->pages == f->pages)
 		return 0;
-	d.f = f;
 	/* pages past its end (truncated) are gone */
 	if (f->top > of->pages) {
 		pcscan_emit(&d, PCACHE_DEL, of->pages, f->top - of->pages);
@@ -271,8 +284,8 @@ static void pcscan_unhold(struct mirror_pcscan *sc, const struct pcscan_key *k)
 
 	if (!f || (f->holders > 0 && --f->holders > 0))
 		return;
-	if (f->top > 0)                   /* (none handed over: nothing to take) */
-		mirror_pcache_forget(sc->m, f->dev, f->ino);
+	/* (every page it handed over lies below top) */
+	mirror_pcache_remove(sc->m, f->dev, f->ino, 0, f->top);
 	*fp = f->next;
 	atomic_fetch_sub(&sc->nfiles, 1);
 	free(f);
@@ -320,22 +333,12 @@ static void pcscan_walk(struct mirror_pcscan *sc, struct pcscan_proc *sp, uint64
 	/* a walk that could not finish (past the bound, or a failure of the
 	 * daemon's own) keeps what the last one found as well: only a
 	 * complete one, or the process's end, lets go of a file */
-	if (err && err != -EPERM && err != -ESRCH) {
-		for (size_t i = 0; i < sp->nheld; i++) {
-			if (w.n == w.cap) {
-				size_t cap = w.cap ? 2 * w.cap : 16;
-				struct pcscan_key *nk = realloc(w.keys, cap * sizeof(*nk));
-
-				if (!nk) {
-					free(w.keys);
-					return;   /* (the old list stays as it is) */
-				}
-				w.keys = nk;
-				w.cap = cap;
+	if (err && err != -EPERM && err != -ESRCH)
+		for (size_t i = 0; i < sp->nheld; i++)
+			if (!pcscan_key_push(&w, sp->held[i])) {
+				free(w.keys);
+				return;           /* (the old list stays as it is) */
 			}
-			w.keys[w.n++] = sp->held[i];
-		}
-	}
 	if (w.n > 1)
 		qsort(w.keys, w.n, sizeof(*w.keys), pcscan_key_cmp);
 	for (size_t i = 0; i < w.n; i++)
@@ -408,7 +411,7 @@ static void pcscan_pass(struct mirror_pcscan *sc, bool walk, bool due)
 		if (!walk || (due && now < sp->next_ns))
 			continue;
 		if (sp->io_fd < 0)
-			sp->io_fd = openfiles_io_open(sp->p->tgid);
+			sp->io_fd = proc_open(sp->p->tgid, "io");
 		if (sp->io_fd < 0 || openfiles_io(sp->io_fd, io))
 			continue;
 		moved = !sp->io_valid || memcmp(io, sp->io, sizeof(io));

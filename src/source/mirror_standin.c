@@ -112,13 +112,14 @@ int mirror_fill(struct mirror *m, struct mirror_map *mm, long rss, long dirty, u
 	have = atomic_load(&f->obj->resident);
 	need = rss - have;
 	/* pages of the range the kernel's events charged already (read(2)
-	 * before the mapping faulted them) are not charged twice */
-	held = m->pc ? mirror_pcache_held(m, f->dev, f->ino, f->off, f->npages) : 0;
+	 * before the mapping faulted them) are not charged twice; the scan
+	 * of open files may charge them after this mapping did (it looked
+	 * before the mapping was there): the stand-ins then give way down to
+	 * what the scan does not hold */
+	held = need > 0 || !mirror_pcache_events(m) ?
+		       mirror_pcache_held(m, f->dev, f->ino, f->off, f->npages) : 0;
 	if (need > 0)
 		need -= held;
-	/* the scan of open files (no events) may charge them after this
-	 * mapping did (it looked before the mapping was there): the
-	 * stand-ins give way down to what the scan does not hold */
 	if (faulted < 0 && held > 0 && have + held > rss) {
 		need = -(have + held - rss < have ? have + held - rss : have);
 		trim = true;
