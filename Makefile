@@ -81,7 +81,9 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(FUSE_SRC:%.c=$(BUILD)/%.o): $(BUILD)/%.o: %.c
+# (and memcgfs-run's server of the stand-in hierarchies)
+RUN_FUSE_SRC := src/bridge/standin.c
+$(FUSE_SRC:%.c=$(BUILD)/%.o) $(RUN_FUSE_SRC:%.c=$(BUILD)/%.o): $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(FUSE_CFLAGS) -c -o $@ $<
 
@@ -122,10 +124,10 @@ NO_TSAN = $(filter-out -fsanitize=thread,$(1))
 $(BUILD)/src/memcgfs-run.o $(BRIDGE_SRC:%.c=$(BUILD)/%.o): CFLAGS := $(call NO_TSAN,$(CFLAGS))
 
 $(BUILD)/memcgfs-run: $(BUILD)/src/memcgfs-run.o $(BUILD)/libbridge.a
-	$(CC) $(call NO_TSAN,$(LDFLAGS)) -o $@ $^ -lseccomp
+	$(CC) $(call NO_TSAN,$(LDFLAGS)) -o $@ $^ -lseccomp $(FUSE_LIBS)
 
 $(BUILD)/unit_tests: $(UNIT_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libmemcg.a $(BUILD)/libbridge.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(BPF_LIBS) -lpthread
+	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(BPF_LIBS) $(FUSE_LIBS) -lpthread
 
 $(BUILD)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)

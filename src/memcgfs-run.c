@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/close_range.h>
 #include <sys/pidfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -25,6 +26,7 @@
 
 #include "bridge/notify.h"
 #include "bridge/ns.h"
+#include "bridge/standin.h"
 #include "bridge/view.h"
 
 #define RUN_FAIL 125  /* memcgfs-run itself failed (as env(1) and nohup do) */
@@ -34,7 +36,10 @@ struct run_msg {
 	int err;
 	char what[160];
 	struct view_ns ns;
+	bool fuse[VIEW_NCTL];   /* a stand-in's descriptor follows the listener */
 };
+
+#define RUN_MAX_FDS (1 + VIEW_NCTL)
 
 static void run_usage(FILE *f)
 {
@@ -128,41 +133,113 @@ static int run_join(const char *mnt, const char *group)
 	return rc;
 }
 
-static int run_send(int sock, const struct run_msg *m, int fd)
+static int run_send(int sock, const struct run_msg *m, const int *fds, int nfds)
 {
-	char ctl[CMSG_SPACE(sizeof(int))] = { 0 };
+	char ctl[CMSG_SPACE(sizeof(int) * RUN_MAX_FDS)] = { 0 };
 	struct iovec iov = { (void *)m, sizeof(*m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	if (fd >= 0) {
+	if (nfds > 0) {
 		struct cmsghdr *c;
 
 		mh.msg_control = ctl;
-		mh.msg_controllen = sizeof(ctl);
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
 		c = CMSG_FIRSTHDR(&mh);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+		c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfds);
 	}
 	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m) ? 0 : -EPIPE;
 }
 
-static int run_recv(int sock, struct run_msg *m, int *fd)
+/* The child's message and its descriptors (FDS[0], the listener, -1 if
+ * none came; then the stand-ins' in M's order): 0 or -EPIPE. */
+static int run_recv(int sock, struct run_msg *m, int fds[RUN_MAX_FDS])
 {
-	char ctl[CMSG_SPACE(sizeof(int))];
+	char ctl[CMSG_SPACE(sizeof(int) * RUN_MAX_FDS)];
 	struct iovec iov = { m, sizeof(*m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
 			     .msg_controllen = sizeof(ctl) };
 	struct cmsghdr *c;
 	ssize_t n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
 
-	*fd = -1;
+	for (int i = 0; i < RUN_MAX_FDS; i++)
+		fds[i] = -1;
 	if (n != (ssize_t)sizeof(*m))
 		return -EPIPE;
 	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(fd, CMSG_DATA(c), sizeof(int));
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+			memcpy(fds, CMSG_DATA(c), sizeof(int) * (k < RUN_MAX_FDS ? k : RUN_MAX_FDS));
+		}
+	return 0;
+}
+
+/* Closes every descriptor past 2 but KEEP, FUSE_FD[] and NULL_FD. */
+static void run_keep_only(int keep, const int fuse_fd[VIEW_NCTL], int null_fd)
+{
+	bool k[1024] = { false };
+
+	if (keep < 1024 && keep >= 0)
+		k[keep] = true;
+	if (null_fd >= 0 && null_fd < 1024)
+		k[null_fd] = true;
+	for (int c = 0; c < VIEW_NCTL; c++)
+		if (fuse_fd[c] >= 0 && fuse_fd[c] < 1024)
+			k[fuse_fd[c]] = true;
+	for (int fd = 3; fd < 1024; fd++) {
+		int end = fd;
+
+		if (k[fd])
+			continue;
+		while (end + 1 < 1024 && !k[end + 1])
+			end++;
+		close_range((unsigned)fd, end == 1023 ? ~0U : (unsigned)end, 0);
+		fd = end;
+	}
+}
+
+/* The stand-ins' server: a process of its own, outside the namespaces,
+ * serving the FUSE descriptors the child sent (FDS[1..] in M's order);
+ * the query socket into *QFD. 0, or a negative errno. */
+static int run_standins(const struct run_msg *m, const int fds[RUN_MAX_FDS], int *qfd)
+{
+	int fuse_fd[VIEW_NCTL], k = 1, sp[2];
+	pid_t pid;
+
+	for (int c = 0; c < VIEW_NCTL; c++)
+		fuse_fd[c] = m->fuse[c] && k < RUN_MAX_FDS ? fds[k++] : -1;
+	if (k == 1)
+		return 0;   /* read-only stand-ins (no /dev/fuse): nothing to serve */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp))
+		return -errno;
+	if ((pid = fork()) < 0)
+		return -errno;
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		/* only its own descriptors: a copy of the child's socket or of
+		 * the listener would outlive their users */
+		run_keep_only(sp[1], fuse_fd, null);
+		/* not the terminal's: it ends when the namespace's mounts go */
+		setsid();
+		signal(SIGINT, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		signal(SIGPIPE, SIG_IGN);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+		}
+		_exit(standin_serve(fuse_fd, sp[1], geteuid(), getegid()) ? 1 : 0);
+	}
+	close(sp[1]);
+	for (int i = 1; i < RUN_MAX_FDS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	*qfd = sp[0];
 	return 0;
 }
 
@@ -196,9 +273,9 @@ static void run_child(int sock, const char *mnt, const char *group, struct view_
 	struct run_msg m = { 0 };
 	const char *what = "";
 	char go;
-	int lfd = -1;
+	int lfd = -1, fuse_fd[VIEW_NCTL], fds[RUN_MAX_FDS], nfds = 0;
 
-	if ((m.err = ns_setup(mnt, &ns, &what))) {
+	if ((m.err = ns_setup(mnt, &ns, fuse_fd, &what))) {
 		snprintf(m.what, sizeof(m.what), "%s", what);
 	} else if (group && (m.err = run_join(mnt, group))) {
 		snprintf(m.what, sizeof(m.what), "joining %.140s", group);
@@ -207,11 +284,18 @@ static void run_child(int sock, const char *mnt, const char *group, struct view_
 		snprintf(m.what, sizeof(m.what), "loading the seccomp filter");
 	}
 	m.ns = ns;
+	if (!m.err) {
+		fds[nfds++] = lfd;
+		for (int c = 0; c < VIEW_NCTL; c++)
+			if ((m.fuse[c] = fuse_fd[c] >= 0))
+				fds[nfds++] = fuse_fd[c];
+	}
 	/* nothing below opens a file before exec: the supervisor takes over
 	 * only once it has the listener */
-	if (run_send(sock, &m, m.err ? -1 : lfd) || m.err)
+	if (run_send(sock, &m, fds, nfds) || m.err)
 		_exit(RUN_FAIL);
-	close(lfd);
+	for (int i = 0; i < nfds; i++)
+		close(fds[i]);
 	if (read(sock, &go, 1) != 1)
 		_exit(RUN_FAIL);
 	close(sock);
@@ -318,6 +402,18 @@ static int run_parent(pid_t child, struct notify *s)
 	return WEXITSTATUS(status);
 }
 
+/* The hierarchy ids: past the kernel's, fixed for the whole run. */
+static void run_pick_hier(struct view_ns *ns)
+{
+	struct view_buf cg = { 0 }, self = { 0 };
+
+	run_slurp("/proc/cgroups", &cg);
+	run_slurp("/proc/self/cgroup", &self);
+	view_pick_hier(ns, cg.p ? cg.p : "", self.p ? self.p : "");
+	view_buf_free(&cg);
+	view_buf_free(&self);
+}
+
 /* The memcgfs mount to use (WANT, or the only one) into MNT, and, with a
  * group, that the group exists there. 0, or RUN_FAIL with the complaint
  * printed. */
@@ -364,12 +460,11 @@ int main(int argc, char **argv)
 	};
 	char mnt[PATH_MAX], group[PATH_MAX] = "";
 	const char *want = NULL;
-	struct view_buf cg = { 0 };
 	struct view_ns ns = { 0 };
 	struct run_msg m;
 	struct guard g;
 	struct notify s;
-	int c, sv[2], lfd, rc;
+	int c, sv[2], lfd, rc, fds[RUN_MAX_FDS], qfd = -1;
 	bool as_root = false;
 	pid_t child;
 
@@ -394,16 +489,7 @@ int main(int argc, char **argv)
 	if ((as_root && (rc = run_as_root(group, &ns))) ||
 	    (rc = run_target(want, group, mnt, sizeof(mnt))))
 		return rc;
-	{
-		/* hierarchy ids past the kernel's, fixed for the whole run */
-		struct view_buf self = { 0 };
-
-		run_slurp("/proc/cgroups", &cg);
-		run_slurp("/proc/self/cgroup", &self);
-		view_pick_hier(&ns, cg.p ? cg.p : "", self.p ? self.p : "");
-		view_buf_free(&cg);
-		view_buf_free(&self);
-	}
+	run_pick_hier(&ns);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
 		perror("memcgfs-run: socketpair");
 		return RUN_FAIL;
@@ -418,7 +504,7 @@ int main(int argc, char **argv)
 		run_child(sv[1], mnt, group[0] ? group : NULL, ns, argv + optind);
 	}
 	close(sv[1]);
-	if (run_recv(sv[0], &m, &lfd) || m.err || lfd < 0) {
+	if (run_recv(sv[0], &m, fds) || m.err || (lfd = fds[0]) < 0) {
 		if (m.err)
 			fprintf(stderr, "memcgfs-run: %s: %s\n", m.what, strerror(-m.err));
 		else
@@ -428,13 +514,16 @@ int main(int argc, char **argv)
 		return RUN_FAIL;
 	}
 	/* the child waits in its namespace: what the mount guard acts with */
-	if ((rc = guard_open(&g, child, mnt, &m.ns, geteuid() != 0))) {
-		fprintf(stderr, "memcgfs-run: the mount guard: %s\n", strerror(-rc));
+	if ((rc = run_standins(&m, fds, &qfd)) ||
+	    (rc = guard_open(&g, child, mnt, &m.ns, geteuid() != 0))) {
+		fprintf(stderr, "memcgfs-run: %s: %s\n",
+			qfd < 0 && m.fuse[VIEW_CPUSET] ? "the stand-ins' server" : "the mount guard",
+			strerror(-rc));
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 		return RUN_FAIL;
 	}
-	if (notify_init(&s, lfd, mnt, &g) || write(sv[0], "g", 1) != 1) {
+	if (notify_init(&s, lfd, mnt, &g, qfd) || write(sv[0], "g", 1) != 1) {
 		fprintf(stderr, "memcgfs-run: cannot start the supervisor\n");
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);

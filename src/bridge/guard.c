@@ -60,7 +60,7 @@ bool guard_cgroup_type(const char *fstype)
 	return !strcmp(fstype, "cgroup") || !strcmp(fstype, "cgroup2");
 }
 
-/* The kernel's v1 controllers, the view's first (their VIEW_* order). */
+/* The kernel's v1 controllers. */
 static const char *const guard_v1_names[] = {
 	"cpuset", "cpu", "cpuacct", "memory", "blkio", "devices", "freezer", "net_cls",
 	"net_prio", "perf_event", "hugetlb", "pids", "rdma", "misc", "debug",
@@ -95,20 +95,71 @@ static int guard_why(char *why, size_t size, const char *fmt, ...)
 	return -EPERM;
 }
 
+/* The controllers (bits of guard_v1_names) and name of hierarchy C. */
+static unsigned long guard_view_set(int c, const char **name)
+{
+	const char *f = view_ctl_field[c];
+	unsigned long set = 0;
+
+	*name = NULL;
+	while (*f) {
+		size_t n = strcspn(f, ",");
+
+		if (!strncmp(f, "name=", 5))
+			*name = f + 5;
+		for (size_t i = 0; i < GUARD_NV1; i++)
+			if (strlen(guard_v1_names[i]) == n && !strncmp(f, guard_v1_names[i], n))
+				set |= 1UL << i;
+		f += n + (f[n] == ',');
+	}
+	return set;
+}
+
+/* The hierarchy of the view with exactly the controllers WANT and the
+ * name NAME (NULL: none), as the kernel reuses a v1 root only for the
+ * same set; -EPERM with WHY if none. */
+static int guard_v1_match(unsigned long want, const char *name, char *why, size_t size)
+{
+	for (int c = 0; c < VIEW_NCTL; c++) {
+		const char *cn;
+		unsigned long set = guard_view_set(c, &cn);
+
+		if (set == want && ((!name && !cn) || (name && cn && !strcmp(name, cn))))
+			return c;
+	}
+	if (name)
+		return guard_why(why, size, "a named hierarchy (name=%.64s): the view has %s", name,
+				 want ? "it without controllers" : "only name=systemd");
+	for (int c = 0; c < VIEW_NCTL; c++) {
+		const char *cn;
+
+		if (guard_view_set(c, &cn) & want)
+			return guard_why(why, size, "%s: the view mounts %s",
+					 (want & (want - 1)) ? "these controllers together"
+							     : "this controller alone",
+					 view_ctl_name[c]);
+	}
+	return guard_why(why, size, "the view has no such hierarchy");
+}
+
 int guard_v1_ctl(const char *opts, char *why, size_t size)
 {
-	char buf[4096], *save = NULL, *o;
+	char buf[4096], *save = NULL, *o, name[80] = "";
 	unsigned long want = 0;
 	bool none = false, all = false;
-	int n = 0, first = -1, second = -1;
 
 	if (snprintf(buf, sizeof(buf), "%s", opts ? opts : "") >= (int)sizeof(buf))
 		return guard_why(why, size, "an option string over %zu bytes", sizeof(buf) - 1);
 	for (o = strtok_r(buf, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
 		size_t i;
 
-		if (!strncmp(o, "name=", 5))
-			return guard_why(why, size, "a named hierarchy (%.64s): the view has none", o);
+		if (!strncmp(o, "name=", 5)) {
+			if (strlen(o + 5) >= sizeof(name) || !o[5])
+				return guard_why(why, size, "a hierarchy name of 1 to %zu bytes",
+						 sizeof(name) - 1);
+			snprintf(name, sizeof(name), "%s", o + 5);
+			continue;
+		}
 		if (!strncmp(o, "release_agent=", 14))
 			return guard_why(why, size, "a release agent set by a mount option");
 		if (!strcmp(o, "none")) {
@@ -127,27 +178,11 @@ int guard_v1_ctl(const char *opts, char *why, size_t size)
 			return guard_why(why, size, "no controller named %.64s", o);
 		want |= 1UL << i;
 	}
-	/* the two lowest controllers named: the view's come first */
-	for (int i = 0; i < (int)GUARD_NV1; i++) {
-		if (!(want & (1UL << i)))
-			continue;
-		n++;
-		if (first < 0)
-			first = i;
-		else if (second < 0)
-			second = i;
-	}
-	if (none && !n)
+	if (none && !want && !name[0])
 		return guard_why(why, size, "a hierarchy without controllers (none)");
-	if (all || !n)
+	if (all || (!want && !none && !name[0]))
 		return guard_why(why, size, "every controller at once (no controller named)");
-	if (n > 1)
-		return guard_why(why, size, "%s with %s: the view mounts %s", guard_v1_names[first],
-				 guard_v1_names[second],
-				 second < VIEW_NCTL ? "them apart" : "no such hierarchy");
-	if (first >= VIEW_NCTL)
-		return guard_why(why, size, "the view has no %s hierarchy", guard_v1_names[first]);
-	return first;
+	return guard_v1_match(want, name[0] ? name : NULL, why, size);
 }
 
 /* ---- what the guard holds ---- */
@@ -178,7 +213,7 @@ int guard_open(struct guard *g, pid_t child, const char *mnt, const struct view_
 		g->view_fd[c] = -1;
 	/* through the child's root, the walk crosses its namespace's mounts */
 	for (int c = 0; c < VIEW_NCTL; c++)
-		if ((g->view_fd[c] = guard_openf(O_PATH | O_DIRECTORY, "/proc/%d/root" VIEW_CGROUP_TOP "/%s",
+		if (ns->ctl_id[c] > 0 && (g->view_fd[c] = guard_openf(O_PATH | O_DIRECTORY, "/proc/%d/root" VIEW_CGROUP_TOP "/%s",
 						 (int)child, view_ctl_name[c])) < 0)
 			goto fail;
 	if ((g->mntns_fd = guard_openf(O_RDONLY, "/proc/%d/ns/mnt", (int)child)) < 0)
@@ -513,6 +548,9 @@ static int guard_new_cgroup(struct guard *g, pid_t tid, const __u64 *a, const ch
 		return guard_refuse(g, tid, "a cgroup mount", j.path, "unreadable options");
 	if ((ctl = guard_v1_ctl(opts, why, sizeof(why))) < 0)
 		return guard_refuse(g, tid, "a cgroup mount", j.path, why);
+	if (g->view_fd[ctl] < 0)
+		return guard_refuse(g, tid, "a cgroup mount", j.path,
+				    "this kernel has no such controller: the view leaves it out");
 	j.ctl = ctl;
 	j.rdonly = (a[3] & MS_RDONLY) != 0;
 	/* in a cgroup namespace of its own, the caller's memory group is the

@@ -26,6 +26,7 @@
 #include "bridge/caller.h"
 #include "bridge/group.h"
 #include "bridge/notify.h"
+#include "bridge/standin.h"
 
 /* An open that can be answered reads: no write access, no O_PATH, no
  * directory (nor O_TMPFILE, which includes it), no creation. The filter
@@ -146,10 +147,11 @@ out:
 	return rc;
 }
 
-int notify_init(struct notify *s, int lfd, const char *mnt, struct guard *guard)
+int notify_init(struct notify *s, int lfd, const char *mnt, struct guard *guard, int qfd)
 {
 	memset(s, 0, sizeof(*s));
 	s->lfd = lfd;
+	s->qfd = qfd;
 	s->mnt = mnt;
 	s->ns = &guard->ns;
 	s->guard = guard;
@@ -220,6 +222,42 @@ static int notify_mount_family(struct notify *s)
 	return notify_respond(s, 0, rc, 0);
 }
 
+/* /proc/cgroups and /proc/PID/cgroup: memory's groups from memcgfs's
+ * files, the stand-ins' from their server. */
+static int notify_groups(struct notify *s, const struct view_req *req, pid_t pid,
+			 struct view_buf *out)
+{
+	char (*groups)[4096] = calloc(VIEW_NCTL, 4096), path[64];
+	const char *g[VIEW_NCTL] = { NULL };
+	long counts[VIEW_NCTL] = { 0 };
+	struct view_buf real = { 0 };
+	int rc;
+
+	if (!groups)
+		return -ENOMEM;
+	/* (a server that does not answer leaves its hierarchies at their
+	 * roots, as memcgfs-run showed them before it had one) */
+	if (s->qfd >= 0 && standin_ask(s->qfd, req->kind == VIEW_CGROUP ? pid : 0, groups, counts))
+		memset(groups, 0, VIEW_NCTL * 4096);
+	for (int c = 0; c < VIEW_NCTL; c++)
+		g[c] = groups[c][0] ? groups[c] : NULL;
+	if (req->kind == VIEW_CGROUPS) {
+		counts[VIEW_MEMORY] = group_count(s->mnt);
+		if (!(rc = caller_slurp("/proc/cgroups", &real)))
+			rc = view_proc_cgroups(s->ns, real.p, counts, out);
+	} else {
+		snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+		if (!(rc = caller_slurp(path, &real)) &&
+		    !(rc = group_of(s->mnt, pid, groups[VIEW_MEMORY], 4096))) {
+			g[VIEW_MEMORY] = groups[VIEW_MEMORY];
+			rc = view_cgroup(s->ns, real.p, g, out);
+		}
+	}
+	view_buf_free(&real);
+	free(groups);
+	return rc;
+}
+
 /* The text of one answered file for REQ (whose process is resolved). */
 static int notify_text(struct notify *s, const struct view_req *req, pid_t pid, struct view_buf *out)
 {
@@ -227,17 +265,11 @@ static int notify_text(struct notify *s, const struct view_req *req, pid_t pid, 
 		[VIEW_MOUNTS] = "mounts", [VIEW_MOUNTINFO] = "mountinfo", [VIEW_CGROUP] = "cgroup",
 	};
 	struct view_buf real = { 0 }, info = { 0 };
-	char path[64], group[4096];
+	char path[64];
 	int rc;
 
-	if (req->kind == VIEW_CGROUPS) {
-		long n = group_count(s->mnt);
-
-		if (!(rc = caller_slurp("/proc/cgroups", &real)))
-			rc = view_proc_cgroups(s->ns, real.p, n > 0 ? n : 1, out);
-		view_buf_free(&real);
-		return rc;
-	}
+	if (req->kind == VIEW_CGROUPS || req->kind == VIEW_CGROUP)
+		return notify_groups(s, req, pid, out);
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file[req->kind]);
 	switch (req->kind) {
 	case VIEW_MOUNTINFO:
@@ -257,10 +289,6 @@ static int notify_text(struct notify *s, const struct view_req *req, pid_t pid, 
 			if ((rc = view_mounts(s->ns, real.p, info.p, out)) != -EAGAIN)
 				break;
 		}
-		break;
-	case VIEW_CGROUP:
-		if (!(rc = caller_slurp(path, &real)) && !(rc = group_of(s->mnt, pid, group, sizeof(group))))
-			rc = view_cgroup(s->ns, real.p, group, out);
 		break;
 	default:
 		rc = -EINVAL;

@@ -29,6 +29,7 @@ struct notify_counts {
 
 struct notify {
 	int lfd;                 /* the listener */
+	int qfd;                 /* the stand-ins' server's questions (-1: none) */
 	const char *mnt;         /* memcgfs's mount point, as we see it */
 	const struct view_ns *ns;  /* the guard's: it records the mounts it binds */
 	struct seccomp_notif *req;
@@ -39,8 +40,9 @@ struct notify {
 };
 
 /* 0 or a negative errno. GUARD (opened by the caller) answers the mount
- * family; the view is its namespace record (guard->ns). */
-int notify_init(struct notify *s, int lfd, const char *mnt, struct guard *guard);
+ * family; the view is its namespace record (guard->ns); QFD asks the
+ * stand-ins' server (standin.h) a task's groups. */
+int notify_init(struct notify *s, int lfd, const char *mnt, struct guard *guard, int qfd);
 /* Receives one notification and answers it: a synthesized fd, a
  * cgroupfs statfs, or "continue" (the call proceeds as if unwatched).
  * 0; -ENOENT when the caller went away meanwhile (harmless); another

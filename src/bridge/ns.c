@@ -1,8 +1,9 @@
 /* ns.c: building the mount namespace memcgfs-run's command runs in.
  * Owns the namespace's mounts only: never mounts, unmounts or writes
  * anything in the caller's namespace, and never writes to memcgfs. The
- * companion hierarchies are read-only tmpfs stand-ins holding the values
- * of an unconstrained group; they constrain nothing. */
+ * companion hierarchies are FUSE mounts the stand-in server (standin.c)
+ * answers once the parent has their descriptors: nothing here looks
+ * inside them. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -16,8 +17,7 @@
 #include <unistd.h>
 
 #include "bridge/ns.h"
-
-#define NS_SOURCE "memcgfs-run"  /* the stand-ins' source, seen from outside */
+#include "bridge/standin.h"
 
 /* Writes TEXT to PATH in one write(2): a new file with CREATE, else an
  * existing one (a /proc file, which may not be truncated). */
@@ -32,23 +32,6 @@ static int ns_write(const char *path, const char *text, bool create)
 		rc = errno ? -errno : -EIO;
 	close(fd);
 	return rc;
-}
-
-/* The first line of a sysfs list such as "0-1", or FALLBACK. */
-static void ns_read_list(const char *path, char *out, size_t size, const char *fallback)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, out, size - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0) {
-		snprintf(out, size, "%s\n", fallback);
-		return;
-	}
-	out[n] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-	strcat(out, "\n");
 }
 
 static int ns_maps(uid_t uid, gid_t gid)
@@ -98,7 +81,8 @@ static int ns_mount_id(const char *path)
 {
 	struct statx sx;
 
-	if (statx(AT_FDCWD, path, AT_NO_AUTOMOUNT, STATX_MNT_ID, &sx))
+	/* (without a sync: the stand-ins' server is not answering yet) */
+	if (statx(AT_FDCWD, path, AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC, STATX_MNT_ID, &sx))
 		return -errno;
 	if (!(sx.stx_mask & STATX_MNT_ID))
 		return -ENOSYS;
@@ -125,63 +109,154 @@ static unsigned long ns_mnt_flags(const char *path)
 	return ms;
 }
 
-/* One stand-in hierarchy: a small tmpfs with FILES (name, content pairs,
- * NULL-terminated), then read-only. */
-static int ns_standin(const char *dir, const char *const *files)
+/* Whether the kernel has every controller of hierarchy C (as
+ * /proc/cgroups lists them); name=systemd's has none. */
+static bool ns_kernel_has(int c, const char *proc_cgroups)
 {
-	const unsigned long fl = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RELATIME;
-	char path[256];
-	int rc;
+	for (const char *f = view_ctl_field[c]; *f;) {
+		size_t n = strcspn(f, ",");
+		char row[40];
 
-	if (mount(NS_SOURCE, dir, "tmpfs", fl, "mode=755,size=16k"))
-		return -errno;
-	for (; files[0]; files += 2) {
-		snprintf(path, sizeof(path), "%s/%s", dir, files[0]);
-		if ((rc = ns_write(path, files[1], true)))
-			return rc;
+		if (strncmp(f, "name=", 5)) {
+			snprintf(row, sizeof(row), "\n%.*s\t", (int)n, f);
+			if (!strstr(proc_cgroups, row))
+				return false;
+		}
+		f += n + (f[n] == ',');
 	}
-	if (mount(NULL, dir, NULL, MS_REMOUNT | MS_RDONLY | fl, NULL))
-		return -errno;
+	return true;
+}
+
+static long ns_no_tasks(void *arg, pid_t *out, size_t max)
+{
+	(void)arg;
+	(void)out;
+	(void)max;
 	return 0;
 }
 
-static int ns_standins(void)
+static int ns_no_task(void *arg, pid_t tid, struct hier_task_info *out)
 {
-	char cpus[256], mems[256];
-	int rc;
-
-	ns_read_list("/sys/devices/system/cpu/online", cpus, sizeof(cpus), "0");
-	ns_read_list("/sys/devices/system/node/online", mems, sizeof(mems), "0");
-	{
-		/* an unconstrained group's values: no quota, the default
-		 * weight, never throttled */
-		const char *const cpu[] = {
-			"cpu.cfs_period_us", "100000\n", "cpu.cfs_quota_us", "-1\n",
-			"cpu.shares", "1024\n",
-			"cpu.stat", "nr_periods 0\nnr_throttled 0\nthrottled_time 0\n", NULL,
-		};
-		const char *const cpuacct[] = { NULL };
-		const char *const cpuset[] = {
-			"cpuset.cpus", cpus, "cpuset.effective_cpus", cpus,
-			"cpuset.mems", mems, "cpuset.effective_mems", mems, NULL,
-		};
-
-		if ((rc = ns_standin(VIEW_CGROUP_TOP "/cpu", cpu)) ||
-		    (rc = ns_standin(VIEW_CGROUP_TOP "/cpuacct", cpuacct)))
-			return rc;
-		return ns_standin(VIEW_CGROUP_TOP "/cpuset", cpuset);
-	}
+	(void)arg;
+	(void)tid;
+	(void)out;
+	return -ESRCH;
 }
 
-int ns_setup(const char *mnt, struct view_ns *ns, const char **what)
+/* Where /dev/fuse may not be opened (a user, where it is 0600): hierarchy
+ * C as a read-only tmpfs holding its root's files with their defaults,
+ * as memcgfs-run had before the writable stand-ins. */
+static int ns_standin_ro(struct hier_set *hs, int c, const char *dir)
+{
+	const unsigned long fl = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RELATIME;
+	struct hier_group *root = hier_group(hs, c, 0);
+	const char *name;
+	unsigned mode;
+	char path[512];
+	int rc = 0;
+
+	if (mount(STANDIN_SOURCE, dir, "tmpfs", fl, "mode=755,size=256k"))
+		return -errno;
+	for (int i = 0; !rc && hier_file(hs, c, root, i, &name, &mode) >= 0; i++) {
+		int f = hier_file_index(hs, c, root, name), fd;
+		char *text = NULL;
+		size_t len = 0;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 0777)) < 0)
+			return -errno;
+		if ((mode & 0444) && !hier_read(hs, c, root, f, &text, &len) &&
+		    write(fd, text, len) != (ssize_t)len)
+			rc = errno ? -errno : -EIO;
+		free(text);
+		if (fchmod(fd, mode & 0777))
+			rc = -errno;
+		close(fd);
+	}
+	if (!rc && mount(NULL, dir, NULL, MS_REMOUNT | MS_RDONLY | fl, NULL))
+		rc = -errno;
+	return rc;
+}
+
+/* One stand-in hierarchy at DIR: a FUSE mount of its own (as a v1 root
+ * is a mount of its own), its descriptor into *FD; or the read-only
+ * fallback. */
+static int ns_standin(struct hier_set **hs, int c, const char *dir, int *fd, const char **what)
+{
+	const unsigned long fl = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RELATIME;
+	char opts[160];
+
+	*what = "mounting a stand-in hierarchy (FUSE)";
+	if ((*fd = open("/dev/fuse", O_RDWR | O_CLOEXEC)) >= 0) {
+		snprintf(opts, sizeof(opts),
+			 "fd=%d,rootmode=40000,user_id=%u,group_id=%u,allow_other,default_permissions",
+			 *fd, (unsigned)geteuid(), (unsigned)getegid());
+		return mount(STANDIN_SOURCE, dir, STANDIN_FSTYPE, fl, opts) ? -errno : 0;
+	}
+	if (errno != EACCES && errno != EPERM && errno != ENOENT && errno != ENXIO)
+		return -errno;
+	*what = "a read-only stand-in hierarchy (no /dev/fuse)";
+	if (!*hs) {
+		static const struct hier_os none = { .task = ns_no_task, .tasks = ns_no_tasks };
+		char cpus[256], mems[256];
+		unsigned huge[3];
+		int nhuge = standin_os_huge(huge, 3);
+
+		if (standin_os_online("/sys/devices/system/cpu/online", cpus, sizeof(cpus)))
+			snprintf(cpus, sizeof(cpus), "0");
+		if (standin_os_online("/sys/devices/system/node/online", mems, sizeof(mems)))
+			snprintf(mems, sizeof(mems), "0");
+		if (!(*hs = hier_new(&none, cpus, mems, huge, nhuge, geteuid(), getegid())))
+			return -ENOMEM;
+	}
+	return ns_standin_ro(*hs, c, dir);
+}
+
+/* The stand-in hierarchies the kernel has the controllers of (PRESENT),
+ * systemd's links beside them. */
+static int ns_standins(int fuse_fd[VIEW_NCTL], bool present[VIEW_NCTL], const char **what)
+{
+	char cg[8192] = "\n", path[256];
+	struct hier_set *hs = NULL;
+	int fd = open("/proc/cgroups", O_RDONLY | O_CLOEXEC), rc = 0;
+	ssize_t n = fd >= 0 ? read(fd, cg + 1, sizeof(cg) - 2) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	cg[n > 0 ? n + 1 : 1] = '\0';
+	for (int c = 0; c < VIEW_NCTL && !rc; c++) {
+		if (!hier_is_standin(c) || !ns_kernel_has(c, cg))
+			continue;
+		snprintf(path, sizeof(path), VIEW_CGROUP_TOP "/%s", view_ctl_name[c]);
+		*what = "mkdir in " VIEW_CGROUP_TOP;
+		if (mkdir(path, 0755))
+			rc = -errno;
+		else if (!(rc = ns_standin(&hs, c, path, &fuse_fd[c], what)))
+			present[c] = true;
+	}
+	hier_free(hs);
+	if (!rc)
+		*what = "systemd's links in " VIEW_CGROUP_TOP;
+	for (int i = 0; i < VIEW_NLINKS && !rc; i++) {
+		snprintf(path, sizeof(path), VIEW_CGROUP_TOP "/%s", view_links[i][0]);
+		if (symlink(view_links[i][1], path))
+			rc = -errno;
+	}
+	return rc;
+}
+
+int ns_setup(const char *mnt, struct view_ns *ns, int fuse_fd[VIEW_NCTL], const char **what)
 {
 	const unsigned long fl = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RELATIME;
 	char path[256], src[4096 + sizeof(ns->root)];
+	bool present[VIEW_NCTL] = { [VIEW_MEMORY] = true };
 	int rc;
 
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
 
+	for (int c = 0; c < VIEW_NCTL; c++)
+		fuse_fd[c] = -1;
 	*what = "unshare";
 	if (uid != 0) {
 		/* the ids must be read before: unmapped, they read 65534 */
@@ -206,12 +281,9 @@ int ns_setup(const char *mnt, struct view_ns *ns, const char **what)
 	*what = "mounting a tmpfs on " VIEW_CGROUP_TOP;
 	if (mount("tmpfs", VIEW_CGROUP_TOP, "tmpfs", fl, "mode=755,size=16k"))
 		return -errno;
-	for (int c = 0; c < VIEW_NCTL; c++) {
-		snprintf(path, sizeof(path), VIEW_CGROUP_TOP "/%s", view_ctl_name[c]);
-		*what = "mkdir in " VIEW_CGROUP_TOP;
-		if (mkdir(path, 0755))
-			return -errno;
-	}
+	*what = "mkdir in " VIEW_CGROUP_TOP;
+	if (mkdir(VIEW_CGROUP_TOP "/memory", 0755))
+		return -errno;
 	*what = "binding the memcgfs mount";
 	/* (with --group-as-root, the group's directory: its subtree is the
 	 * hierarchy) */
@@ -223,8 +295,7 @@ int ns_setup(const char *mnt, struct view_ns *ns, const char **what)
 	 * hierarchy works without them) */
 	(void)mount(NULL, VIEW_CGROUP_TOP "/memory", NULL,
 		    MS_REMOUNT | MS_BIND | ns_mnt_flags(mnt) | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
-	*what = "the cpu, cpuacct and cpuset stand-ins";
-	if ((rc = ns_standins()))
+	if ((rc = ns_standins(fuse_fd, present, what)))
 		return rc;
 	*what = "remounting " VIEW_CGROUP_TOP " read-only";
 	if (mount(NULL, VIEW_CGROUP_TOP, NULL, MS_REMOUNT | MS_RDONLY | fl, NULL))
@@ -235,6 +306,9 @@ int ns_setup(const char *mnt, struct view_ns *ns, const char **what)
 	ns->top_id = rc;
 	for (int c = 0; c < VIEW_NCTL; c++) {
 		snprintf(path, sizeof(path), VIEW_CGROUP_TOP "/%s", view_ctl_name[c]);
+		ns->ctl_id[c] = 0;
+		if (!present[c])
+			continue;   /* the kernel lacks a controller of it */
 		if ((rc = ns_mount_id(path)) < 0)
 			return rc;
 		ns->ctl_id[c] = rc;

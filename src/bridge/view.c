@@ -10,9 +10,19 @@
 
 #include "bridge/view.h"
 
-const char *const view_ctl_name[VIEW_NCTL] = {
-	[VIEW_CPUSET] = "cpuset", [VIEW_CPU] = "cpu", [VIEW_CPUACCT] = "cpuacct",
-	[VIEW_MEMORY] = "memory",
+#define VIEW_NAMES(systemd)                                                          \
+	[VIEW_CPUSET] = "cpuset", [VIEW_CPU] = "cpu,cpuacct", [VIEW_MEMORY] = "memory",    \
+	[VIEW_DEVICES] = "devices", [VIEW_FREEZER] = "freezer",                            \
+	[VIEW_NET] = "net_cls,net_prio", [VIEW_BLKIO] = "blkio",                           \
+	[VIEW_PERF_EVENT] = "perf_event", [VIEW_HUGETLB] = "hugetlb", [VIEW_PIDS] = "pids", \
+	[VIEW_RDMA] = "rdma", [VIEW_SYSTEMD] = systemd
+
+const char *const view_ctl_name[VIEW_NCTL] = { VIEW_NAMES("systemd") };
+const char *const view_ctl_field[VIEW_NCTL] = { VIEW_NAMES("name=systemd") };
+const char *const view_ctl_opts[VIEW_NCTL] = { VIEW_NAMES("xattr,name=systemd") };
+const char *const view_links[VIEW_NLINKS][2] = {
+	{ "cpu", "cpu,cpuacct" }, { "cpuacct", "cpu,cpuacct" },
+	{ "net_cls", "net_cls,net_prio" }, { "net_prio", "net_cls,net_prio" },
 };
 
 /* Room for N more bytes and the terminating NUL. */
@@ -382,7 +392,7 @@ int view_mountinfo(const struct view_ns *ns, const char *real, struct view_buf *
 			/* left out: below our /sys/fs/cgroup */
 		} else if (c >= 0) {
 			if (!(rc = view_mi_head(ns, l, len, &m, c, out)))
-				rc = view_buf_printf(out, " - cgroup cgroup rw,%s\n", view_ctl_name[c]);
+				rc = view_buf_printf(out, " - cgroup cgroup rw,%s\n", view_ctl_opts[c]);
 		} else {
 			rc = view_buf_add(out, l, len + (e ? 1 : 0));
 		}
@@ -472,7 +482,7 @@ int view_mounts(const struct view_ns *ns, const char *real_mounts, const char *r
 			continue;
 		if ((c = view_ctl_of(ns, m.id)) >= 0)
 			rc = view_buf_printf(out, "cgroup %.*s cgroup %.*s,%s 0 0\n", (int)m.mp_len,
-					     m.mp, (int)m.opts_len, m.opts, view_ctl_name[c]);
+					     m.mp, (int)m.opts_len, m.opts, view_ctl_opts[c]);
 		else if (!(rc = view_buf_add(out, ms[i], ml[i])))
 			rc = view_buf_add(out, "\n", 1);
 	}
@@ -486,7 +496,8 @@ out:
 
 /* ---- cgroup and /proc/cgroups ---- */
 
-/* Does a comma-separated controller list name one of the four? */
+/* Does a comma-separated list of /proc/PID/cgroup name a controller (or
+ * the named hierarchy) of the view? */
 static bool view_names_ours(const char *list, size_t len)
 {
 	size_t i = 0;
@@ -497,8 +508,13 @@ static bool view_names_ours(const char *list, size_t len)
 		while (j < len && list[j] != ',')
 			j++;
 		for (int c = 0; c < VIEW_NCTL; c++)
-			if (strlen(view_ctl_name[c]) == j - i && !memcmp(list + i, view_ctl_name[c], j - i))
-				return true;
+			for (const char *f = view_ctl_field[c]; *f;) {
+				size_t n = strcspn(f, ",");
+
+				if (n == j - i && !memcmp(list + i, f, n))
+					return true;
+				f += n + (f[n] == ',');
+			}
 		i = j + 1;
 	}
 	return false;
@@ -544,18 +560,22 @@ int view_relative(const char *root, const char *path, char *out, size_t size)
 	return 0;
 }
 
-int view_cgroup(const struct view_ns *ns, const char *real, const char *group,
+int view_cgroup(const struct view_ns *ns, const char *real, const char *const groups[VIEW_NCTL],
 		struct view_buf *out)
 {
 	char rel[4096];
 	int rc = 0;
 
-	if (ns->root[0] && !view_relative(ns->root, group, rel, sizeof(rel)))
-		group = rel;
 	/* ours have the largest ids, and the kernel lists the largest first */
-	for (int c = VIEW_NCTL - 1; c >= 0 && !rc; c--)
-		rc = view_buf_printf(out, "%d:%s:%s\n", ns->hier[c], view_ctl_name[c],
-				     c == VIEW_MEMORY ? group : "/");
+	for (int c = VIEW_NCTL - 1; c >= 0 && !rc; c--) {
+		const char *g = groups[c] ? groups[c] : "/";
+
+		if (ns->ctl_id[c] <= 0)
+			continue;
+		if (c == VIEW_MEMORY && ns->root[0] && !view_relative(ns->root, g, rel, sizeof(rel)))
+			g = rel;
+		rc = view_buf_printf(out, "%d:%s:%s\n", ns->hier[c], view_ctl_field[c], g);
+	}
 	for (const char *l = real; *l && !rc;) {
 		const char *e = strchr(l, '\n');
 		size_t len = e ? (size_t)(e - l) : strlen(l);
@@ -564,7 +584,7 @@ int view_cgroup(const struct view_ns *ns, const char *real, const char *group,
 		c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - l)) : NULL;
 		/* the host's other v1 hierarchies are not mounted here
 		 * (nor listed in /proc/cgroups): only the v2 line and named
-		 * hierarchies stay */
+		 * hierarchies the view has not stay */
 		if (!c2 || (!view_names_ours(c1 + 1, (size_t)(c2 - c1 - 1)) &&
 			    (*l == '0' || (c2 - c1 > 5 && !memcmp(c1 + 1, "name=", 5))))) {
 			rc = view_buf_add(out, l, len);
@@ -578,41 +598,45 @@ int view_cgroup(const struct view_ns *ns, const char *real, const char *group,
 	return rc;
 }
 
-static int view_cgroups_row(struct view_buf *out, const struct view_ns *ns, int c, long ngroups)
+/* The hierarchy controller NAME (N bytes) is in, -1 if none of the
+ * view's. */
+static int view_ctl_of_name(const char *name, size_t n)
 {
-	return view_buf_printf(out, "%s\t%d\t%ld\t1\n", view_ctl_name[c], ns->hier[c],
-			       c == VIEW_MEMORY ? ngroups : 1);
+	for (int c = 0; c < VIEW_NCTL; c++)
+		for (const char *f = view_ctl_field[c]; *f;) {
+			size_t k = strcspn(f, ",");
+
+			if (k == n && !memcmp(name, f, n) && strncmp(f, "name=", 5))
+				return c;
+			f += k + (f[k] == ',');
+		}
+	return -1;
 }
 
-int view_proc_cgroups(const struct view_ns *ns, const char *real, long ngroups,
+int view_proc_cgroups(const struct view_ns *ns, const char *real, const long ngroups[VIEW_NCTL],
 		      struct view_buf *out)
 {
-	bool done[VIEW_NCTL] = { false };
 	int rc = 0;
 
+	/* the kernel's rows, in its order, for the controllers mounted here
+	 * (libcgroup's lssubsys -am stops at the first it finds listed but
+	 * not mounted) */
 	for (const char *l = real; *l && !rc;) {
 		const char *e = strchr(l, '\n');
 		size_t len = e ? (size_t)(e - l) : strlen(l), n = strcspn(l, " \t\n");
-		int c;
+		int c = *l == '#' ? -1 : view_ctl_of_name(l, n);
 
-		for (c = 0; c < VIEW_NCTL; c++)
-			if (*l != '#' && strlen(view_ctl_name[c]) == n && !memcmp(l, view_ctl_name[c], n))
-				break;
-		/* (another controller's row is left out: none of its
-		 * hierarchies is mounted here, and libcgroup's lssubsys -am
-		 * stops at the first it finds listed but not mounted) */
-		if (c < VIEW_NCTL) {
-			rc = view_cgroups_row(out, ns, c, ngroups);
-			done[c] = true;
-		} else if (*l == '#' && !(rc = view_buf_add(out, l, len))) {
+		if (c >= 0 && ns->ctl_id[c] > 0)
+			rc = view_buf_printf(out, "%.*s\t%d\t%ld\t1\n", (int)n, l, ns->hier[c],
+					     ngroups[c] > 0 ? ngroups[c] : 1);
+		else if (*l == '#' && !(rc = view_buf_add(out, l, len)))
 			rc = view_buf_add(out, "\n", 1);
-		}
 		if (!e)
 			break;
 		l = e + 1;
 	}
-	for (int c = 0; c < VIEW_NCTL && !rc; c++)
-		if (!done[c])
-			rc = view_cgroups_row(out, ns, c, ngroups);
+	if (!rc && ns->ctl_id[VIEW_MEMORY] > 0 && !strstr(out->p ? out->p : "", "\nmemory\t"))
+		rc = view_buf_printf(out, "memory\t%d\t%ld\t1\n", ns->hier[VIEW_MEMORY],
+				     ngroups[VIEW_MEMORY] > 0 ? ngroups[VIEW_MEMORY] : 1);
 	return rc;
 }

@@ -9,10 +9,23 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* The hierarchies shown as cgroup v1: memcgfs's, and the JVM's three
- * required companions (read-only stand-ins that constrain nothing). */
-enum view_ctl { VIEW_CPUSET, VIEW_CPU, VIEW_CPUACCT, VIEW_MEMORY, VIEW_NCTL };
+/* The hierarchies shown as cgroup v1, laid out as a systemd host lays
+ * them out: memcgfs's memory, and the others as memcgfs-run's writable
+ * stand-ins (hier.h). */
+enum view_ctl {
+	VIEW_CPUSET, VIEW_CPU /* cpu,cpuacct */, VIEW_MEMORY, VIEW_DEVICES, VIEW_FREEZER,
+	VIEW_NET /* net_cls,net_prio */, VIEW_BLKIO, VIEW_PERF_EVENT, VIEW_HUGETLB, VIEW_PIDS,
+	VIEW_RDMA, VIEW_SYSTEMD /* name=systemd */, VIEW_NCTL
+};
+/* the directory under /sys/fs/cgroup ("cpu,cpuacct", "systemd") */
 extern const char *const view_ctl_name[VIEW_NCTL];
+/* the field of /proc/PID/cgroup ("cpu,cpuacct", "name=systemd") */
+extern const char *const view_ctl_field[VIEW_NCTL];
+/* the mount's own options in mountinfo, after "rw," */
+extern const char *const view_ctl_opts[VIEW_NCTL];
+/* the links a systemd host has beside them: name, target */
+extern const char *const view_links[][2];
+#define VIEW_NLINKS 4
 
 #define VIEW_CGROUP_TOP "/sys/fs/cgroup"
 #define VIEW_MAX_HIDDEN 64
@@ -24,7 +37,9 @@ extern const char *const view_ctl_name[VIEW_NCTL];
  * (the first field of mountinfo): the tmpfs at /sys/fs/cgroup, one mount
  * per hierarchy, and the mounts that were below /sys/fs/cgroup and could
  * not be unmounted (a user namespace cannot uncover locked mounts), which
- * the listings leave out. hier[] are the hierarchy ids shown for each.
+ * the listings leave out. hier[] are the hierarchy ids shown for each;
+ * a hierarchy whose controllers the kernel lacks is not mounted (ctl_id
+ * 0) and not shown.
  * bound_id[] are the mounts the mount guard made for a program's own
  * cgroup mounts (a clone of hierarchy bound_ctl[]), shown as that
  * hierarchy too; past VIEW_MAX_BOUND the oldest is forgotten. */
@@ -103,14 +118,16 @@ int view_mounts(const struct view_ns *ns, const char *real_mounts, const char *r
  * the kernel shows a group from a cgroup namespace: "/" for ROOT itself,
  * "/sub" below it, "/../x" beside it. 0, or -ENAMETOOLONG. */
 int view_relative(const char *root, const char *path, char *out, size_t size);
-/* /proc/PID/cgroup: the real lines of the four controllers are replaced
- * by the wrapper's (memory: GROUP, seen from ns->root; the companions:
- * /); the rest pass. */
-int view_cgroup(const struct view_ns *ns, const char *real, const char *group,
+/* /proc/PID/cgroup: the real lines of the view's controllers (and of
+ * name=systemd) are replaced by the wrapper's, GROUPS[c] being the
+ * process's group in hierarchy c (NULL: "/"; memory's is seen from
+ * ns->root); the v2 line and other named hierarchies pass. */
+int view_cgroup(const struct view_ns *ns, const char *real, const char *const groups[VIEW_NCTL],
 		struct view_buf *out);
-/* /proc/cgroups: the four rows replaced (added if the kernel has none),
- * memory's num_cgroups being NGROUPS; the rest pass. */
-int view_proc_cgroups(const struct view_ns *ns, const char *real, long ngroups,
+/* /proc/cgroups: a row per controller of a hierarchy the view has, with
+ * its id and NGROUPS[c] groups; the rows of others are left out (no
+ * hierarchy of theirs is mounted). */
+int view_proc_cgroups(const struct view_ns *ns, const char *real, const long ngroups[VIEW_NCTL],
 		      struct view_buf *out);
 
 #endif

@@ -1,8 +1,8 @@
 #!/bin/bash
 # t_run.sh: memcgfs-run (issue 13). Inside it memcgfs is a cgroup v1
 # memory hierarchy at /sys/fs/cgroup/memory: mountinfo, mounts, statfs,
-# /proc/PID/cgroup and /proc/cgroups say so, with cpu, cpuacct and cpuset
-# stand-ins; cgroup-tools, the JVM, a static C and a Go detector work
+# /proc/PID/cgroup and /proc/cgroups say so, beside the stand-in
+# hierarchies a systemd host has (t_standin.sh tests those); cgroup-tools, the JVM, a static C and a Go detector work
 # unmodified; --group accounts and OOM-kills; as root and as a user (a
 # user namespace). Outside nothing changes. Each claim is also checked
 # through memcgfs's own files.
@@ -40,6 +40,12 @@ HOST_CGROUP=$(cat /proc/self/cgroup)
 mkdir "$MNT/demo"
 echo 256M > "$MNT/demo/memory.limit_in_bytes"
 r() { "$RUN" --mount "$MNT" "$@"; }
+# the view's hierarchies in the order they are mounted (rdma where the
+# kernel has the controller)
+VIEW_DIRS="memory cpuset cpu,cpuacct devices freezer net_cls,net_prio blkio perf_event hugetlb pids"
+awk '$1 == "rdma" { f = 1 } END { exit !f }' /proc/cgroups && VIEW_DIRS="$VIEW_DIRS rdma"
+VIEW_DIRS="$VIEW_DIRS systemd"
+NVIEW=$(echo $VIEW_DIRS | wc -w)
 
 # --- the view: mountinfo, mounts, /etc/mtab, statfs ---
 line=$(r -- grep ' /sys/fs/cgroup/memory ' /proc/self/mountinfo)
@@ -63,13 +69,10 @@ expect "relative to a /proc dirfd and to the cwd" \
 ./../self/mountinfo:1"
 expect "every hierarchy listed as cgroup" \
 	"$(r -- awk '/ - cgroup cgroup / { print $5, $NF }' /proc/self/mountinfo)" \
-	"/sys/fs/cgroup/memory rw,memory
-/sys/fs/cgroup/cpu rw,cpu
-/sys/fs/cgroup/cpuacct rw,cpuacct
-/sys/fs/cgroup/cpuset rw,cpuset"
+	"$(for d in $VIEW_DIRS; do o=$d; [ $d = systemd ] && o=xattr,name=systemd; echo "/sys/fs/cgroup/$d rw,$o"; done)"
 expect "only ours below /sys/fs/cgroup (the host's are gone)" \
 	"$(r -- awk '$5 ~ /^\/sys\/fs\/cgroup/ { print $5 }' /proc/self/mountinfo | sort | tr '\n' ' ')" \
-	"/sys/fs/cgroup /sys/fs/cgroup/cpu /sys/fs/cgroup/cpuacct /sys/fs/cgroup/cpuset /sys/fs/cgroup/memory "
+	"$( (echo /sys/fs/cgroup; for d in $VIEW_DIRS; do echo /sys/fs/cgroup/$d; done) | sort | tr '\n' ' ')"
 expect "every other mount point as outside" "$(r -- cat /proc/self/mountinfo | other_points)" \
 	"$(other_points < /proc/self/mountinfo)"
 expect "the memcgfs mount itself is still fuse.memcgfs inside" \
@@ -98,15 +101,17 @@ sleeper /demo
 OTHER=$SLEPT
 expect "cgroup: another process's, from the mount's tasks" \
 	"$(r -- grep :memory: "/proc/$OTHER/cgroup" | cut -d: -f2-)" "memory:/demo"
-expect "cgroup: the companions' lines" "$(r -- grep -E ':(cpu|cpuacct|cpuset):' /proc/self/cgroup | cut -d: -f2- | sort)" \
-	"cpu:/
-cpuacct:/
+expect "cgroup: the companions' lines" "$(r -- grep -E ':(cpu,cpuacct|cpuset):' /proc/self/cgroup | cut -d: -f2- | sort)" \
+	"cpu,cpuacct:/
 cpuset:/"
-# (of the host's lines, the v2 one and named hierarchies pass; its other
-# v1 hierarchies are mounted nowhere inside, and not listed)
-expect "cgroup: the v2 line and named hierarchies pass" \
-	"$(r -- grep -vE ':(memory|cpu|cpuacct|cpuset):' /proc/self/cgroup)" \
-	"$(grep -E '^0::|^[0-9]+:name=' /proc/self/cgroup)"
+# (of the host's lines, the v2 one and named hierarchies other than
+# systemd's pass; its v1 hierarchies are mounted nowhere inside, and not
+# listed)
+expect "cgroup: the v2 line and other named hierarchies pass" \
+	"$(r -- grep -E '^0::|^[0-9]+:name=' /proc/self/cgroup | grep -v ':name=systemd:')" \
+	"$(grep -E '^0::|^[0-9]+:name=' /proc/self/cgroup | grep -v ':name=systemd:')"
+expect "cgroup: name=systemd is the view's" \
+	"$(r -- grep ':name=systemd:' /proc/self/cgroup | cut -d: -f2-)" "name=systemd:/"
 expect "/proc/cgroups: memory enabled, with a hierarchy" \
 	"$(r -- awk '$1 == "memory" { print ($2 > 0), $4 }' /proc/cgroups)" "1 1"
 expect "/proc/cgroups: num_cgroups counts memcgfs's groups" \
@@ -115,14 +120,15 @@ expect "/proc/cgroups and /proc/self/cgroup agree on the hierarchy" \
 	"$(r -- sh -c 'awk "\$1 == \"memory\" { print \$2 }" /proc/cgroups; grep :memory: /proc/self/cgroup | cut -d: -f1')" \
 	"$(r -- awk '$1 == "memory" { print $2; print $2 }' /proc/cgroups)"
 
-# --- the stand-ins: an unconstrained group's values, read-only ---
+# --- the stand-ins: an unconstrained group's values at the roots ---
 expect "cpu stand-in" "$(r -- cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us /sys/fs/cgroup/cpu/cpu.cfs_period_us \
 	/sys/fs/cgroup/cpu/cpu.shares)" "-1
 100000
 1024"
 expect "cpuset stand-in: the online CPUs" "$(r -- cat /sys/fs/cgroup/cpuset/cpuset.cpus)" \
 	"$(cat /sys/devices/system/cpu/online)"
-expect "stand-ins constrain nothing: read-only" "$(r -- "$WR" /sys/fs/cgroup/cpu/cpu.shares 512)" "EROFS"
+expect "stand-ins: the root's cpu.shares is not writable (EINVAL)" \
+	"$(r -- "$WR" /sys/fs/cgroup/cpu/cpu.shares 512)" "EINVAL"
 
 # --- the program's own behaviour ---
 expect "exit status passes" "$(r -- sh -c 'exit 7'; echo $?)" 7
@@ -168,7 +174,7 @@ r -- sh -c "(read x < $DATA/go; grep -c ' - cgroup cgroup ' /proc/self/mountinfo
 expect "returns before its leftovers" "$([ -e "$DATA/late" ] && echo late || echo early)" "early"
 echo go > "$DATA/go"
 wait_until 10 test -s "$DATA/late" || bad "the leftover process did not finish"
-expect "a leftover process keeps the view" "$(cat "$DATA/late")" 4
+expect "a leftover process keeps the view" "$(cat "$DATA/late")" "$NVIEW"
 wait_until 10 sh -c "! pgrep -f '^$RUN ' >/dev/null" || bad "a supervisor is left: $(pgrep -a -f "^$RUN ")"
 
 # --- as a user: a user namespace, the same view ---
@@ -178,7 +184,7 @@ uout=$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- sh -c 'id -u; grep " /sys/f
 	grep :memory: /proc/self/cgroup | cut -d: -f2-; cat /sys/fs/cgroup/memory/demo/memory.limit_in_bytes' 2>&1)
 expect "as a user: same uid, the view, only ours below /sys/fs/cgroup" "$uout" "$U
 cgroup cgroup rw,memory
-5
+$((NVIEW + 1))
 27e0eb
 memory:/
 268435456"

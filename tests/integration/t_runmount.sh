@@ -68,11 +68,20 @@ expect "read-only when asked (ro)" \
 EROFS"
 expect "cpuset: the stand-in's tree" \
 	"$(r -- sh -c "mount -t cgroup -o cpuset cgroup $T && cat $T/cpuset.cpus")" "$(cat /sys/devices/system/cpu/online)"
-expect "cpu: the stand-in's tree" "$(r -- sh -c "$CG mount none $T cgroup - cpu && cat $T/cpu.shares")" "ok
+expect "cpu,cpuacct: the stand-in's tree" \
+	"$(r -- sh -c "$CG mount none $T cgroup - cpu,cpuacct && cat $T/cpu.shares")" "ok
 1024"
+expect "devices and name=systemd: the stand-ins' trees, the same groups" \
+	"$(r -- sh -c "mkdir /sys/fs/cgroup/devices/seen && $CG mount none $T cgroup - devices &&
+		test -d $T/seen && echo devices; $CG mount none $T cgroup - none,name=systemd && cat $T/tasks | head -c 0;
+		rmdir /sys/fs/cgroup/devices/seen")" "ok
+devices
+ok"
 
-# --- everything else of type cgroup or cgroup2 fails with EPERM ---
-for opts in "" "all" "none,name=systemd" "none" "devices" "blkio" "cpu,cpuacct" "memory,blkio" \
+# --- everything else of type cgroup or cgroup2 fails with EPERM (a set
+# of controllers the view does not mount together, as the kernel would
+# refuse with EBUSY) ---
+for opts in "" "all" "none,name=other" "none" "cpu" "cpuacct" "net_cls" "cpu,cpuacct,cpuset" "memory,blkio" \
 	"memory,release_agent=/bin/true" "nosuchcontroller"; do
 	expect "cgroup -o '$opts': EPERM" "$(r -- "$CG" mount cgroup "$T" cgroup - "$opts" 2>/dev/null)" EPERM
 done

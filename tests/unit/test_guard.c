@@ -18,9 +18,14 @@ START_TEST(test_guard_v1_ctl_view)
 	ck_assert_int_eq(guard_v1_ctl("rw,nosuid,nodev,noexec,relatime,memory", why, sizeof(why)),
 			 VIEW_MEMORY);
 	ck_assert_int_eq(guard_v1_ctl("memory,memory,noprefix", why, sizeof(why)), VIEW_MEMORY);
-	ck_assert_int_eq(guard_v1_ctl("cpu", why, sizeof(why)), VIEW_CPU);
-	ck_assert_int_eq(guard_v1_ctl("cpuacct,xattr", why, sizeof(why)), VIEW_CPUACCT);
+	ck_assert_int_eq(guard_v1_ctl("cpu,cpuacct", why, sizeof(why)), VIEW_CPU);
+	ck_assert_int_eq(guard_v1_ctl("cpuacct,xattr,cpu", why, sizeof(why)), VIEW_CPU);
 	ck_assert_int_eq(guard_v1_ctl(",cpuset,clone_children,", why, sizeof(why)), VIEW_CPUSET);
+	ck_assert_int_eq(guard_v1_ctl("devices", why, sizeof(why)), VIEW_DEVICES);
+	ck_assert_int_eq(guard_v1_ctl("net_prio,net_cls", why, sizeof(why)), VIEW_NET);
+	/* systemd's named hierarchy, as it is mounted */
+	ck_assert_int_eq(guard_v1_ctl("none,name=systemd", why, sizeof(why)), VIEW_SYSTEMD);
+	ck_assert_int_eq(guard_v1_ctl("xattr,name=systemd", why, sizeof(why)), VIEW_SYSTEMD);
 }
 END_TEST
 
@@ -33,18 +38,20 @@ START_TEST(test_guard_v1_ctl_refused)
 	ck_assert_str_eq(why, "every controller at once (no controller named)");
 	ck_assert_int_eq(guard_v1_ctl("rw,all", why, sizeof(why)), -EPERM);
 	ck_assert_int_eq(guard_v1_ctl("all,memory", why, sizeof(why)), -EPERM);
-	ck_assert_int_eq(guard_v1_ctl("none,name=systemd", why, sizeof(why)), -EPERM);
-	ck_assert_str_eq(why, "a named hierarchy (name=systemd): the view has none");
+	ck_assert_int_eq(guard_v1_ctl("none,name=other", why, sizeof(why)), -EPERM);
+	ck_assert_str_eq(why, "a named hierarchy (name=other): the view has only name=systemd");
+	ck_assert_int_eq(guard_v1_ctl("memory,name=systemd", why, sizeof(why)), -EPERM);
 	ck_assert_int_eq(guard_v1_ctl("none", why, sizeof(why)), -EPERM);
 	ck_assert_str_eq(why, "a hierarchy without controllers (none)");
 	ck_assert_int_eq(guard_v1_ctl("memory,release_agent=/bin/x", why, sizeof(why)), -EPERM);
-	ck_assert_int_eq(guard_v1_ctl("devices", why, sizeof(why)), -EPERM);
-	ck_assert_str_eq(why, "the view has no devices hierarchy");
-	/* systemd's co-mount: the view has the two apart */
-	ck_assert_int_eq(guard_v1_ctl("cpu,cpuacct", why, sizeof(why)), -EPERM);
-	ck_assert_str_eq(why, "cpu with cpuacct: the view mounts them apart");
+	ck_assert_int_eq(guard_v1_ctl("misc", why, sizeof(why)), -EPERM);
+	ck_assert_str_eq(why, "the view has no such hierarchy");
+	/* systemd's co-mount: the view has the two together, as the kernel
+	 * reuses a root only for the same set */
+	ck_assert_int_eq(guard_v1_ctl("cpu", why, sizeof(why)), -EPERM);
+	ck_assert_str_eq(why, "this controller alone: the view mounts cpu,cpuacct");
 	ck_assert_int_eq(guard_v1_ctl("blkio,memory", why, sizeof(why)), -EPERM);
-	ck_assert_str_eq(why, "memory with blkio: the view mounts no such hierarchy");
+	ck_assert_str_eq(why, "these controllers together: the view mounts memory");
 	ck_assert_int_eq(guard_v1_ctl("memroy", why, sizeof(why)), -EPERM);
 	ck_assert_str_eq(why, "no controller named memroy");
 }
@@ -90,9 +97,10 @@ END_TEST
 
 START_TEST(test_guard_bound_view)
 {
-	struct view_ns ns = { .top_id = 40, .ctl_id = { 44, 42, 43, 41 } };
+	struct view_ns ns = { .top_id = 40, .ctl_id = { 44, 42, 41, 43 } };
 
 	ck_assert_int_eq(view_ctl_of(&ns, 41), VIEW_MEMORY);
+	ck_assert_int_eq(view_ctl_of(&ns, 43), VIEW_DEVICES);
 	ck_assert_int_eq(view_ctl_of(&ns, 90), -1);
 	view_add_bound(&ns, 90, VIEW_MEMORY);
 	view_add_bound(&ns, 91, VIEW_CPUSET);

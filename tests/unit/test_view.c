@@ -12,8 +12,11 @@
 
 static const struct view_ns ns = {
 	.top_id = 40,
-	.ctl_id = { [VIEW_CPUSET] = 44, [VIEW_CPU] = 42, [VIEW_CPUACCT] = 43, [VIEW_MEMORY] = 41 },
-	.hier = { [VIEW_CPUSET] = 13, [VIEW_CPU] = 14, [VIEW_CPUACCT] = 15, [VIEW_MEMORY] = 16 },
+	/* (the kernel of this fixture has no devices, freezer... controller:
+	 * those hierarchies are not mounted) */
+	.ctl_id = { [VIEW_CPUSET] = 44, [VIEW_CPU] = 42, [VIEW_MEMORY] = 41, [VIEW_PIDS] = 43,
+		    [VIEW_SYSTEMD] = 46 },
+	.hier = { 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24 },
 	.nhidden = 2,
 	.hidden = { 31, 35 },
 };
@@ -98,11 +101,12 @@ START_TEST(test_view_pick_hier)
 			   "cpuset\t3\t1\t1\ncpu\t9\t40\t1\nmemory\t7\t120\t1\npids\t0\t1\t1\n",
 		       "9:cpu:/\n7:memory:/\n3:cpuset:/\n0::/\n");
 	ck_assert_int_eq(n.hier[VIEW_CPUSET], 10);
-	ck_assert_int_eq(n.hier[VIEW_MEMORY], 13);
+	ck_assert_int_eq(n.hier[VIEW_MEMORY], 12);
+	ck_assert_int_eq(n.hier[VIEW_SYSTEMD], 10 + VIEW_SYSTEMD);
 	view_pick_hier(&n, "#subsys_name\thierarchy\tnum_cgroups\tenabled\nmemory\t0\t50\t1\n",
 		       "0::/init.scope\n");
 	ck_assert_int_eq(n.hier[VIEW_CPUSET], 1);
-	ck_assert_int_eq(n.hier[VIEW_MEMORY], 4);
+	ck_assert_int_eq(n.hier[VIEW_MEMORY], 3);
 	/* a named hierarchy has an id /proc/cgroups does not show */
 	view_pick_hier(&n, "#subsys_name\thierarchy\tnum_cgroups\tenabled\nmemory\t7\t1\t1\n",
 		       "11:name=systemd:/\n7:memory:/\n");
@@ -118,7 +122,10 @@ END_TEST
 #define MI_OURS "40 23 0:50 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime - tmpfs tmpfs ro,size=64k\n" \
 	"41 40 0:45 / /sys/fs/cgroup/memory rw,nosuid,nodev,noexec,relatime shared:5 - fuse.memcgfs " \
 	"memcgfs rw,user_id=0,group_id=0,default_permissions,allow_other\n" \
-	"42 40 0:51 / /sys/fs/cgroup/cpu ro,nosuid,nodev,noexec,relatime - tmpfs cgroup ro\n"
+	"42 40 0:51 / /sys/fs/cgroup/cpu,cpuacct rw,nosuid,nodev,noexec,relatime - fuse.memcgfs-run " \
+	"memcgfs-run rw,user_id=0,group_id=0,default_permissions,allow_other\n" \
+	"46 40 0:52 / /sys/fs/cgroup/systemd rw,nosuid,nodev,noexec,relatime - fuse.memcgfs-run " \
+	"memcgfs-run rw,user_id=0,group_id=0,default_permissions,allow_other\n"
 
 START_TEST(test_view_mountinfo)
 {
@@ -131,7 +138,10 @@ START_TEST(test_view_mountinfo)
 		"40 23 0:50 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime - tmpfs tmpfs ro,size=64k\n"
 		"41 40 0:45 / /sys/fs/cgroup/memory rw,nosuid,nodev,noexec,relatime shared:5 - cgroup "
 		"cgroup rw,memory\n"
-		"42 40 0:51 / /sys/fs/cgroup/cpu ro,nosuid,nodev,noexec,relatime - cgroup cgroup rw,cpu\n");
+		"42 40 0:51 / /sys/fs/cgroup/cpu,cpuacct rw,nosuid,nodev,noexec,relatime - cgroup cgroup "
+		"rw,cpu,cpuacct\n"
+		"46 40 0:52 / /sys/fs/cgroup/systemd rw,nosuid,nodev,noexec,relatime - cgroup cgroup "
+		"rw,xattr,name=systemd\n");
 	view_buf_free(&b);
 	/* another namespace's listing (no top tmpfs of ours): as it is */
 	ck_assert_int_eq(view_mountinfo(&ns, MI_ROOT MI_HOSTCG MI_FUSE, &b), 0);
@@ -148,7 +158,10 @@ END_TEST
 #define MO_OURS "tmpfs /sys/fs/cgroup tmpfs ro,nosuid,nodev,noexec,relatime,size=64k 0 0\n" \
 	"memcgfs /sys/fs/cgroup/memory fuse.memcgfs rw,nosuid,nodev,noexec,relatime,user_id=0," \
 	"group_id=0,default_permissions,allow_other 0 0\n" \
-	"cgroup /sys/fs/cgroup/cpu tmpfs ro,nosuid,nodev,noexec,relatime 0 0\n"
+	"memcgfs-run /sys/fs/cgroup/cpu,cpuacct fuse.memcgfs-run rw,nosuid,nodev,noexec,relatime," \
+	"user_id=0,group_id=0,default_permissions,allow_other 0 0\n" \
+	"memcgfs-run /sys/fs/cgroup/systemd fuse.memcgfs-run rw,nosuid,nodev,noexec,relatime," \
+	"user_id=0,group_id=0,default_permissions,allow_other 0 0\n"
 
 START_TEST(test_view_mounts)
 {
@@ -159,7 +172,8 @@ START_TEST(test_view_mounts)
 	ck_assert_str_eq(b.p, MO_ROOT MO_FUSE
 		"tmpfs /sys/fs/cgroup tmpfs ro,nosuid,nodev,noexec,relatime,size=64k 0 0\n"
 		"cgroup /sys/fs/cgroup/memory cgroup rw,nosuid,nodev,noexec,relatime,memory 0 0\n"
-		"cgroup /sys/fs/cgroup/cpu cgroup ro,nosuid,nodev,noexec,relatime,cpu 0 0\n");
+		"cgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,nosuid,nodev,noexec,relatime,cpu,cpuacct 0 0\n"
+		"cgroup /sys/fs/cgroup/systemd cgroup rw,nosuid,nodev,noexec,relatime,xattr,name=systemd 0 0\n");
 	view_buf_free(&b);
 	/* a mount came between the two reads */
 	ck_assert_int_eq(view_mounts(&ns, MO_ROOT MO_FUSE MO_OURS, MI_ROOT MI_HOSTCG MI_FUSE MI_OURS, &b),
@@ -178,17 +192,22 @@ END_TEST
 START_TEST(test_view_cgroup)
 {
 	struct view_buf b = { 0 };
+	const char *groups[VIEW_NCTL] = { [VIEW_MEMORY] = "/demo/a", [VIEW_PIDS] = "/p",
+					  [VIEW_DEVICES] = "/d" };
 
 	ck_assert_int_eq(view_cgroup(&ns, "12:pids:/user.slice\n9:cpu,cpuacct:/user.slice\n"
 				     "7:memory:/user.slice\n3:cpuset:/\n1:name=systemd:/user.slice\n"
-				     "0::/user.slice\n", "/demo/a", &b), 0);
-	/* (the host's other v1 hierarchies are not mounted in the view) */
-	ck_assert_str_eq(b.p, "16:memory:/demo/a\n15:cpuacct:/\n14:cpu:/\n13:cpuset:/\n"
-			 "1:name=systemd:/user.slice\n0::/user.slice\n");
+				     "2:name=other:/x\n0::/user.slice\n", groups, &b), 0);
+	/* (the host's other v1 hierarchies are not mounted in the view; a
+	 * hierarchy the kernel lacks is not shown: devices here) */
+	ck_assert_str_eq(b.p, "24:name=systemd:/\n22:pids:/p\n15:memory:/demo/a\n14:cpu,cpuacct:/\n"
+			 "13:cpuset:/\n2:name=other:/x\n0::/user.slice\n");
 	view_buf_free(&b);
 	/* a cgroup2-only host */
-	ck_assert_int_eq(view_cgroup(&ns, "0::/init.scope\n", "/", &b), 0);
-	ck_assert_str_eq(b.p, "16:memory:/\n15:cpuacct:/\n14:cpu:/\n13:cpuset:/\n0::/init.scope\n");
+	groups[VIEW_PIDS] = NULL;
+	ck_assert_int_eq(view_cgroup(&ns, "0::/init.scope\n", groups, &b), 0);
+	ck_assert_str_eq(b.p, "24:name=systemd:/\n22:pids:/\n15:memory:/demo/a\n14:cpu,cpuacct:/\n"
+			 "13:cpuset:/\n0::/init.scope\n");
 	view_buf_free(&b);
 }
 END_TEST
@@ -216,11 +235,14 @@ START_TEST(test_view_as_root)
 	ck_assert_int_eq(view_relative("/a/b/c", "/x", out, 8), -ENAMETOOLONG);
 
 	snprintf(rns.root, sizeof(rns.root), "/demo");
-	ck_assert_int_eq(view_cgroup(&rns, "0::/init.scope\n", "/demo", &b), 0);
-	ck_assert_str_eq(b.p, "16:memory:/\n15:cpuacct:/\n14:cpu:/\n13:cpuset:/\n0::/init.scope\n");
+	rns.ctl_id[VIEW_PIDS] = rns.ctl_id[VIEW_SYSTEMD] = 0;
+	ck_assert_int_eq(view_cgroup(&rns, "0::/init.scope\n",
+				     (const char *[VIEW_NCTL]){ [VIEW_MEMORY] = "/demo" }, &b), 0);
+	ck_assert_str_eq(b.p, "15:memory:/\n14:cpu,cpuacct:/\n13:cpuset:/\n0::/init.scope\n");
 	view_buf_free(&b);
-	ck_assert_int_eq(view_cgroup(&rns, "0::/init.scope\n", "/other", &b), 0);
-	ck_assert_str_eq(b.p, "16:memory:/../other\n15:cpuacct:/\n14:cpu:/\n13:cpuset:/\n0::/init.scope\n");
+	ck_assert_int_eq(view_cgroup(&rns, "0::/init.scope\n",
+				     (const char *[VIEW_NCTL]){ [VIEW_MEMORY] = "/other" }, &b), 0);
+	ck_assert_str_eq(b.p, "15:memory:/../other\n14:cpu,cpuacct:/\n13:cpuset:/\n0::/init.scope\n");
 	view_buf_free(&b);
 	view_add_bound(&rns, 45, VIEW_MEMORY);
 	ck_assert_int_eq(view_mountinfo(&rns, MI_ROOT
@@ -247,13 +269,22 @@ END_TEST
 START_TEST(test_view_proc_cgroups)
 {
 	struct view_buf b = { 0 };
+	const long n[VIEW_NCTL] = { [VIEW_CPUSET] = 2, [VIEW_MEMORY] = 5, [VIEW_PIDS] = 3 };
 
+	/* a row per controller of a hierarchy mounted here, in the kernel's
+	 * order; cpu and cpuacct share theirs; devices (not mounted) left out */
 	ck_assert_int_eq(view_proc_cgroups(&ns, "#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
-					   "cpuset\t3\t1\t1\ncpu\t9\t40\t1\nmemory\t7\t120\t1\n"
-					   "pids\t12\t3\t1\n", 5, &b), 0);
+					   "cpuset\t3\t1\t1\ncpu\t9\t40\t1\ncpuacct\t9\t40\t1\n"
+					   "memory\t7\t120\t1\ndevices\t5\t1\t1\npids\t12\t3\t1\n", n, &b), 0);
 	ck_assert_str_eq(b.p, "#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
-			 "cpuset\t13\t1\t1\ncpu\t14\t1\t1\nmemory\t16\t5\t1\n"
-			 "cpuacct\t15\t1\t1\n");
+			 "cpuset\t13\t2\t1\ncpu\t14\t1\t1\ncpuacct\t14\t1\t1\nmemory\t15\t5\t1\n"
+			 "pids\t22\t3\t1\n");
+	view_buf_free(&b);
+	/* a kernel without memory's row still shows memcgfs's */
+	ck_assert_int_eq(view_proc_cgroups(&ns, "#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
+					   "cpuset\t3\t1\t1\n", n, &b), 0);
+	ck_assert_str_eq(b.p, "#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
+			 "cpuset\t13\t2\t1\nmemory\t15\t5\t1\n");
 	view_buf_free(&b);
 }
 END_TEST
