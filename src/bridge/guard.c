@@ -398,11 +398,39 @@ static int guard_check(const struct guard *g, pid_t tid, const struct guard_job 
 	return GUARD_EXIT_CONTINUE;
 }
 
-/* In the helper: 0 done, GUARD_EXIT_CONTINUE, or an errno. */
-static int guard_act(const struct guard *g, pid_t tid, const struct guard_job *j)
+/* N if PATH is "/proc/self/fd/N" or "/proc/thread-self/fd/N" (what
+ * runtimes hand mount(2)), else -1: the caller's descriptor N, which the
+ * helper's own /proc/self would not name. */
+static int guard_self_fd(const char *path)
 {
-	int root, cwd, usr, mns, info, dfd = -1, tree = -1;
+	const char *p = path;
+	char *end;
+	long n;
+
+	if (!strncmp(p, "/proc/self/fd/", 14))
+		p += 14;
+	else if (!strncmp(p, "/proc/thread-self/fd/", 21))
+		p += 21;
+	else
+		return -1;
+	n = strtol(p, &end, 10);
+	return *p >= '0' && *p <= '9' && !*end && n >= 0 && n <= INT32_MAX ? (int)n : -1;
+}
+
+/* In the helper: 0 done, GUARD_EXIT_CONTINUE, or an errno. */
+static int guard_act(const struct guard *g, pid_t tid, const struct guard_job *job)
+{
+	int root, cwd, usr, mns, info, dfd = -1, tree = -1, self = guard_self_fd(job->path);
 	struct stat cur_user, cur_mnt;
+	struct guard_job copy, *j = &copy;
+
+	/* a path through the caller's own descriptor is that descriptor */
+	copy = *job;
+	if (self >= 0) {
+		copy.dirfd = self;
+		copy.path[0] = '\0';
+		copy.empty_path = true;
+	}
 
 	root = guard_openf(O_PATH | O_DIRECTORY, "/proc/%d/root", (int)tid);
 	cwd = guard_openf(O_PATH | O_DIRECTORY, "/proc/%d/cwd", (int)tid);
@@ -437,7 +465,9 @@ static int guard_act(const struct guard *g, pid_t tid, const struct guard_job *j
 		return EPERM;
 	if (j->op != GUARD_OP_BIND)
 		return guard_check(g, tid, j, dfd, info);
-	if (syscall(SYS_move_mount, tree, "", AT_FDCWD, j->path, MOVE_MOUNT_F_EMPTY_PATH))
+	if (self >= 0 ? syscall(SYS_move_mount, tree, "", dfd, "",
+				MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)
+		      : syscall(SYS_move_mount, tree, "", AT_FDCWD, j->path, MOVE_MOUNT_F_EMPTY_PATH))
 		return errno;
 	{
 		/* the view shows it as the hierarchy it is */

@@ -78,6 +78,14 @@ expect "devices and name=systemd: the stand-ins' trees, the same groups" \
 devices
 ok"
 
+# a path through the caller's own descriptor (/proc/self/fd/N, as crun
+# and runc name their targets) is that descriptor, not the helper's
+expect "a recursive bind of /proc/self/fd/N onto itself (crun's read-only paths) goes on" \
+	"$(r -- sh -c "d=\$(mktemp -d); mount -t tmpfs none \$d; exec 7<\$d; $CG mount /proc/self/fd/7 /proc/self/fd/7 none bind,rec")" "ok"
+expect "a cgroup mount onto /proc/self/fd/N binds the view there" \
+	"$(r -- sh -c "d=\$(mktemp -d); exec 7<\$d; $CG mount none /proc/self/fd/7 cgroup - memory && test -d \$d/$MARK && echo view")" "ok
+view"
+
 # --- everything else of type cgroup or cgroup2 fails with EPERM (a set
 # of controllers the view does not mount together, as the kernel would
 # refuse with EBUSY) ---
