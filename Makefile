@@ -56,7 +56,7 @@ TOOLS_SRC  := $(wildcard tests/tools/*.c)
 TOOLS      := $(TOOLS_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 # memcgfs-run's detectors that no libc hook could reach: cgread linked
 # statically, and its Go twin (the Go runtime makes raw system calls).
-RUN_TOOLS  := $(BUILD)/tools/cgread-static $(BUILD)/tools/cgread-go
+RUN_TOOLS  := $(BUILD)/tools/cgread-static $(BUILD)/tools/cgread-go $(BUILD)/tools/memhog-static
 
 # Fuzzing (make fuzz): clang's libFuzzer. The engine and the file layer are
 # instrumented for coverage and built under ASan+UBSan in their own tree;
@@ -181,6 +181,11 @@ $(BUILD)/tools/cgread-static: tests/tools/cgread.c
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out $(SANFLAGS),$(CFLAGS)) -static -o $@ $<
 
+# the allocator a container's busybox root runs (t_runtime.sh)
+$(BUILD)/tools/memhog-static: tests/tools/memhog.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out $(SANFLAGS),$(CFLAGS)) -static -o $@ $< -lpthread
+
 # Debian's golang-go, offline: no modules, the cache in the build tree.
 $(BUILD)/tools/cgread-go: tests/tools/cgread.go
 	@mkdir -p $(dir $@)
@@ -286,7 +291,7 @@ clean:
 # Debian packages the project needs to build and test (run as root).
 DEPS = libfuse3-dev fuse3 check pkg-config acl attr gcc make python3 perl procps util-linux \
        clang libclang-rt-dev libseccomp-dev cgroup-tools openjdk-17-jre-headless golang-go libc6-dev \
-       gnuplot-nox systemd man-db debhelper lintian libbpf-dev bpftool
+       gnuplot-nox systemd man-db debhelper lintian libbpf-dev bpftool crun busybox-static jq
 deps:
 	@if ! dpkg -s $(DEPS) >/dev/null 2>&1; then \
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEPS); fi

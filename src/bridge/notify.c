@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -152,6 +153,14 @@ int notify_init(struct notify *s, int lfd, const char *mnt, struct guard *guard,
 	memset(s, 0, sizeof(*s));
 	s->lfd = lfd;
 	s->qfd = qfd;
+	{
+		struct stat st;
+
+		if (guard->mntns_fd >= 0 && !fstat(guard->mntns_fd, &st)) {
+			s->mntns_ino = st.st_ino;
+			s->mntns_dev = st.st_dev;
+		}
+	}
 	s->mnt = mnt;
 	s->ns = &guard->ns;
 	s->guard = guard;
@@ -404,6 +413,22 @@ static int notify_open(struct notify *s, int dirfd, unsigned long path_addr, uns
 	return rc == -ENOENT ? rc : notify_continue(s);
 }
 
+/* Is the file SX one of the view's hierarchies: its mount by id in the
+ * wrapper's namespace, its superblock in another (a container's, whose
+ * mounts are copies with ids of their own)? */
+static bool notify_ours(struct notify *s, pid_t tid, const struct statx *sx)
+{
+	char path[64];
+	struct stat mine;
+
+	if (view_ctl_of(s->ns, (int)sx->stx_mnt_id) >= 0)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)tid);
+	if (stat(path, &mine) || (mine.st_ino == s->mntns_ino && mine.st_dev == s->mntns_dev))
+		return false;
+	return view_ctl_of_dev(s->ns, makedev(sx->stx_dev_major, sx->stx_dev_minor)) >= 0;
+}
+
 /* statfs(PATH) / fstatfs(FD): on one of our hierarchies, cgroupfs's
  * answer, written into the caller's buffer. The file is reached through
  * the caller's own root, cwd or fd under /proc/TID, so its mounts are
@@ -435,8 +460,7 @@ static int notify_statfs(struct notify *s, int fd, unsigned long path_addr, unsi
 		}
 	}
 	if (statx(AT_FDCWD, via, AT_NO_AUTOMOUNT, STATX_MNT_ID, &sx) ||
-	    !(sx.stx_mask & STATX_MNT_ID) || view_ctl_of(s->ns, (int)sx.stx_mnt_id) < 0 ||
-	    statfs(via, &st))
+	    !(sx.stx_mask & STATX_MNT_ID) || !notify_ours(s, tid, &sx) || statfs(via, &st))
 		return notify_continue(s);
 	if (!notify_still_valid(s))
 		return -ENOENT;

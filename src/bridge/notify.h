@@ -9,6 +9,7 @@
 #define MEMCGFS_BRIDGE_NOTIFY_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "bridge/guard.h"
 #include "bridge/view.h"
@@ -30,6 +31,8 @@ struct notify_counts {
 struct notify {
 	int lfd;                 /* the listener */
 	int qfd;                 /* the stand-ins' server's questions (-1: none) */
+	ino_t mntns_ino;         /* the wrapper's mount namespace */
+	dev_t mntns_dev;
 	const char *mnt;         /* memcgfs's mount point, as we see it */
 	const struct view_ns *ns;  /* the guard's: it records the mounts it binds */
 	struct seccomp_notif *req;

@@ -14,6 +14,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "bridge/ns.h"
@@ -77,7 +78,8 @@ static int ns_collect_hidden(struct view_ns *ns)
 	return 0;
 }
 
-static int ns_mount_id(const char *path)
+/* PATH's mount id, and its superblock's device into *DEV if asked. */
+static int ns_mount_id(const char *path, unsigned long long *dev)
 {
 	struct statx sx;
 
@@ -86,6 +88,8 @@ static int ns_mount_id(const char *path)
 		return -errno;
 	if (!(sx.stx_mask & STATX_MNT_ID))
 		return -ENOSYS;
+	if (dev)
+		*dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
 	return (int)sx.stx_mnt_id;
 }
 
@@ -301,7 +305,7 @@ int ns_setup(const char *mnt, struct view_ns *ns, int fuse_fd[VIEW_NCTL], const 
 	if (mount(NULL, VIEW_CGROUP_TOP, NULL, MS_REMOUNT | MS_RDONLY | fl, NULL))
 		return -errno;
 	*what = "statx (mount ids)";
-	if ((rc = ns_mount_id(VIEW_CGROUP_TOP)) < 0)
+	if ((rc = ns_mount_id(VIEW_CGROUP_TOP, NULL)) < 0)
 		return rc;
 	ns->top_id = rc;
 	for (int c = 0; c < VIEW_NCTL; c++) {
@@ -309,7 +313,7 @@ int ns_setup(const char *mnt, struct view_ns *ns, int fuse_fd[VIEW_NCTL], const 
 		ns->ctl_id[c] = 0;
 		if (!present[c])
 			continue;   /* the kernel lacks a controller of it */
-		if ((rc = ns_mount_id(path)) < 0)
+		if ((rc = ns_mount_id(path, &ns->dev[c])) < 0)
 			return rc;
 		ns->ctl_id[c] = rc;
 	}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include "bridge/view.h"
 
@@ -253,6 +254,14 @@ int view_ctl_of(const struct view_ns *ns, int mount_id)
 	return -1;
 }
 
+int view_ctl_of_dev(const struct view_ns *ns, unsigned long long dev)
+{
+	for (int c = 0; dev && c < VIEW_NCTL; c++)
+		if (ns->ctl_id[c] > 0 && ns->dev[c] == dev)
+			return c;
+	return -1;
+}
+
 void view_add_bound(struct view_ns *ns, int mount_id, int ctl)
 {
 	unsigned i = ns->nbound++ % VIEW_MAX_BOUND;
@@ -276,6 +285,7 @@ static bool view_hidden(const struct view_ns *ns, int mount_id)
  * escapes it as \040). */
 struct view_mi {
 	int id;
+	unsigned long long dev;
 	const char *mp, *opts;
 	size_t mp_len, opts_len;
 	size_t sep;  /* offset of " - " */
@@ -307,6 +317,17 @@ static int view_mi_parse(const char *line, size_t len, struct view_mi *m)
 
 	if (!f || !(m->id = (int)view_num(f, n)))
 		return -EINVAL;
+	{
+		unsigned maj, min;
+		char d[32];
+
+		f = view_field(line, len, 2, &n);
+		if (!f || n >= sizeof(d))
+			return -EINVAL;
+		memcpy(d, f, n);
+		d[n] = '\0';
+		m->dev = sscanf(d, "%u:%u", &maj, &min) == 2 ? makedev(maj, min) : 0;
+	}
 	if (!(m->mp = view_field(line, len, 4, &m->mp_len)))
 		return -EINVAL;
 	if (!(m->opts = view_field(line, len, 5, &m->opts_len)))
@@ -333,6 +354,20 @@ static bool view_is_ours(const struct view_ns *ns, const char *mountinfo)
 		l = e + 1;
 	}
 	return false;
+}
+
+/* Which hierarchy line M is: by mount id in the wrapper's namespace
+ * (OURS), by superblock below /sys/fs/cgroup in another. */
+static int view_ctl_line(const struct view_ns *ns, const struct view_mi *m, bool ours)
+{
+	size_t top = strlen(VIEW_CGROUP_TOP);
+
+	if (ours)
+		return view_ctl_of(ns, m->id);
+	if (m->mp_len < top || memcmp(m->mp, VIEW_CGROUP_TOP, top) ||
+	    (m->mp_len > top && m->mp[top] != '/'))
+		return -1;
+	return view_ctl_of_dev(ns, m->dev);
 }
 
 /* PATH as mountinfo shows it (octal escapes of space, tab, newline and
@@ -379,16 +414,16 @@ static int view_mi_head(const struct view_ns *ns, const char *l, size_t len, con
 
 int view_mountinfo(const struct view_ns *ns, const char *real, struct view_buf *out)
 {
-	if (!view_is_ours(ns, real))
-		return view_buf_add(out, real, strlen(real));
+	bool ours = view_is_ours(ns, real);
+
 	for (const char *l = real; *l;) {
 		const char *e = strchr(l, '\n');
 		size_t len = e ? (size_t)(e - l) : strlen(l);
 		struct view_mi m;
 		bool parsed = !view_mi_parse(l, len, &m);
-		int rc = 0, c = parsed ? view_ctl_of(ns, m.id) : -1;
+		int rc = 0, c = parsed ? view_ctl_line(ns, &m, ours) : -1;
 
-		if (parsed && view_hidden(ns, m.id)) {
+		if (parsed && ours && view_hidden(ns, m.id)) {
 			/* left out: below our /sys/fs/cgroup */
 		} else if (c >= 0) {
 			if (!(rc = view_mi_head(ns, l, len, &m, c, out)))
@@ -451,9 +486,8 @@ int view_mounts(const struct view_ns *ns, const char *real_mounts, const char *r
 	size_t *ml = NULL, *il = NULL;
 	long nm, ni;
 	int rc = 0;
+	bool ours = view_is_ours(ns, real_mountinfo);
 
-	if (!view_is_ours(ns, real_mountinfo))
-		return view_buf_add(out, real_mounts, strlen(real_mounts));
 	nm = view_lines(real_mounts, &ms, &ml);
 	ni = view_lines(real_mountinfo, &is, &il);
 	if (nm < 0 || ni < 0) {
@@ -478,9 +512,9 @@ int view_mounts(const struct view_ns *ns, const char *real_mounts, const char *r
 			rc = -EAGAIN;
 			break;
 		}
-		if (view_hidden(ns, m.id))
+		if (ours && view_hidden(ns, m.id))
 			continue;
-		if ((c = view_ctl_of(ns, m.id)) >= 0)
+		if ((c = view_ctl_line(ns, &m, ours)) >= 0)
 			rc = view_buf_printf(out, "cgroup %.*s cgroup %.*s,%s 0 0\n", (int)m.mp_len,
 					     m.mp, (int)m.opts_len, m.opts, view_ctl_opts[c]);
 		else if (!(rc = view_buf_add(out, ms[i], ml[i])))

@@ -46,6 +46,10 @@ extern const char *const view_links[][2];
 struct view_ns {
 	int top_id;
 	int ctl_id[VIEW_NCTL];
+	/* each hierarchy's superblock (makedev of mountinfo's third field):
+	 * how a mount of it is known in another namespace (a container's),
+	 * where mount ids are the copies' */
+	unsigned long long dev[VIEW_NCTL];
 	int hier[VIEW_NCTL];
 	int nhidden;
 	int hidden[VIEW_MAX_HIDDEN];
@@ -102,15 +106,19 @@ void view_pick_hier(struct view_ns *ns, const char *proc_cgroups, const char *se
 
 /* Returns the hierarchy a mount id is, or -1. */
 int view_ctl_of(const struct view_ns *ns, int mount_id);
+/* Returns the hierarchy whose superblock is DEV (makedev), or -1. */
+int view_ctl_of_dev(const struct view_ns *ns, unsigned long long dev);
 /* Records a mount the guard bound, a clone of hierarchy CTL. */
 void view_add_bound(struct view_ns *ns, int mount_id, int ctl);
 
 /* The synthesized texts, appended to OUT: 0 or -ENOMEM (-EAGAIN from
  * view_mounts when the two real texts do not list the same mounts, as
- * when a mount came or went between the reads: read both again). A
- * listing whose namespace is not the wrapper's (no line is top_id)
- * comes back unchanged. In mountinfo, a memory hierarchy's root is shown
- * from ns->root. */
+ * when a mount came or went between the reads: read both again). In a
+ * listing of another namespace (no line is top_id: a container's), a
+ * mount at or below /sys/fs/cgroup of one of the hierarchies'
+ * superblocks is shown as that hierarchy, and the rest comes back
+ * unchanged. In mountinfo, a memory hierarchy's root is shown from
+ * ns->root. */
 int view_mountinfo(const struct view_ns *ns, const char *real, struct view_buf *out);
 int view_mounts(const struct view_ns *ns, const char *real_mounts, const char *real_mountinfo,
 		struct view_buf *out);

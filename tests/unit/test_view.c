@@ -17,6 +17,7 @@ static const struct view_ns ns = {
 	.ctl_id = { [VIEW_CPUSET] = 44, [VIEW_CPU] = 42, [VIEW_MEMORY] = 41, [VIEW_PIDS] = 43,
 		    [VIEW_SYSTEMD] = 46 },
 	.hier = { 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24 },
+	.dev = { [VIEW_MEMORY] = 45, [VIEW_CPU] = 51 },   /* makedev(0, N) */
 	.nhidden = 2,
 	.hidden = { 31, 35 },
 };
@@ -146,6 +147,22 @@ START_TEST(test_view_mountinfo)
 	/* another namespace's listing (no top tmpfs of ours): as it is */
 	ck_assert_int_eq(view_mountinfo(&ns, MI_ROOT MI_HOSTCG MI_FUSE, &b), 0);
 	ck_assert_str_eq(b.p, MI_ROOT MI_HOSTCG MI_FUSE);
+	view_buf_free(&b);
+	/* a container's: its binds of our superblocks below /sys/fs/cgroup
+	 * are the hierarchies (their roots the groups bound), a mount of
+	 * memcgfs elsewhere stays as it is */
+	ck_assert_int_eq(view_mountinfo(&ns, MI_ROOT
+		"104 27 0:59 / /sys/fs/cgroup rw,nosuid - tmpfs cgroup rw,size=1024k\n"
+		"105 104 0:45 /c9 /sys/fs/cgroup/memory ro,nosuid - fuse.memcgfs memcgfs rw,user_id=0\n"
+		"106 104 0:51 /c9 /sys/fs/cgroup/cpu,cpuacct ro - fuse.memcgfs-run memcgfs-run rw\n"
+		"107 27 0:45 / /tmp/m rw - fuse.memcgfs memcgfs rw\n"
+		"108 104 0:46 / /sys/fs/cgroup/other rw - fuse.x x rw\n", &b), 0);
+	ck_assert_str_eq(b.p, MI_ROOT
+		"104 27 0:59 / /sys/fs/cgroup rw,nosuid - tmpfs cgroup rw,size=1024k\n"
+		"105 104 0:45 /c9 /sys/fs/cgroup/memory ro,nosuid - cgroup cgroup rw,memory\n"
+		"106 104 0:51 /c9 /sys/fs/cgroup/cpu,cpuacct ro - cgroup cgroup rw,cpu,cpuacct\n"
+		"107 27 0:45 / /tmp/m rw - fuse.memcgfs memcgfs rw\n"
+		"108 104 0:46 / /sys/fs/cgroup/other rw - fuse.x x rw\n");
 	view_buf_free(&b);
 }
 END_TEST

@@ -1,0 +1,120 @@
+#!/bin/bash
+# t_runtime.sh: a container runtime on memcgfs (issue 24): crun, inside
+# memcgfs-run, runs an OCI bundle of busybox-static with the default
+# spec's device rules kept and a memory limit of 64 MiB. Inside, the
+# container reads its limit and finds itself in /proc/self/cgroup;
+# outside, memcgfs's group holds the container's process while it runs
+# and is gone after; a container allocating 256 MiB is OOM-killed by
+# memcgfs and crun reports a kill; crun pause and resume stop and
+# continue it (the freezer stand-in). Static C and Go detectors inside
+# find the controller in the container's own mount namespace. The host's
+# hierarchies do not change.
+. "$(dirname "$0")/lib.sh"
+
+RUN="$MEMCGFS_BUILD/memcgfs-run"
+HOGS="$MEMCGFS_BUILD/tools/memhog-static"
+if ! command -v crun > /dev/null || [ ! -x /bin/busybox ] || ! command -v jq > /dev/null; then
+	echo "t_runtime.sh: crun, busybox-static or jq missing (make deps installs them)" >&2
+	echo "t_runtime.sh: 0 passed, 1 failed"
+	exit 1
+fi
+DATA=$(mktemp -d /var/tmp/memcgfs-runtime.XXXXXX)
+chmod 755 "$DATA"
+ID="ci-crun-$$"
+
+cleanup() {
+	crun --root "$DATA/state" delete -f "$ID" > /dev/null 2>&1
+	rm -rf "$DATA"
+	lib_exit
+}
+trap cleanup EXIT
+
+host_tree() { find /sys/fs/cgroup -maxdepth 3 -type d 2>/dev/null | sort | md5sum; }
+HOST_TREE=$(host_tree)
+mount_fs || exit 1
+
+# the bundle: busybox-static and the allocator, crun's default spec
+B="$DATA/bundle"
+mkdir -p "$B/rootfs/bin" "$B/rootfs/proc" "$B/rootfs/sys" "$B/rootfs/dev" "$B/rootfs/tmp"
+cp /bin/busybox "$B/rootfs/bin/busybox"
+for c in sh cat ls sleep echo grep head; do ln -s busybox "$B/rootfs/bin/$c"; done
+cp "$HOGS" "$B/rootfs/bin/memhog"
+cp "$MEMCGFS_BUILD/tools/cgread-static" "$B/rootfs/bin/cgread"
+cp "$MEMCGFS_BUILD/tools/cgread-go" "$B/rootfs/bin/cgread-go"
+(cd "$B" && crun spec)
+spec() { jq "$1" "$B/config.json" > "$B/c.json" && mv "$B/c.json" "$B/config.json"; }
+spec '.process.terminal = false | .linux.resources.memory = { "limit": 67108864 }'
+expect "the default spec's device rules are kept" \
+	"$(jq -c '.linux.resources.devices[0]' "$B/config.json")" '{"allow":false,"access":"rwm"}'
+args() { spec ".process.args = $1"; }
+crunr() { (cd "$B" && crun --root "$DATA/state" --cgroup-manager=cgroupfs "$@"); }
+export -f crunr spec args
+export B DATA ID
+
+# --- inside: the limit and the group ---
+args '["sh", "-c", "read v < /sys/fs/cgroup/memory/memory.limit_in_bytes; echo limit $v; grep -E \":(memory|devices|freezer):\" /proc/self/cgroup | cut -d: -f2- | sort | tr \"\\n\" \" \""]'
+out=$("$RUN" --mount "$MNT" -- bash -c 'crunr run "$ID"' 2>&1)
+expect "inside: the container reads its limit" "$(echo "$out" | grep '^limit')" "limit 67108864"
+expect "inside: /proc/self/cgroup names its group in each hierarchy" "$(echo "$out" | grep -v '^limit')" \
+	"devices:/$ID freezer:/$ID memory:/$ID "
+expect "after: memcgfs's group is gone" "$([ -e "$MNT/$ID" ] && echo left || echo gone)" gone
+
+# --- inside: detectors find the controller in the container's own
+# mount namespace (the nested view, by the hierarchies' superblocks) ---
+args '["sh", "-c", "cgread; cgread-go; grep \" /sys/fs/cgroup/memory \" /proc/self/mountinfo | cut -d\" \" -f4,5,8-"]'
+out=$("$RUN" --mount "$MNT" -- bash -c 'crunr run "$ID"' 2>&1)
+expect "inside: a static C detector and a Go one find their group, cgroupfs and the limit" "$out" \
+	"group /$ID
+magic 27e0eb 27e0eb
+limit 67108864
+group /$ID
+magic 27e0eb 27e0eb
+limit 67108864
+/$ID /sys/fs/cgroup/memory cgroup cgroup rw,memory"
+
+# --- outside, while it runs; pause and resume ---
+args '["sleep", "30"]'
+cat > "$DATA/life.sh" <<'EOF'
+crunr run -d "$ID" || exit 1
+pid=$(crunr state "$ID" | jq .pid)
+echo "pid $pid"
+for i in $(seq 100); do [ -s "$DATA/checked" ] && break; sleep 0.05; done
+crunr pause "$ID" && echo "paused $(crunr state "$ID" | jq -r .status) $(awk '/^State:/ { print $2 }' /proc/$pid/status)"
+crunr resume "$ID" && echo "resumed $(crunr state "$ID" | jq -r .status) $(awk '/^State:/ { print $2 }' /proc/$pid/status)"
+crunr kill "$ID" KILL
+for i in $(seq 100); do [ "$(crunr state "$ID" | jq -r .status)" = stopped ] && break; sleep 0.05; done
+crunr delete "$ID" && echo deleted
+EOF
+"$RUN" --mount "$MNT" -- bash "$DATA/life.sh" > "$DATA/life.out" 2>&1 &
+LIFE=$!
+wait_until 20 grep -q '^pid' "$DATA/life.out"
+pid=$(awk '/^pid/ { print $2 }' "$DATA/life.out")
+expect "outside: the container's process is in memcgfs's group" \
+	"$(grep -c "^$pid\$" "$MNT/$ID/cgroup.procs" 2>/dev/null)" 1
+expect "outside: the group's limit is the spec's" "$(cat "$MNT/$ID/memory.limit_in_bytes" 2>/dev/null)" 67108864
+echo checked > "$DATA/checked"
+wait "$LIFE"
+expect "crun pause: the freezer stand-in stops it" "$(grep '^paused' "$DATA/life.out")" "paused paused T"
+expect "crun resume: it runs again" "$(grep '^resumed' "$DATA/life.out")" "resumed running S"
+expect "crun delete" "$(grep -c '^deleted' "$DATA/life.out")" 1
+expect "after delete: memcgfs's group is gone" "$([ -e "$MNT/$ID" ] && echo left || echo gone)" gone
+
+# --- past its limit: OOM-killed by memcgfs, crun reports the kill ---
+args '["memhog", "-a", "256"]'
+cat > "$DATA/oom.sh" <<'EOF'
+crunr run "$ID" > /dev/null 2>&1
+echo "status $?"
+EOF
+out=$("$RUN" --mount "$MNT" -- bash "$DATA/oom.sh" 2>&1)
+expect "a container allocating 256 MiB is killed (128+9)" "$out" "status 137"
+cat > "$DATA/oomd.sh" <<'EOF'
+crunr run -d "$ID" > /dev/null 2>&1
+for i in $(seq 200); do [ "$(crunr state "$ID" | jq -r .status)" = stopped ] && break; sleep 0.05; done
+awk '$1 == "oom_kill" { print "oom_kill", $2 }' "$MNT/$ID/memory.oom_control"
+crunr delete "$ID" > /dev/null
+EOF
+export MNT
+expect "memory.oom_control counts the kill" "$("$RUN" --mount "$MNT" -- bash "$DATA/oomd.sh" 2>&1)" "oom_kill 1"
+
+expect "the host's cgroup hierarchies unchanged" "$(host_tree)" "$HOST_TREE"
+summary
