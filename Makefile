@@ -291,7 +291,7 @@ clean:
 # Debian packages the project needs to build and test (run as root).
 DEPS = libfuse3-dev fuse3 check pkg-config acl attr gcc make python3 perl procps util-linux \
        clang libclang-rt-dev libseccomp-dev cgroup-tools openjdk-17-jre-headless golang-go libc6-dev \
-       gnuplot-nox systemd man-db debhelper lintian libbpf-dev bpftool crun busybox-static jq
+       gnuplot-nox systemd man-db debhelper lintian libbpf-dev bpftool crun runc busybox-static jq
 deps:
 	@if ! dpkg -s $(DEPS) >/dev/null 2>&1; then \
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEPS); fi

@@ -343,6 +343,11 @@ static int memcgfs_mirror_declare(void *mirror, pid_t tgid, int pidfd)
 	return mirror_declare(mirror, tgid, pidfd);
 }
 
+static void memcgfs_made_by(void *fs, pid_t child, pid_t maker, pid_t real)
+{
+	cgfs_tasks_made_by(fs, child, maker, real);
+}
+
 /* The worker's threads and sources, once the supervisor has daemonized:
  * the watchdog first, then pidwatch, the release runner, the heap trim,
  * the mirror and the simulated-task socket (registered with the file
@@ -361,6 +366,8 @@ static int memcgfs_sources_start(struct cgfs *fs, struct source_env *env, bool e
 	fs->trim = trim_start();
 	env->fork_of_simulated = memcgfs_sim_fork_of_task;
 	env->declare_simulated = memcgfs_mirror_declare;
+	env->made_by = memcgfs_made_by;
+	env->fs = fs;
 	env->mirror = mirror_start(env, enforce, pcs);   /* before the socket admits */
 	env->sim = sim_start(env);
 	/* the socket's tasks first: a simulated task's kill is its own */

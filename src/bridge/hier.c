@@ -329,6 +329,50 @@ static struct hier_task *hier_insert(struct hier_set *s, pid_t tid)
 	return t;
 }
 
+/* The groups of a pending CLONE_PARENT of REAL's, for a process of REAL's
+ * started at START: the latest that fits, taken; false if none. */
+static bool hier_take_pending(struct hier_set *s, pid_t real, uint64_t start,
+			      unsigned grp[VIEW_NCTL])
+{
+	int best = -1;
+
+	for (int i = 0; i < s->npending; i++) {
+		const struct hier_pending *p = &s->pending[i];
+
+		if (p->real == real && p->since <= start &&
+		    (best < 0 || p->since > s->pending[best].since))
+			best = i;
+	}
+	if (best < 0)
+		return false;
+	memcpy(grp, s->pending[best].grp, sizeof(s->pending[best].grp));
+	s->pending[best] = s->pending[--s->npending];
+	return true;
+}
+
+int hier_maker(struct hier_set *s, pid_t maker, uint64_t now)
+{
+	struct hier_task_info ti;
+	struct hier_task *t;
+	struct hier_pending p;
+
+	/* the old ones go first */
+	for (int i = 0; i < s->npending;)
+		if (s->pending[i].since + HIER_PENDING_TICKS < now)
+			s->pending[i] = s->pending[--s->npending];
+		else
+			i++;
+	if (s->os.task(s->os.arg, maker, &ti) || !(t = hier_resolve(s, ti.tgid, 0)))
+		return -ESRCH;
+	p.real = ti.ppid;
+	p.since = now;
+	memcpy(p.grp, t->grp, sizeof(p.grp));
+	if (s->npending == HIER_MAX_PENDING)
+		s->pending[0] = s->pending[--s->npending];
+	s->pending[s->npending++] = p;
+	return 0;
+}
+
 /* TID's entry, placed where its process's leader (a thread) or its parent
  * (a process) is when first seen, as a task inherits its creator's groups;
  * NULL once it is gone. The pointer lasts until the next insertion. */
@@ -343,14 +387,16 @@ struct hier_task *hier_resolve(struct hier_set *s, pid_t tid, int depth)
 	t = hier_find(s, tid);
 	if (t && t->start == ti.start)
 		return t;
-	if (depth < 64) {
+	if (ti.tgid == tid && hier_take_pending(s, ti.ppid, ti.start, grp)) {
+		/* made with CLONE_PARENT: where its maker was */
+	} else if (depth < 64) {
 		if (ti.tgid != tid)
 			from = hier_resolve(s, ti.tgid, depth + 1);
 		else if (ti.ppid > 0)
 			from = hier_resolve(s, ti.ppid, depth + 1);
+		if (from)
+			memcpy(grp, from->grp, sizeof(grp));
 	}
-	if (from)
-		memcpy(grp, from->grp, sizeof(grp));
 	for (int h = 0; h < VIEW_NCTL; h++)
 		if (!hier_group(s, h, grp[h]))
 			grp[h] = 0;

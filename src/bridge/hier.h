@@ -111,5 +111,12 @@ int hier_write(struct hier_set *s, int h, struct hier_group *g, int file, const 
 /* ---- membership ---- */
 /* TID's group in hierarchy H (the root when it is not known). */
 struct hier_group *hier_group_of(struct hier_set *s, int h, pid_t tid);
+/* Process MAKER is about to make a process with CLONE_PARENT (its real
+ * parent will be MAKER's parent): the next new process of that parent
+ * started at or after NOW (clock ticks after boot, as start times are)
+ * starts in MAKER's groups, not its parent's, as the kernel places a
+ * child where the task that made it is. Forgotten after 10 s. 0 or a
+ * negative errno. */
+int hier_maker(struct hier_set *s, pid_t maker, uint64_t now);
 
 #endif

@@ -66,8 +66,19 @@ struct hier_task {
 	bool seen;               /* in the last full listing */
 };
 
+/* a CLONE_PARENT about to happen (hier_maker) */
+struct hier_pending {
+	pid_t real;              /* the new process's real parent */
+	uint64_t since;          /* start times from then on */
+	unsigned grp[VIEW_NCTL]; /* the maker's groups */
+};
+#define HIER_MAX_PENDING 16
+#define HIER_PENDING_TICKS 1000   /* 10 s at USER_HZ 100 */
+
 struct hier_set {
 	struct hier_os os;
+	struct hier_pending pending[HIER_MAX_PENDING];
+	int npending;
 	struct hier_tree t[VIEW_NCTL];
 	char cpus[256], mems[256];
 	int ncpus;

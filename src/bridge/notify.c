@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <linux/audit.h>
 #include <linux/openat2.h>
+#include <sched.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +139,11 @@ int notify_install(void)
 	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(statfs), 0)) ||
 	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(fstatfs), 0)) ||
 	    (rc = notify_mount_rules(ctx)) || (rc = notify_compat_rules(ctx)))
+		goto out;
+	/* clone(2) with CLONE_PARENT (runc's nsexec): the stand-ins place
+	 * the new process where its maker is, as the kernel does */
+	if ((rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(clone), 1,
+				   SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_PARENT, CLONE_PARENT))))
 		goto out;
 	if ((rc = seccomp_load(ctx)))
 		goto out;
@@ -501,7 +507,11 @@ int notify_serve_one(struct notify *s)
 	else if (nr == __NR_openat2 && a[3] >= sizeof(how.flags) &&
 		 !caller_read_mem((pid_t)s->req->pid, a[2], &how.flags, sizeof(how.flags)))
 		rc = notify_open(s, (int)a[0], a[1], (unsigned long)how.flags);
-	else if (nr == __NR_statfs)
+	else if (nr == __NR_clone) {
+		if (s->qfd >= 0)
+			(void)standin_tell_maker(s->qfd, (pid_t)s->req->pid);
+		rc = notify_continue(s);
+	} else if (nr == __NR_statfs)
 		rc = notify_statfs(s, -1, a[0], a[1]);
 	else if (nr == __NR_fstatfs && (int)a[0] >= 0)
 		rc = notify_statfs(s, (int)a[0], 0, a[1]);

@@ -427,7 +427,20 @@ static const struct fuse_lowlevel_ops standin_ops = {
 
 struct standin_q {
 	pid_t tid;
+	int maker;    /* 1: tid is about to clone with CLONE_PARENT */
 };
+
+/* Now in clock ticks after boot, as /proc/PID/stat's start times are. */
+static uint64_t standin_ticks(void)
+{
+	struct timespec ts;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	if (hz <= 0)
+		hz = 100;
+	return ((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec) / (1000000000ULL / (uint64_t)hz);
+}
 
 #define STANDIN_REPLY_MAX (VIEW_NCTL * 4200)
 
@@ -439,6 +452,14 @@ static void standin_answer(struct standin_srv *srv, int qfd)
 
 	if (recv(qfd, &q, sizeof(q), 0) != (ssize_t)sizeof(q) || !(out = malloc(STANDIN_REPLY_MAX)))
 		return;
+	if (q.maker) {
+		int rc = hier_maker(srv->hs, q.tid, standin_ticks());
+
+		n = (size_t)snprintf(out, STANDIN_REPLY_MAX, "%d\n", rc);
+		(void)send(qfd, out, n, MSG_NOSIGNAL);
+		free(out);
+		return;
+	}
 	for (int h = 0; h < VIEW_NCTL; h++) {
 		char path[4096] = "";
 		struct hier_group *g = hier_is_standin(h) ? hier_group_of(srv->hs, h, q.tid) : NULL;
@@ -450,6 +471,23 @@ static void standin_answer(struct standin_srv *srv, int qfd)
 	}
 	(void)send(qfd, out, n, MSG_NOSIGNAL);
 	free(out);
+}
+
+int standin_tell_maker(int qfd, pid_t tid)
+{
+	struct standin_q q = { .tid = tid, .maker = 1 };
+	struct pollfd p = { .fd = qfd, .events = POLLIN };
+	char in[32];
+	ssize_t n;
+
+	if (send(qfd, &q, sizeof(q), MSG_NOSIGNAL) != (ssize_t)sizeof(q))
+		return -errno;
+	if (poll(&p, 1, 1000) != 1)
+		return -ETIMEDOUT;
+	if ((n = recv(qfd, in, sizeof(in) - 1, 0)) <= 0)
+		return n ? -errno : -EPIPE;
+	in[n] = '\0';
+	return (int)strtol(in, NULL, 10);
 }
 
 int standin_ask(int qfd, pid_t tid, char groups[VIEW_NCTL][4096], long counts[VIEW_NCTL])
@@ -527,16 +565,18 @@ static int standin_loop(struct standin_srv *srv, int qfd)
 		int np = 0, who[VIEW_NCTL + 1];
 
 		live = 0;
+		/* the supervisor's first: a maker's word comes before the
+		 * requests of what it makes */
+		if (qfd >= 0) {
+			p[np] = (struct pollfd){ .fd = qfd, .events = POLLIN };
+			who[np++] = -1;
+		}
 		for (int h = 0; h < VIEW_NCTL; h++)
 			if (srv->se[h]) {
 				p[np] = (struct pollfd){ .fd = fuse_session_fd(srv->se[h]), .events = POLLIN };
 				who[np++] = h;
 				live++;
 			}
-		if (qfd >= 0) {
-			p[np] = (struct pollfd){ .fd = qfd, .events = POLLIN };
-			who[np++] = -1;
-		}
 		if (!live || poll(p, (nfds_t)np, -1) < 0) {
 			if (live && errno == EINTR)
 				continue;

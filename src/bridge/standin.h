@@ -27,6 +27,11 @@ int standin_serve(const int fuse_fd[VIEW_NCTL], int qfd, uid_t owner, gid_t grou
  * QFD. 0 or a negative errno (-ETIMEDOUT after a second). */
 int standin_ask(int qfd, pid_t tid, char groups[VIEW_NCTL][4096], long counts[VIEW_NCTL]);
 
+/* The supervisor's side: TID is about to clone with CLONE_PARENT (its
+ * child will start in TID's groups: hier_maker). Answered before the
+ * clone goes on. 0 or a negative errno. */
+int standin_tell_maker(int qfd, pid_t tid);
+
 /* standin_os.c: the system (/proc, kill) */
 extern const struct hier_os standin_os;
 bool standin_os_sys_admin(pid_t pid);

@@ -43,6 +43,9 @@ static int standin_os_task(void *arg, pid_t tid, struct hier_task_info *out)
 	if (sscanf(p + 1, " %c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
 		   &state, &ppid, &start) != 3)
 		return -ESRCH;
+	/* an exited task left its groups (cgroup_exit), reaped or not */
+	if (state == 'Z' || state == 'X')
+		return -ESRCH;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
 	if (standin_os_slurp(path, buf, sizeof(buf)) <= 0 || !(p = strstr(buf, "\nTgid:")) ||
 	    sscanf(p + 6, "%d", &tgid) != 1 || !(p = strstr(buf, "\nUid:")) ||

@@ -215,6 +215,29 @@ static void tasks_forked(void *arg, pid_t parent, pid_t child, pid_t child_tgid)
 	mcg_put(g);
 }
 
+void cgfs_tasks_made_by(struct cgfs *fs, pid_t child, pid_t maker, pid_t real)
+{
+	struct mcg_group *mg, *cg, *rg;
+
+	/* the fork's process event first: the child is where it put it */
+	pidwatch_sync(fs->watch);
+	if (!task_in_child(fs->eng, maker) && !task_in_child(fs->eng, child))
+		return;
+	pthread_mutex_lock(&fs->attach_lock);
+	mg = task_group(fs->eng, maker);
+	cg = task_group(fs->eng, child);
+	rg = task_group(fs->eng, real);
+	/* only where the event's placement stands (a write into tasks since
+	 * has the last word) */
+	if (cg == rg && mg != cg && cgfs_tasks_attach_thread(fs, child, child, mg) == 0 &&
+	    fs->journal.note)
+		fs->journal.note(fs->journal.arg, mg);
+	pthread_mutex_unlock(&fs->attach_lock);
+	mcg_put(mg);
+	mcg_put(cg);
+	mcg_put(rg);
+}
+
 static const struct pidwatch_hooks tasks_hooks = {
 	.exited = tasks_exited,
 	.forked = tasks_forked,

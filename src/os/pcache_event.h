@@ -15,6 +15,10 @@ enum pcache_op {
 	PCACHE_ALARM,        /* process tgid's resident pages (anon, file and
 			      * shmem, index) reached what the daemon armed
 			      * (pcache_alarm); disarmed until armed again */
+	PCACHE_MAKER,        /* new process tgid was made by process ptgid,
+			      * which is not its real parent (index): clone
+			      * with CLONE_PARENT (any process, not only the
+			      * tracked) */
 };
 
 /* Counters the program keeps (an array map): events it could not send. */

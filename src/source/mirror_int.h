@@ -138,6 +138,7 @@ struct mirror_pcache {
 	 * nothing here calls up into them) */
 	struct mirror_pc_hooks hooks;
 	_Atomic uint64_t added, faulted, removed, unattributed, failed, alarms;
+	_Atomic uint64_t makers;      /* CLONE_PARENT forks told to the file surface */
 };
 
 /* Anon pages shared copy-on-write (mirror_shared.c): a process's claim

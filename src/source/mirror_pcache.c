@@ -357,6 +357,12 @@ void mirror_pcache_event(void *arg, const struct pcache_event *ev)
 		m->pc->hooks.alarmed(m, (pid_t)ev->tgid);
 		return;
 	}
+	if (ev->op == PCACHE_MAKER) {
+		atomic_fetch_add(&m->pc->makers, 1);
+		if (m->env->made_by)
+			m->env->made_by(m->env->fs, (pid_t)ev->tgid, (pid_t)ev->ptgid, (pid_t)ev->index);
+		return;
+	}
 	if (ev->op == PCACHE_WRITTEN) {
 		mirror_pc_written(m, ev);
 		return;
@@ -625,10 +631,12 @@ int mirror_pcache_describe(struct mirror *m, char *buf, size_t size)
 			"page_cache_charges_failed %lu\n"
 			"page_cache_kmem_bytes %ld\n"
 			"page_cache_events_lost %lu\n"
-			"page_cache_alarms %lu\n",
+			"page_cache_alarms %lu\n"
+			"real_processes_clone_parent %lu\n",
 			(unsigned long)atomic_load(&pc->added), (unsigned long)atomic_load(&pc->faulted),
 			(unsigned long)atomic_load(&pc->removed),
 			(unsigned long)atomic_load(&pc->unattributed),
 			(unsigned long)atomic_load(&pc->failed), atomic_load(&pc->kmem_bytes),
-			(unsigned long)lost[PCACHE_LOST_RING], (unsigned long)atomic_load(&pc->alarms));
+			(unsigned long)lost[PCACHE_LOST_RING], (unsigned long)atomic_load(&pc->alarms),
+			(unsigned long)atomic_load(&pc->makers));
 }

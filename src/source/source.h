@@ -56,6 +56,13 @@ struct source_env {
 	 * -EBUSY when its memory is accounted from /proc already, -ENOMEM. */
 	int (*declare_simulated)(void *mirror, pid_t tgid, int pidfd);
 	void *mirror;
+	/* The file surface's (fs): new process child was made by process
+	 * maker, not its real parent real (clone with CLONE_PARENT), which
+	 * the mirror's tracer saw: it starts in maker's group, as the
+	 * kernel's cgroup_post_fork puts it, not where its fork's process
+	 * event placed it. */
+	void (*made_by)(void *fs, pid_t child, pid_t maker, pid_t real);
+	void *fs;
 };
 
 extern const struct source_ops sim_source_ops;

@@ -1,29 +1,33 @@
 #!/bin/bash
-# t_runtime.sh: a container runtime on memcgfs (issue 24): crun, inside
-# memcgfs-run, runs an OCI bundle of busybox-static with the default
-# spec's device rules kept and a memory limit of 64 MiB. Inside, the
+# t_runtime.sh: container runtimes on memcgfs (issue 24): crun and runc,
+# inside memcgfs-run, each run an OCI bundle of busybox-static with the
+# default spec's device rules kept and a memory limit of 64 MiB. Inside, the
 # container reads its limit and finds itself in /proc/self/cgroup;
 # outside, memcgfs's group holds the container's process while it runs
 # and is gone after; a container allocating 256 MiB is OOM-killed by
-# memcgfs and crun reports a kill; crun pause and resume stop and
-# continue it (the freezer stand-in). Static C and Go detectors inside
+# memcgfs and the runtime reports a kill; pause and resume stop and
+# continue it (the freezer stand-in). runc makes its init with
+# CLONE_PARENT: memcgfs (through its tracer) and the stand-ins (through
+# the supervisor) place it where its maker is, as the kernel does. Static C and Go detectors inside
 # find the controller in the container's own mount namespace. The host's
 # hierarchies do not change.
 . "$(dirname "$0")/lib.sh"
 
 RUN="$MEMCGFS_BUILD/memcgfs-run"
 HOGS="$MEMCGFS_BUILD/tools/memhog-static"
-if ! command -v crun > /dev/null || [ ! -x /bin/busybox ] || ! command -v jq > /dev/null; then
-	echo "t_runtime.sh: crun, busybox-static or jq missing (make deps installs them)" >&2
+if ! command -v crun > /dev/null || ! command -v runc > /dev/null || [ ! -x /bin/busybox ] ||
+   ! command -v jq > /dev/null; then
+	echo "t_runtime.sh: crun, runc, busybox-static or jq missing (make deps installs them)" >&2
 	echo "t_runtime.sh: 0 passed, 1 failed"
 	exit 1
 fi
 DATA=$(mktemp -d /var/tmp/memcgfs-runtime.XXXXXX)
 chmod 755 "$DATA"
-ID="ci-crun-$$"
+ID="ci-rt-$$"
 
 cleanup() {
-	crun --root "$DATA/state" delete -f "$ID" > /dev/null 2>&1
+	crun --root "$DATA/state-crun" delete -f "$ID" > /dev/null 2>&1
+	runc --root "$DATA/state-runc" delete -f "$ID" > /dev/null 2>&1
 	rm -rf "$DATA"
 	lib_exit
 }
@@ -47,23 +51,32 @@ spec '.process.terminal = false | .linux.resources.memory = { "limit": 67108864 
 expect "the default spec's device rules are kept" \
 	"$(jq -c '.linux.resources.devices[0]' "$B/config.json")" '{"allow":false,"access":"rwm"}'
 args() { spec ".process.args = $1"; }
-crunr() { (cd "$B" && crun --root "$DATA/state" --cgroup-manager=cgroupfs "$@"); }
+# the runtime RT, its state apart
+crunr() {
+	case $RT in
+	crun) (cd "$B" && crun --root "$DATA/state-crun" --cgroup-manager=cgroupfs "$@") ;;
+	runc) (cd "$B" && runc --root "$DATA/state-runc" "$@") ;;
+	esac
+}
 export -f crunr spec args
-export B DATA ID
+export B DATA ID MNT
+
+for RT in crun runc; do
+export RT
 
 # --- inside: the limit and the group ---
 args '["sh", "-c", "read v < /sys/fs/cgroup/memory/memory.limit_in_bytes; echo limit $v; grep -E \":(memory|devices|freezer):\" /proc/self/cgroup | cut -d: -f2- | sort | tr \"\\n\" \" \""]'
 out=$("$RUN" --mount "$MNT" -- bash -c 'crunr run "$ID"' 2>&1)
-expect "inside: the container reads its limit" "$(echo "$out" | grep '^limit')" "limit 67108864"
-expect "inside: /proc/self/cgroup names its group in each hierarchy" "$(echo "$out" | grep -v '^limit')" \
+expect "$RT: inside: the container reads its limit" "$(echo "$out" | grep '^limit')" "limit 67108864"
+expect "$RT: inside: /proc/self/cgroup names its group in each hierarchy" "$(echo "$out" | grep -v '^limit')" \
 	"devices:/$ID freezer:/$ID memory:/$ID "
-expect "after: memcgfs's group is gone" "$([ -e "$MNT/$ID" ] && echo left || echo gone)" gone
+expect "$RT: after: memcgfs's group is gone" "$([ -e "$MNT/$ID" ] && echo left || echo gone)" gone
 
 # --- inside: detectors find the controller in the container's own
 # mount namespace (the nested view, by the hierarchies' superblocks) ---
 args '["sh", "-c", "cgread; cgread-go; grep \" /sys/fs/cgroup/memory \" /proc/self/mountinfo | cut -d\" \" -f4,5,8-"]'
 out=$("$RUN" --mount "$MNT" -- bash -c 'crunr run "$ID"' 2>&1)
-expect "inside: a static C detector and a Go one find their group, cgroupfs and the limit" "$out" \
+expect "$RT: inside: a static C detector and a Go one find their group, cgroupfs and the limit" "$out" \
 	"group /$ID
 magic 27e0eb 27e0eb
 limit 67108864
@@ -89,15 +102,15 @@ EOF
 LIFE=$!
 wait_until 20 grep -q '^pid' "$DATA/life.out"
 pid=$(awk '/^pid/ { print $2 }' "$DATA/life.out")
-expect "outside: the container's process is in memcgfs's group" \
+expect "$RT: outside: the container's process is in memcgfs's group" \
 	"$(grep -c "^$pid\$" "$MNT/$ID/cgroup.procs" 2>/dev/null)" 1
-expect "outside: the group's limit is the spec's" "$(cat "$MNT/$ID/memory.limit_in_bytes" 2>/dev/null)" 67108864
+expect "$RT: outside: the group's limit is the spec's" "$(cat "$MNT/$ID/memory.limit_in_bytes" 2>/dev/null)" 67108864
 echo checked > "$DATA/checked"
 wait "$LIFE"
-expect "crun pause: the freezer stand-in stops it" "$(grep '^paused' "$DATA/life.out")" "paused paused T"
-expect "crun resume: it runs again" "$(grep '^resumed' "$DATA/life.out")" "resumed running S"
-expect "crun delete" "$(grep -c '^deleted' "$DATA/life.out")" 1
-expect "after delete: memcgfs's group is gone" "$([ -e "$MNT/$ID" ] && echo left || echo gone)" gone
+expect "$RT pause: the freezer stand-in stops it" "$(grep '^paused' "$DATA/life.out")" "paused paused T"
+expect "$RT resume: it runs again" "$(grep '^resumed' "$DATA/life.out")" "resumed running S"
+expect "$RT delete" "$(grep -c '^deleted' "$DATA/life.out")" 1
+expect "$RT: after delete: memcgfs's group is gone" "$([ -e "$MNT/$ID" ] && echo left || echo gone)" gone
 
 # --- past its limit: OOM-killed by memcgfs, crun reports the kill ---
 args '["memhog", "-a", "256"]'
@@ -106,15 +119,19 @@ crunr run "$ID" > /dev/null 2>&1
 echo "status $?"
 EOF
 out=$("$RUN" --mount "$MNT" -- bash "$DATA/oom.sh" 2>&1)
-expect "a container allocating 256 MiB is killed (128+9)" "$out" "status 137"
+expect "$RT: a container allocating 256 MiB is killed (128+9)" "$out" "status 137"
 cat > "$DATA/oomd.sh" <<'EOF'
 crunr run -d "$ID" > /dev/null 2>&1
 for i in $(seq 200); do [ "$(crunr state "$ID" | jq -r .status)" = stopped ] && break; sleep 0.05; done
 awk '$1 == "oom_kill" { print "oom_kill", $2 }' "$MNT/$ID/memory.oom_control"
 crunr delete "$ID" > /dev/null
 EOF
-export MNT
-expect "memory.oom_control counts the kill" "$("$RUN" --mount "$MNT" -- bash "$DATA/oomd.sh" 2>&1)" "oom_kill 1"
+expect "$RT: memory.oom_control counts the kill" "$("$RUN" --mount "$MNT" -- bash "$DATA/oomd.sh" 2>&1)" "oom_kill 1"
+
+rm -f "$DATA/checked"
+done
 
 expect "the host's cgroup hierarchies unchanged" "$(host_tree)" "$HOST_TREE"
+wait_until 10 sh -c "! pgrep -f '^$RUN .*$DATA' > /dev/null"
+expect "no memcgfs-run left (supervisors, stand-ins' servers)" "$(pgrep -fc "^$RUN .*$DATA")" 0
 summary

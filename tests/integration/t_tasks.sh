@@ -176,4 +176,22 @@ expect "the group took none of them" "$(cat "$MNT/zero/tasks")" ""
 expect "the same worker still serves" "$(worker_pid "$MNT")" "$WRK"
 expect "no OOM kill" "$(awk '$1 == "oom_kill" { print $2 }' "$MNT/zero/memory.oom_control")" 0
 rmdir "$MNT/zero"
+
+# --- a process made with CLONE_PARENT (runc's init) starts where its
+# maker is, not where its real parent is (cgroup_post_fork copies the
+# maker's); the process events name the real parent, the tracer the
+# maker (without it, the real parent's group is used: docs/files.md) ---
+if [ "$(daemon_status "$MNT" page_cache_source)" = ebpf ]; then
+	mkdir "$MNT/maker"
+	child=$(sh -c "echo \$\$ > $MNT/maker/tasks; exec $MEMCGFS_BUILD/tools/cloneparent sh -c 'exec sleep 30 > /dev/null'")
+	expect "CLONE_PARENT: its real parent is the test" "$(awk '{ print $4 }' "/proc/$child/stat")" "$$"
+	wait_until 5 grep -qx "$child" "$MNT/maker/tasks"
+	expect "CLONE_PARENT: the new process is in its maker's group" "$(cat "$MNT/maker/tasks")" "$child"
+	expect "CLONE_PARENT: not in its real parent's (the root)" "$(grep -cx "$child" "$MNT/tasks")" 0
+	expect "CLONE_PARENT: counted in memcgctl status" \
+		"$(daemon_status "$MNT" real_processes_clone_parent)" 1
+	kill "$child" 2>/dev/null
+	wait_until 5 sh -c "[ -z \"\$(cat $MNT/maker/tasks)\" ]"
+	rmdir "$MNT/maker"
+fi
 summary

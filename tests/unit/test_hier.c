@@ -266,6 +266,22 @@ START_TEST(test_hier_members)
 	/* 10 moves; its child 20 stays where it is */
 	ck_assert_int_eq(wr(s, VIEW_PIDS, q, "cgroup.procs", "10"), 0);
 	ck_assert_ptr_eq(hier_group_of(s, VIEW_PIDS, 20), p);
+	/* CLONE_PARENT: 20 (in p) makes 50, whose real parent is 20's (10, in
+	 * q): 50 starts in p, as the kernel places it; another of 10's made
+	 * after starts in q */
+	ck_assert_int_eq(hier_maker(s, 20, 100 + 50), 0);
+	fake_add(50, 50, 10);
+	ck_assert_ptr_eq(hier_group_of(s, VIEW_PIDS, 50), p);
+	fake_add(51, 51, 10);
+	ck_assert_ptr_eq(hier_group_of(s, VIEW_PIDS, 51), q);
+	/* a process of 10's that started before the word does not take it */
+	ck_assert_int_eq(hier_maker(s, 20, 100 + 60), 0);
+	fake_add(52, 52, 10);
+	ck_assert_ptr_eq(hier_group_of(s, VIEW_PIDS, 52), q);
+	ck_assert_int_eq(hier_maker(s, 999, 100 + 60), -ESRCH);
+	fake_del(50);
+	fake_del(51);
+	fake_del(52);
 	/* 0 is the writer (10 here) */
 	ck_assert_int_eq(wr(s, VIEW_PIDS, root, "tasks", "0"), 0);
 	ck_assert_ptr_eq(hier_group_of(s, VIEW_PIDS, 10), root);

@@ -342,11 +342,22 @@ int BPF_PROG(pcache_rss, struct mm_struct *mm, int member)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(pcache_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u32 ptgid = parent->tgid, ctgid = child->tgid, real = child->real_parent->tgid;
 	__u8 inherited = 2;
+	struct pcache_event *e;
 
 	if (ctgid != ptgid && bpf_map_lookup_elem(&tracked, &ptgid))
 		bpf_map_update_elem(&tracked, &ctgid, &inherited, BPF_NOEXIST);
+	/* a new process whose maker (parent here: the forking task) is not
+	 * its real parent, as clone with CLONE_PARENT makes runc's init: the
+	 * kernel put it in its maker's cgroups, the process events name the
+	 * real parent */
+	if (child->pid == child->tgid && real != ptgid && (e = reserve(PCACHE_MAKER))) {
+		e->tgid = ctgid;
+		e->ptgid = ptgid;
+		e->index = real;
+		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	}
 	return 0;
 }
 
