@@ -390,7 +390,7 @@ static void memcgfs_sources_stop(struct cgfs *fs, struct source_env *env)
 	mirror_stop(env->mirror);              /* continues what it stopped */
 	watchdog_stop(env->watchdog);
 	sim_free(env->sim);
-	pidwatch_free(fs->watch);
+	cgfs_tasks_watch_end(fs);
 	release_free(fs->rel);
 	trim_stop(fs->trim);
 	fs->trim = NULL;

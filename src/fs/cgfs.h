@@ -44,6 +44,8 @@ enum cgfs_rq {
 	CGFS_RQ_N
 };
 
+#define CGFS_GONE 64
+
 struct cgfs {
 	struct mcg_engine *eng;
 	const struct prof *prof;
@@ -51,6 +53,15 @@ struct cgfs {
 	pthread_mutex_t meta_lock;     /* modes, owners and ACLs of every node */
 	pthread_mutex_t agent_lock;    /* release_agent */
 	pthread_mutex_t attach_lock;   /* task attach/exit and their pidfds */
+	/* under attach_lock: the groups of the last processes that left a
+	 * child group by exiting, or were made there by CLONE_PARENT but gone
+	 * before they could be placed: where a late-told CLONE_PARENT's maker
+	 * was (cgfs_tasks_made_by) */
+	struct cgfs_gone {
+		pid_t tid;
+		struct mcg_group *g;   /* a reference */
+	} gone[CGFS_GONE];
+	unsigned gone_next;
 	pthread_mutex_t fh_lock;       /* fh_head: handles open at exit are freed */
 	struct cgfs_fh *fh_head;
 	struct trim *trim;             /* the heap trim after removals (fs/trim.h) */

@@ -186,15 +186,54 @@ int cgfs_tasks_write(struct cgfs_req *r, int procs, const struct gram_value *v)
 
 /* ---- task lifetimes, as pidwatch reports them ---- */
 
+/* Under attach_lock: TID's group G (a reference taken here) kept a while
+ * after TID went. */
+static void tasks_gone_note(struct cgfs *fs, pid_t tid, struct mcg_group *g)
+{
+	struct cgfs_gone *e = &fs->gone[fs->gone_next++ % CGFS_GONE];
+
+	if (e->g)
+		mcg_put(e->g);
+	mcg_get(g);
+	e->tid = tid;
+	e->g = g;
+}
+
+/* Under attach_lock: TID's group now, or, gone, the one it left last; a
+ * reference. */
+static struct mcg_group *tasks_group_or_gone(struct cgfs *fs, pid_t tid)
+{
+	struct mcg_group *g = task_group(fs->eng, tid);
+
+	if (!mcg_is_root(g))
+		return g;
+	for (unsigned k = 1; k <= CGFS_GONE; k++) {
+		struct cgfs_gone *e = &fs->gone[(fs->gone_next - k) % CGFS_GONE];
+
+		if (e->g && e->tid == tid) {
+			mcg_put(g);
+			mcg_get(e->g);
+			return e->g;
+		}
+	}
+	return g;
+}
+
 static void tasks_exited(void *arg, struct pidwatch *w, pid_t tid, int fd)
 {
 	struct cgfs *fs = arg;
+	struct mcg_group *g;
 
 	pthread_mutex_lock(&fs->attach_lock);
+	g = task_group(fs->eng, tid);
 	/* Only the entry that still holds this pidfd is removed; if an attach
 	 * already dropped it, that attach closed (or will close) the fd. */
-	if (task_exit(fs->eng, tid, fd) == 0)
+	if (task_exit(fs->eng, tid, fd) == 0) {
 		pidwatch_forget(w, fd);
+		if (!mcg_is_root(g))
+			tasks_gone_note(fs, tid, g);
+	}
+	mcg_put(g);
 	pthread_mutex_unlock(&fs->attach_lock);
 }
 
@@ -221,17 +260,23 @@ void cgfs_tasks_made_by(struct cgfs *fs, pid_t child, pid_t maker, pid_t real)
 
 	/* the fork's process event first: the child is where it put it */
 	pidwatch_sync(fs->watch);
-	if (!task_in_child(fs->eng, maker) && !task_in_child(fs->eng, child))
-		return;
 	pthread_mutex_lock(&fs->attach_lock);
-	mg = task_group(fs->eng, maker);
+	/* (a maker that went meanwhile is where it was: runc's makers go
+	 * as soon as they have made the next) */
+	mg = tasks_group_or_gone(fs, maker);
 	cg = task_group(fs->eng, child);
 	rg = task_group(fs->eng, real);
 	/* only where the event's placement stands (a write into tasks since
 	 * has the last word) */
-	if (cg == rg && mg != cg && cgfs_tasks_attach_thread(fs, child, child, mg) == 0 &&
-	    fs->journal.note)
-		fs->journal.note(fs->journal.arg, mg);
+	if (cg == rg && mg != cg && cgfs_tasks_attach_thread(fs, child, child, mg) == 0) {
+		struct mcg_group *now = task_group(fs->eng, child);
+
+		if (now != mg && !mcg_is_root(mg))
+			tasks_gone_note(fs, child, mg);   /* gone before it was placed */
+		else if (fs->journal.note)
+			fs->journal.note(fs->journal.arg, mg);
+		mcg_put(now);
+	}
 	pthread_mutex_unlock(&fs->attach_lock);
 	mcg_put(mg);
 	mcg_put(cg);
@@ -242,6 +287,20 @@ static const struct pidwatch_hooks tasks_hooks = {
 	.exited = tasks_exited,
 	.forked = tasks_forked,
 };
+
+void cgfs_tasks_watch_end(struct cgfs *fs)
+{
+	pidwatch_free(fs->watch);
+	fs->watch = NULL;
+	/* no exit nor CLONE_PARENT is told from here on */
+	pthread_mutex_lock(&fs->attach_lock);
+	for (int i = 0; i < CGFS_GONE; i++) {
+		if (fs->gone[i].g)
+			mcg_put(fs->gone[i].g);
+		fs->gone[i].g = NULL;
+	}
+	pthread_mutex_unlock(&fs->attach_lock);
+}
 
 struct pidwatch *cgfs_tasks_watch(struct cgfs *fs)
 {

@@ -31,6 +31,9 @@ int cgfs_tasks_attach_thread(struct cgfs *fs, pid_t tid, pid_t tgid, struct mcg_
 /* The watch of this mount's task lifetimes: exits leave their group, forks
  * join their parent's (pidwatch.h). */
 struct pidwatch *cgfs_tasks_watch(struct cgfs *fs);
+/* Its end: the watch freed, and what it kept of gone tasks let go (before
+ * the engine goes; the sources that tell made_by are stopped). */
+void cgfs_tasks_watch_end(struct cgfs *fs);
 /* New process CHILD was made by MAKER, not its real parent REAL (clone
  * with CLONE_PARENT, which the page-cache tracer sees): where the fork's
  * process event placed it with REAL, it moves to MAKER's group, as the

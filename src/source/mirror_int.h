@@ -114,6 +114,8 @@ struct mirror_pc_hooks {
 			uint64_t n);
 };
 
+#define MIRROR_PC_MAKERS 64
+
 struct mirror_pcache {
 	struct pcache *tracer;        /* NULL: events come from elsewhere (the
 				       * unit tests, or the scan of open files) */
@@ -139,6 +141,12 @@ struct mirror_pcache {
 	struct mirror_pc_hooks hooks;
 	_Atomic uint64_t added, faulted, removed, unattributed, failed, alarms;
 	_Atomic uint64_t makers;      /* CLONE_PARENT forks told to the file surface */
+	/* PCACHE_MAKER events read, told to the file surface by the
+	 * tracer's thread holding no lock (made_by takes cgfs.attach_lock,
+	 * under which a tasks write's settle takes pcache.lock) */
+	pthread_mutex_t makers_lock;  /* a leaf */
+	struct { pid_t child, maker, real; } maker_q[MIRROR_PC_MAKERS];
+	int nmakers;
 };
 
 /* Anon pages shared copy-on-write (mirror_shared.c): a process's claim

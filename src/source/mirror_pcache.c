@@ -358,9 +358,16 @@ void mirror_pcache_event(void *arg, const struct pcache_event *ev)
 		return;
 	}
 	if (ev->op == PCACHE_MAKER) {
-		atomic_fetch_add(&m->pc->makers, 1);
-		if (m->env->made_by)
-			m->env->made_by(m->env->fs, (pid_t)ev->tgid, (pid_t)ev->ptgid, (pid_t)ev->index);
+		struct mirror_pcache *pc = m->pc;
+
+		/* told by the tracer's thread, out of pcache.lock */
+		pthread_mutex_lock(&pc->makers_lock);
+		if (pc->nmakers == MIRROR_PC_MAKERS)
+			memmove(pc->maker_q, pc->maker_q + 1, sizeof(pc->maker_q[0]) * --pc->nmakers);
+		pc->maker_q[pc->nmakers].child = (pid_t)ev->tgid;
+		pc->maker_q[pc->nmakers].maker = (pid_t)ev->ptgid;
+		pc->maker_q[pc->nmakers++].real = (pid_t)ev->index;
+		pthread_mutex_unlock(&pc->makers_lock);
 		return;
 	}
 	if (ev->op == PCACHE_WRITTEN) {
@@ -382,6 +389,30 @@ void mirror_pcache_event(void *arg, const struct pcache_event *ev)
 	}
 }
 
+/* The CLONE_PARENT forks read so far, to the file surface (no lock held). */
+static void mirror_pc_tell_makers(struct mirror *m)
+{
+	struct mirror_pcache *pc = m->pc;
+
+	for (;;) {
+		pid_t child, maker, real;
+
+		pthread_mutex_lock(&pc->makers_lock);
+		if (!pc->nmakers) {
+			pthread_mutex_unlock(&pc->makers_lock);
+			return;
+		}
+		child = pc->maker_q[0].child;
+		maker = pc->maker_q[0].maker;
+		real = pc->maker_q[0].real;
+		memmove(pc->maker_q, pc->maker_q + 1, sizeof(pc->maker_q[0]) * --pc->nmakers);
+		pthread_mutex_unlock(&pc->makers_lock);
+		atomic_fetch_add(&pc->makers, 1);
+		if (m->env && m->env->made_by)
+			m->env->made_by(m->env->fs, child, maker, real);
+	}
+}
+
 static void *mirror_pc_main(void *arg)
 {
 	struct mirror *m = arg;
@@ -399,6 +430,7 @@ static void *mirror_pc_main(void *arg)
 		if (fds[1].revents)
 			break;
 		pcache_consume(m->pc->tracer);
+		mirror_pc_tell_makers(m);
 	}
 	return NULL;
 }
@@ -424,6 +456,7 @@ int mirror_pcache_open(struct mirror *m, const struct mirror_pc_hooks *hooks)
 	pc->stopfd = -1;
 	mirror_pcache_sizes(pc);
 	pthread_mutex_init(&pc->chunks_lock, NULL);
+	pthread_mutex_init(&pc->makers_lock, NULL);
 	m->pc = pc;
 	return 0;
 }
@@ -476,6 +509,7 @@ void mirror_pcache_stop(struct mirror *m)
 	while (pc->nkmem > 0)         /* (every chunk gave its bytes back) */
 		mirror_pc_kmem(pc, pc->kmem[0].g, 0, -pc->kmem[0].bytes, NULL);
 	pthread_mutex_destroy(&pc->chunks_lock);
+	pthread_mutex_destroy(&pc->makers_lock);
 	free(pc);
 	m->pc = NULL;
 }
