@@ -191,7 +191,7 @@ static int guard_openf(int flags, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static int guard_openf(int flags, const char *fmt, ...)
 {
-	char path[128];
+	char path[4200];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -398,36 +398,39 @@ static int guard_check(const struct guard *g, pid_t tid, const struct guard_job 
 	return GUARD_EXIT_CONTINUE;
 }
 
-/* N if PATH is "/proc/self/fd/N" or "/proc/thread-self/fd/N" (what
- * runtimes hand mount(2)), else -1: the caller's descriptor N, which the
- * helper's own /proc/self would not name. */
-static int guard_self_fd(const char *path)
+/* What follows "/proc/self/" or "/proc/thread-self/" in PATH (what
+ * runtimes hand mount(2): "/proc/self/fd/N"), else NULL: the caller's own
+ * entries, which the helper's /proc/self would not name. */
+static const char *guard_self_rest(const char *path)
 {
-	const char *p = path;
-	char *end;
-	long n;
-
-	if (!strncmp(p, "/proc/self/fd/", 14))
-		p += 14;
-	else if (!strncmp(p, "/proc/thread-self/fd/", 21))
-		p += 21;
-	else
-		return -1;
-	n = strtol(p, &end, 10);
-	return *p >= '0' && *p <= '9' && !*end && n >= 0 && n <= INT32_MAX ? (int)n : -1;
+	if (!strncmp(path, "/proc/self/", 11))
+		return path + 11;
+	if (!strncmp(path, "/proc/thread-self/", 18))
+		return path + 18;
+	return NULL;
 }
 
 /* In the helper: 0 done, GUARD_EXIT_CONTINUE, or an errno. */
 static int guard_act(const struct guard *g, pid_t tid, const struct guard_job *job)
 {
-	int root, cwd, usr, mns, info, dfd = -1, tree = -1, self = guard_self_fd(job->path);
+	int root, cwd, usr, mns, info, dfd = -1, tree = -1;
+	const char *rest = guard_self_rest(job->path);
 	struct stat cur_user, cur_mnt;
 	struct guard_job copy, *j = &copy;
 
-	/* a path through the caller's own descriptor is that descriptor */
+	/* a path through the caller's own /proc entries (its descriptors,
+	 * root, cwd) is opened through /proc/TID here, before any namespace
+	 * is entered, and looked at as that file; one that cannot be is the
+	 * kernel's ENOENT, never a call let through */
 	copy = *job;
-	if (self >= 0) {
-		copy.dirfd = self;
+	if (rest) {
+		/* (mount(2) follows its target, as a bind of the view is) */
+		bool follow = job->follow || job->op == GUARD_OP_BIND;
+
+		if ((dfd = guard_openf(O_PATH | (follow ? 0 : O_NOFOLLOW), "/proc/%d/%s", (int)tid,
+				       rest)) < 0)
+			return ENOENT;
+		copy.dirfd = AT_FDCWD;
 		copy.path[0] = '\0';
 		copy.empty_path = true;
 	}
@@ -437,8 +440,9 @@ static int guard_act(const struct guard *g, pid_t tid, const struct guard_job *j
 	usr = guard_openf(O_RDONLY, "/proc/%d/ns/user", (int)tid);
 	mns = guard_openf(O_RDONLY, "/proc/%d/ns/mnt", (int)tid);
 	info = guard_openf(O_RDONLY, "/proc/%d/mountinfo", (int)tid);
-	if (j->dirfd != AT_FDCWD && (dfd = guard_openf(O_PATH, "/proc/%d/fd/%d", (int)tid, j->dirfd)) < 0)
-		return GUARD_EXIT_CONTINUE;  /* a bad dirfd: the kernel's EBADF */
+	if (!rest && j->dirfd != AT_FDCWD &&
+	    (dfd = guard_openf(O_PATH, "/proc/%d/fd/%d", (int)tid, j->dirfd)) < 0)
+		return j->op == GUARD_OP_BIND ? EBADF : GUARD_EXIT_CONTINUE;  /* the kernel's EBADF */
 	if (root < 0 || cwd < 0 || usr < 0 || mns < 0 || info < 0 ||
 	    stat("/proc/self/ns/user", &cur_user) || stat("/proc/self/ns/mnt", &cur_mnt))
 		return ESRCH;
@@ -465,7 +469,7 @@ static int guard_act(const struct guard *g, pid_t tid, const struct guard_job *j
 		return EPERM;
 	if (j->op != GUARD_OP_BIND)
 		return guard_check(g, tid, j, dfd, info);
-	if (self >= 0 ? syscall(SYS_move_mount, tree, "", dfd, "",
+	if (rest ? syscall(SYS_move_mount, tree, "", dfd, "",
 				MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)
 		      : syscall(SYS_move_mount, tree, "", AT_FDCWD, j->path, MOVE_MOUNT_F_EMPTY_PATH))
 		return errno;

@@ -339,7 +339,8 @@ static bool hier_take_pending(struct hier_set *s, pid_t real, uint64_t start,
 	for (int i = 0; i < s->npending; i++) {
 		const struct hier_pending *p = &s->pending[i];
 
-		if (p->real == real && p->since <= start &&
+		/* (one whose clone made nothing seen in time is stale) */
+		if (p->real == real && p->since <= start && start <= p->since + HIER_PENDING_TICKS &&
 		    (best < 0 || p->since > s->pending[best].since))
 			best = i;
 	}
@@ -367,8 +368,14 @@ int hier_maker(struct hier_set *s, pid_t maker, uint64_t now)
 	p.real = ti.ppid;
 	p.since = now;
 	memcpy(p.grp, t->grp, sizeof(p.grp));
-	if (s->npending == HIER_MAX_PENDING)
-		s->pending[0] = s->pending[--s->npending];
+	if (s->npending == HIER_MAX_PENDING) {
+		int old = 0;
+
+		for (int i = 1; i < s->npending; i++)
+			if (s->pending[i].since < s->pending[old].since)
+				old = i;
+		s->pending[old] = s->pending[--s->npending];
+	}
 	s->pending[s->npending++] = p;
 	return 0;
 }
@@ -565,16 +572,17 @@ void hier_list_print(const uint64_t mask[16], char *out, size_t size)
 	size_t n = 0;
 
 	out[0] = '\0';
-	for (int i = 0; i < 1024; i++) {
+	for (int i = 0; i < 1024 && n < size; i++) {
 		int j = i;
 
 		if (!(mask[i / 64] & (1ULL << (i % 64))))
 			continue;
 		while (j + 1 < 1024 && (mask[(j + 1) / 64] & (1ULL << ((j + 1) % 64))))
 			j++;
-		n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%s%d", n ? "," : "", i);
 		if (j > i)
-			n += (size_t)snprintf(out + n, n < size ? size - n : 0, "-%d", j);
+			n += (size_t)snprintf(out + n, size - n, "%s%d-%d", n ? "," : "", i, j);
+		else
+			n += (size_t)snprintf(out + n, size - n, "%s%d", n ? "," : "", i);
 		i = j;
 	}
 }
@@ -874,6 +882,11 @@ int hier_rmdir(struct hier_set *s, int h, struct hier_group *parent, const char 
 	free(ids);
 	if (n > 0)
 		return -EBUSY;
+	/* a pending CLONE_PARENT's maker was there: its child starts at
+	 * the root (an id handed out again names another group) */
+	for (int i = 0; i < s->npending; i++)
+		if (s->pending[i].grp[h] == g->id)
+			s->pending[i].grp[h] = 0;
 	for (size_t i = 0; i < parent->nkids; i++)
 		if (parent->kids[i] == g) {
 			memmove(parent->kids + i, parent->kids + i + 1,

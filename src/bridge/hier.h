@@ -33,6 +33,9 @@ struct hier_os {
 	/* the thread ids of process TGID: the count, or a negative errno */
 	long (*threads)(void *arg, pid_t tgid, pid_t *out, size_t max);
 	int (*signal)(void *arg, pid_t tid, int sig);
+	/* a task that may not be moved (NULL: none): EINVAL, as a kernel
+	 * thread is to cgroupfs */
+	bool (*unmovable)(void *arg, pid_t tid);
 	void *arg;
 };
 
@@ -55,6 +58,7 @@ struct hier_attr {
 };
 
 #define HIER_MAX_FILES 40
+#define HIER_LIST_MAX 4096     /* a CPU or node list's text */
 #define HIER_NAME_MAX 255
 #define HIER_MAX_TASKS 65536  /* tasks one listing looks at */
 

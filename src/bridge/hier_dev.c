@@ -118,9 +118,11 @@ void hier_devs_rm(struct hier_devs *d, const struct hier_dev *e)
 	size_t k = 0;
 
 	for (size_t i = 0; i < d->n; i++) {
-		if (hier_dev_same(&d->ex[i], e))
+		bool same = hier_dev_same(&d->ex[i], e);
+
+		if (same)
 			d->ex[i].access &= ~e->access;
-		if (d->ex[i].access)
+		if (!same || d->ex[i].access)
 			d->ex[k++] = d->ex[i];
 	}
 	d->n = k;

@@ -204,8 +204,27 @@ static void hier_bw(const struct hier_set *s, const struct hier_group *g, int64_
 			   NULL, 10);
 }
 
-/* The nearest limit at or above G, G's own being RATIO (v1's rule: no
- * group may have more bandwidth than its parent's effective one). */
+/* No group below G has more bandwidth than LIMIT (-1: none) allows, a
+ * group without a quota of its own passing its parent's on (the kernel's
+ * tg_cfs_schedulable_down, v1). */
+static bool hier_bw_below(const struct hier_set *s, const struct hier_group *g, int64_t limit)
+{
+	for (size_t i = 0; i < g->nkids; i++) {
+		int64_t q, kr;
+		uint64_t p;
+
+		hier_bw(s, g->kids[i], &q, &p);
+		kr = hier_ratio(q, p);
+		if (kr >= 0 && limit >= 0 && kr > limit)
+			return false;
+		if (!hier_bw_below(s, g->kids[i], kr >= 0 ? kr : limit))
+			return false;
+	}
+	return true;
+}
+
+/* G's bandwidth becoming RATIO fits the nearest limit above it and every
+ * one below. */
 static bool hier_bw_fits(const struct hier_set *s, const struct hier_group *g, int64_t ratio)
 {
 	int64_t up = -1, q;
@@ -217,17 +236,7 @@ static bool hier_bw_fits(const struct hier_set *s, const struct hier_group *g, i
 	}
 	if (ratio >= 0 && up >= 0 && ratio > up)
 		return false;
-	if (ratio < 0)
-		ratio = up;
-	for (size_t i = 0; i < g->nkids; i++) {
-		int64_t kr;
-
-		hier_bw(s, g->kids[i], &q, &p);
-		kr = hier_ratio(q, p);
-		if (kr >= 0 && ratio >= 0 && kr > ratio)
-			return false;
-	}
-	return true;
+	return hier_bw_below(s, g, ratio >= 0 ? ratio : up);
 }
 
 static int hier_write_cpu(struct hier_set *s, struct hier_group *g, int file, int kind,
@@ -413,6 +422,8 @@ static int hier_write_tasks(struct hier_set *s, int h, struct hier_group *g, boo
 		pid = who->pid;
 	if (s->os.task(s->os.arg, (pid_t)pid, &ti))
 		return -ESRCH;
+	if (s->os.unmovable && s->os.unmovable(s->os.arg, ti.tgid))
+		return -EINVAL;
 	/* v1: the writer is root, or the task's user */
 	if (who->uid != 0 && who->uid != ti.uid && who->uid != ti.suid)
 		return -EACCES;

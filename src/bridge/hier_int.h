@@ -80,7 +80,7 @@ struct hier_set {
 	struct hier_pending pending[HIER_MAX_PENDING];
 	int npending;
 	struct hier_tree t[VIEW_NCTL];
-	char cpus[256], mems[256];
+	char cpus[HIER_LIST_MAX], mems[HIER_LIST_MAX];
 	int ncpus;
 	struct hier_fspec huge[HIER_MAX_HUGE * HIER_NHUGE_EACH + 8];
 	char huge_names[HIER_MAX_HUGE * HIER_NHUGE_EACH][48];

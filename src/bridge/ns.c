@@ -195,14 +195,18 @@ static int ns_standin(struct hier_set **hs, int c, const char *dir, int *fd, con
 		snprintf(opts, sizeof(opts),
 			 "fd=%d,rootmode=40000,user_id=%u,group_id=%u,allow_other,default_permissions",
 			 *fd, (unsigned)geteuid(), (unsigned)getegid());
-		return mount(STANDIN_SOURCE, dir, STANDIN_FSTYPE, fl, opts) ? -errno : 0;
-	}
-	if (errno != EACCES && errno != EPERM && errno != ENOENT && errno != ENXIO)
+		if (!mount(STANDIN_SOURCE, dir, STANDIN_FSTYPE, fl, opts))
+			return 0;
+		/* (a kernel or LSM that refuses FUSE here: the copies) */
+		close(*fd);
+		*fd = -1;
+	} else if (errno != EACCES && errno != EPERM && errno != ENOENT && errno != ENXIO) {
 		return -errno;
+	}
 	*what = "a read-only stand-in hierarchy (no /dev/fuse)";
 	if (!*hs) {
 		static const struct hier_os none = { .task = ns_no_task, .tasks = ns_no_tasks };
-		char cpus[256], mems[256];
+		char cpus[HIER_LIST_MAX], mems[HIER_LIST_MAX];
 		unsigned huge[3];
 		int nhuge = standin_os_huge(huge, 3);
 

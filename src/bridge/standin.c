@@ -426,8 +426,9 @@ static const struct fuse_lowlevel_ops standin_ops = {
 /* ---- the supervisor's questions ---- */
 
 struct standin_q {
+	unsigned seq;   /* echoed first in the answer: a late one is told apart */
 	pid_t tid;
-	int maker;    /* 1: tid is about to clone with CLONE_PARENT */
+	int maker;      /* 1: tid is about to clone with CLONE_PARENT */
 };
 
 /* Now in clock ticks after boot, as /proc/PID/stat's start times are. */
@@ -444,70 +445,89 @@ static uint64_t standin_ticks(void)
 
 #define STANDIN_REPLY_MAX (VIEW_NCTL * 4200)
 
-static void standin_answer(struct standin_srv *srv, int qfd)
+/* One question on QFD answered: 0, or -EPIPE when the supervisor hung up
+ * (or the socket failed). */
+static int standin_answer(struct standin_srv *srv, int qfd)
 {
 	struct standin_q q;
+	ssize_t got = recv(qfd, &q, sizeof(q), MSG_DONTWAIT);
 	char *out;
-	size_t n = 0;
+	size_t n;
 
-	if (recv(qfd, &q, sizeof(q), 0) != (ssize_t)sizeof(q) || !(out = malloc(STANDIN_REPLY_MAX)))
-		return;
+	if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR))
+		return -EPIPE;
+	if (got != (ssize_t)sizeof(q) || !(out = malloc(STANDIN_REPLY_MAX)))
+		return 0;
+	n = (size_t)snprintf(out, STANDIN_REPLY_MAX, "%u\n", q.seq);
 	if (q.maker) {
-		int rc = hier_maker(srv->hs, q.tid, standin_ticks());
+		n += (size_t)snprintf(out + n, STANDIN_REPLY_MAX - n, "%d\n",
+				      hier_maker(srv->hs, q.tid, standin_ticks()));
+	} else {
+		for (int h = 0; h < VIEW_NCTL; h++) {
+			char path[4096] = "";
+			struct hier_group *g = hier_is_standin(h) ? hier_group_of(srv->hs, h, q.tid) : NULL;
 
-		n = (size_t)snprintf(out, STANDIN_REPLY_MAX, "%d\n", rc);
-		(void)send(qfd, out, n, MSG_NOSIGNAL);
-		free(out);
-		return;
+			if (g && hier_path(g, path, sizeof(path)))
+				path[0] = '\0';
+			n += (size_t)snprintf(out + n, STANDIN_REPLY_MAX - n, "%ld %s\n",
+					      hier_count(srv->hs, h), path);
+		}
 	}
-	for (int h = 0; h < VIEW_NCTL; h++) {
-		char path[4096] = "";
-		struct hier_group *g = hier_is_standin(h) ? hier_group_of(srv->hs, h, q.tid) : NULL;
-
-		if (g && hier_path(g, path, sizeof(path)))
-			path[0] = '\0';
-		n += (size_t)snprintf(out + n, STANDIN_REPLY_MAX - n, "%ld %s\n",
-				      hier_count(srv->hs, h), path);
-	}
-	(void)send(qfd, out, n, MSG_NOSIGNAL);
+	(void)send(qfd, out, n < STANDIN_REPLY_MAX ? n : STANDIN_REPLY_MAX - 1, MSG_NOSIGNAL);
 	free(out);
+	return 0;
+}
+
+/* Asks Q on QFD; the answer (after its sequence line) into IN (SIZE
+ * bytes, terminated): its length, or a negative errno (-ETIMEDOUT after
+ * a second). Answers to questions that timed out before are passed by. */
+static ssize_t standin_roundtrip(int qfd, struct standin_q *q, char *in, size_t size)
+{
+	static unsigned seq;
+	struct pollfd p = { .fd = qfd, .events = POLLIN };
+
+	q->seq = ++seq;
+	if (send(qfd, q, sizeof(*q), MSG_NOSIGNAL) != (ssize_t)sizeof(*q))
+		return -errno;
+	for (;;) {
+		ssize_t n;
+		char *end;
+
+		if (poll(&p, 1, 1000) != 1)
+			return -ETIMEDOUT;
+		if ((n = recv(qfd, in, size - 1, 0)) <= 0)
+			return n ? -errno : -EPIPE;
+		in[n] = '\0';
+		if (strtoul(in, &end, 10) != q->seq || *end != '\n')
+			continue;   /* a late answer to an earlier question */
+		end++;
+		n -= end - in;
+		memmove(in, end, (size_t)n + 1);
+		return n;
+	}
 }
 
 int standin_tell_maker(int qfd, pid_t tid)
 {
 	struct standin_q q = { .tid = tid, .maker = 1 };
-	struct pollfd p = { .fd = qfd, .events = POLLIN };
-	char in[32];
-	ssize_t n;
+	char in[64];
+	ssize_t n = standin_roundtrip(qfd, &q, in, sizeof(in));
 
-	if (send(qfd, &q, sizeof(q), MSG_NOSIGNAL) != (ssize_t)sizeof(q))
-		return -errno;
-	if (poll(&p, 1, 1000) != 1)
-		return -ETIMEDOUT;
-	if ((n = recv(qfd, in, sizeof(in) - 1, 0)) <= 0)
-		return n ? -errno : -EPIPE;
-	in[n] = '\0';
-	return (int)strtol(in, NULL, 10);
+	return n < 0 ? (int)n : (int)strtol(in, NULL, 10);
 }
 
 int standin_ask(int qfd, pid_t tid, char groups[VIEW_NCTL][4096], long counts[VIEW_NCTL])
 {
 	struct standin_q q = { .tid = tid };
-	struct pollfd p = { .fd = qfd, .events = POLLIN };
 	char *in = malloc(STANDIN_REPLY_MAX + 1), *l;
 	ssize_t n;
 	int rc = 0;
 
 	if (!in)
 		return -ENOMEM;
-	if (send(qfd, &q, sizeof(q), MSG_NOSIGNAL) != (ssize_t)sizeof(q)) {
-		rc = -errno;
-	} else if (poll(&p, 1, 1000) != 1) {
-		rc = -ETIMEDOUT;
-	} else if ((n = recv(qfd, in, STANDIN_REPLY_MAX, 0)) <= 0) {
-		rc = n ? -errno : -EPIPE;
+	if ((n = standin_roundtrip(qfd, &q, in, STANDIN_REPLY_MAX + 1)) < 0) {
+		rc = (int)n;
 	} else {
-		in[n] = '\0';
 		l = in;
 		for (int h = 0; h < VIEW_NCTL; h++) {
 			char *e = strchr(l, '\n'), *sp;
@@ -586,10 +606,10 @@ static int standin_loop(struct standin_srv *srv, int qfd)
 			int h = who[i], rc;
 
 			if (h < 0) {
-				if (p[i].revents & POLLIN)
-					standin_answer(srv, qfd);
-				else if (p[i].revents & (POLLHUP | POLLERR))
-					qfd = -1;   /* the supervisor went: serve on */
+				/* the supervisor gone: the mounts are served on */
+				if ((p[i].revents & (POLLIN | POLLHUP | POLLERR)) &&
+				    standin_answer(srv, qfd))
+					qfd = -1;
 				continue;
 			}
 			if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
@@ -613,7 +633,7 @@ static int standin_loop(struct standin_srv *srv, int qfd)
 int standin_serve(const int fuse_fd[VIEW_NCTL], int qfd, uid_t owner, gid_t group)
 {
 	struct standin_srv srv = { 0 };
-	char cpus[256], mems[256];
+	char cpus[HIER_LIST_MAX], mems[HIER_LIST_MAX];
 	unsigned huge[3];
 	int nhuge = standin_os_huge(huge, 3), rc;
 

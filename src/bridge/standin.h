@@ -18,7 +18,7 @@
 
 /* Serves the FUSE connections FUSE_FD[c] (-1 where hierarchy c is not a
  * mounted stand-in) and the questions on QFD until every connection has
- * ended or QFD hung up. The roots belong to OWNER and GROUP. Returns 0 or
+ * ended (the supervisor's hanging up ends only the questions). The roots belong to OWNER and GROUP. Returns 0 or
  * a negative errno (nothing could be served). */
 int standin_serve(const int fuse_fd[VIEW_NCTL], int qfd, uid_t owner, gid_t group);
 

@@ -27,6 +27,23 @@ static ssize_t standin_os_slurp(const char *path, char *buf, size_t size)
 	return n;
 }
 
+/* Whether process TID has a thread besides its leader. */
+static bool standin_os_has_threads(pid_t tid)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)tid);
+	if (!(d = opendir(path)))
+		return false;
+	while (n < 2 && (e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n > 1;
+}
+
 static int standin_os_task(void *arg, pid_t tid, struct hier_task_info *out)
 {
 	char path[64], buf[4096], state = 0;
@@ -43,8 +60,9 @@ static int standin_os_task(void *arg, pid_t tid, struct hier_task_info *out)
 	if (sscanf(p + 1, " %c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
 		   &state, &ppid, &start) != 3)
 		return -ESRCH;
-	/* an exited task left its groups (cgroup_exit), reaped or not */
-	if (state == 'Z' || state == 'X')
+	/* an exited task left its groups (cgroup_exit), reaped or not; a
+	 * leader that exited before its threads is still their process */
+	if ((state == 'Z' || state == 'X') && !standin_os_has_threads(tid))
 		return -ESRCH;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
 	if (standin_os_slurp(path, buf, sizeof(buf)) <= 0 || !(p = strstr(buf, "\nTgid:")) ||
@@ -104,6 +122,25 @@ static long standin_os_tasks(void *arg, pid_t *out, size_t max)
 	return np < 0 ? np : (long)n;
 }
 
+/* memcgfs-run's own processes (the supervisor, this server) are to the
+ * stand-ins what kernel threads are to cgroupfs: never moved, never
+ * frozen. */
+static bool standin_os_unmovable(void *arg, pid_t tid)
+{
+	static char self[4096];
+	char path[64], exe[4096];
+	ssize_t n;
+
+	(void)arg;
+	if (!self[0] && (n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0)
+		self[n] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)tid);
+	if ((n = readlink(path, exe, sizeof(exe) - 1)) <= 0)
+		return false;
+	exe[n] = '\0';
+	return self[0] && !strcmp(exe, self);
+}
+
 static int standin_os_signal(void *arg, pid_t tid, int sig)
 {
 	(void)arg;
@@ -115,6 +152,7 @@ const struct hier_os standin_os = {
 	.tasks = standin_os_tasks,
 	.threads = standin_os_threads,
 	.signal = standin_os_signal,
+	.unmovable = standin_os_unmovable,
 };
 
 bool standin_os_sys_admin(pid_t pid)

@@ -570,6 +570,8 @@ int task_exit(struct mcg_engine *e, pid_t tid, int watch);
 struct mcg_group *task_group(struct mcg_engine *e, pid_t tid);
 
 bool task_in_child(struct mcg_engine *e, pid_t tid);
+/* The process of thread TID in a child group, 0 if it is in none. */
+pid_t task_tgid(struct mcg_engine *e, pid_t tid);
 
 /* Sorted thread ids of g (a non-root group), malloc'ed into *out. Returns
  * the count or -ENOMEM. With tgids, the thread group ids instead, sorted

@@ -190,6 +190,18 @@ struct mcg_group *task_group(struct mcg_engine *e, pid_t tid)
 	return g;
 }
 
+pid_t task_tgid(struct mcg_engine *e, pid_t tid)
+{
+	struct task_entry *te;
+	pid_t tgid;
+
+	pthread_mutex_lock(&e->tasks->lock);
+	te = *task_slot(e->tasks, tid);
+	tgid = te ? te->tgid : 0;
+	pthread_mutex_unlock(&e->tasks->lock);
+	return tgid;
+}
+
 bool task_in_child(struct mcg_engine *e, pid_t tid)
 {
 	bool in;

@@ -204,8 +204,11 @@ static void tasks_gone_note(struct cgfs *fs, pid_t tid, struct mcg_group *g)
 static struct mcg_group *tasks_group_or_gone(struct cgfs *fs, pid_t tid)
 {
 	struct mcg_group *g = task_group(fs->eng, tid);
+	struct proc_task t;
 
-	if (!mcg_is_root(g))
+	/* (a living process at the root is there: an old record of its id
+	 * is another's; a zombie, with no memory left, is gone) */
+	if (!mcg_is_root(g) || (!proc_read_task(tid, &t) && t.rss_anon_kb >= 0))
 		return g;
 	for (unsigned k = 1; k <= CGFS_GONE; k++) {
 		struct cgfs_gone *e = &fs->gone[(fs->gone_next - k) % CGFS_GONE];
@@ -223,15 +226,17 @@ static void tasks_exited(void *arg, struct pidwatch *w, pid_t tid, int fd)
 {
 	struct cgfs *fs = arg;
 	struct mcg_group *g;
+	bool leader;
 
 	pthread_mutex_lock(&fs->attach_lock);
 	g = task_group(fs->eng, tid);
+	leader = task_tgid(fs->eng, tid) == tid;
 	/* Only the entry that still holds this pidfd is removed; if an attach
 	 * already dropped it, that attach closed (or will close) the fd. */
 	if (task_exit(fs->eng, tid, fd) == 0) {
 		pidwatch_forget(w, fd);
-		if (!mcg_is_root(g))
-			tasks_gone_note(fs, tid, g);
+		if (leader && !mcg_is_root(g))
+			tasks_gone_note(fs, tid, g);   /* (makers are processes) */
 	}
 	mcg_put(g);
 	pthread_mutex_unlock(&fs->attach_lock);
@@ -254,6 +259,21 @@ static void tasks_forked(void *arg, pid_t parent, pid_t child, pid_t child_tgid)
 	mcg_put(g);
 }
 
+/* Under attach_lock: process CHILD, every thread it has by now, into G. */
+static int tasks_made_attach(struct cgfs *fs, pid_t child, struct mcg_group *g)
+{
+	pid_t *threads = NULL;
+	long n = proc_threads_of(child, &threads);
+	int err = 0;
+
+	if (n <= 0)   /* gone: skipped, as the kernel would */
+		return cgfs_tasks_attach_thread(fs, child, child, g);
+	for (long i = 0; i < n && !err; i++)
+		err = cgfs_tasks_attach_thread(fs, threads[i], child, g);
+	free(threads);
+	return err;
+}
+
 void cgfs_tasks_made_by(struct cgfs *fs, pid_t child, pid_t maker, pid_t real)
 {
 	struct mcg_group *mg, *cg, *rg;
@@ -268,7 +288,7 @@ void cgfs_tasks_made_by(struct cgfs *fs, pid_t child, pid_t maker, pid_t real)
 	rg = task_group(fs->eng, real);
 	/* only where the event's placement stands (a write into tasks since
 	 * has the last word) */
-	if (cg == rg && mg != cg && cgfs_tasks_attach_thread(fs, child, child, mg) == 0) {
+	if (cg == rg && mg != cg && tasks_made_attach(fs, child, mg) == 0) {
 		struct mcg_group *now = task_group(fs->eng, child);
 
 		if (now != mg && !mcg_is_root(mg))

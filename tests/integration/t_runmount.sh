@@ -82,6 +82,11 @@ ok"
 # and runc name their targets) is that descriptor, not the helper's
 expect "a recursive bind of /proc/self/fd/N onto itself (crun's read-only paths) goes on" \
 	"$(r -- sh -c "d=\$(mktemp -d); mount -t tmpfs none \$d; exec 7<\$d; $CG mount /proc/self/fd/7 /proc/self/fd/7 none bind,rec")" "ok"
+expect "a cgroup mount below /proc/self/fd/N/ binds the view there" \
+	"$(r -- sh -c "d=\$(mktemp -d); mkdir \$d/sub; exec 7<\$d; $CG mount none /proc/self/fd/7/sub cgroup - memory && test -d \$d/sub/$MARK && echo view")" "ok
+view"
+expect "a cgroup mount onto a descriptor the caller does not have: ENOENT, nothing mounted" \
+	"$(r -- "$CG" mount none /proc/self/fd/97 cgroup - memory)" "ENOENT"
 expect "a cgroup mount onto /proc/self/fd/N binds the view there" \
 	"$(r -- sh -c "d=\$(mktemp -d); exec 7<\$d; $CG mount none /proc/self/fd/7 cgroup - memory && test -d \$d/$MARK && echo view")" "ok
 view"

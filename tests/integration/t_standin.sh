@@ -100,6 +100,7 @@ echo "pids $(w pids/c1/pids.max 64) $(cat pids/c1/pids.max) bad $(w pids/c1/pids
 echo "procs $(w pids/c1/cgroup.procs $$) $(w systemd/c1/cgroup.procs $$)"
 sh -c 'grep -E ":(pids|name=systemd|cpuset|devices):" /proc/self/cgroup | cut -d: -f2,3 | sort | tr "\n" " "; echo'
 echo "current $(cat pids/c1/pids.current)"
+echo "supervisor $(w freezer/c1/cgroup.procs $PPID) $(grep -c . freezer/c1/cgroup.procs)"
 sleep 60 & s=$!
 w freezer/c1/cgroup.procs $s > /dev/null
 echo "frozen $(w freezer/c1/freezer.state FROZEN)"
@@ -129,6 +130,7 @@ expect "membership: written through cgroup.procs" "$(line procs)" "procs ok ok"
 expect "membership: a child of the task is in its groups, per hierarchy" \
 	"$(echo "$out" | grep '^cpuset:')" "cpuset:/c1 devices:/ name=systemd:/c1 pids:/c1 "
 expect "pids.current: the shell and the cat" "$(line current)" "current 2"
+expect "memcgfs-run's own processes cannot be moved (nor frozen)" "$(line supervisor)" "supervisor err 0"
 expect "freezer: FROZEN written" "$(line frozen)" "frozen ok"
 expect "freezer: the task is stopped, the state FROZEN" "$(line state)" "state FROZEN T"
 expect "freezer: THAWED continues it" "$(line thawed)" "thawed THAWED S"

@@ -66,7 +66,9 @@ static int fake_signal(void *arg, pid_t tid, int sig)
 	return 0;
 }
 
-static const struct hier_os fake_os = { fake_task, fake_tasks, fake_threads, fake_signal, NULL };
+static const struct hier_os fake_os = {
+	.task = fake_task, .tasks = fake_tasks, .threads = fake_threads, .signal = fake_signal,
+};
 
 static void fake_add(pid_t tid, pid_t tgid, pid_t ppid)
 {
@@ -229,6 +231,15 @@ START_TEST(test_hier_cpu)
 	ck_assert_int_eq(wr(s, VIEW_CPU, c, "cpu.cfs_quota_us", "30000"), -EINVAL);
 	ck_assert_int_eq(wr(s, VIEW_CPU, c, "cpu.cfs_quota_us", "-5"), 0);
 	ck_assert_str_eq(rd(s, VIEW_CPU, c, "cpu.cfs_quota_us"), "-1\n");
+	/* a grandchild's quota counts through a child without one */
+	ck_assert_int_eq(wr(s, VIEW_CPU, d, "cpu.cfs_quota_us", "-1"), 0);
+	{
+		struct hier_group *e = mk(s, VIEW_CPU, d, "e");
+
+		ck_assert_int_eq(wr(s, VIEW_CPU, e, "cpu.cfs_quota_us", "40000"), 0);
+		ck_assert_int_eq(wr(s, VIEW_CPU, c, "cpu.cfs_quota_us", "30000"), -EINVAL);
+		ck_assert_int_eq(wr(s, VIEW_CPU, c, "cpu.cfs_quota_us", "40000"), 0);
+	}
 	/* shares are clamped, not refused */
 	ck_assert_int_eq(wr(s, VIEW_CPU, c, "cpu.shares", "1"), 0);
 	ck_assert_str_eq(rd(s, VIEW_CPU, c, "cpu.shares"), "2\n");
