@@ -60,6 +60,25 @@ static int standin_decode(struct standin_mnt *m, fuse_ino_t ino, struct hier_gro
 	return 0;
 }
 
+enum { STANDIN_ANY = -1, STANDIN_FILE, STANDIN_DIR };
+
+/* The node INO names, of kind WANT; else the error is replied (GONE when
+ * it names nothing now) and false returned. */
+static bool standin_node(fuse_req_t req, fuse_ino_t ino, int want, int gone, struct hier_group **g,
+			 int *file)
+{
+	*file = -1;
+	if (standin_decode(fuse_req_userdata(req), ino, g, file)) {
+		fuse_reply_err(req, gone);
+		return false;
+	}
+	if ((want == STANDIN_DIR && *file >= 0) || (want == STANDIN_FILE && *file < 0)) {
+		fuse_reply_err(req, want == STANDIN_DIR ? ENOTDIR : EISDIR);
+		return false;
+	}
+	return true;
+}
+
 static void standin_stat(struct standin_mnt *m, struct hier_group *g, int file, struct stat *st)
 {
 	const struct hier_attr *a = hier_attr(g, file);
@@ -101,10 +120,8 @@ static void standin_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct hier_group *g, *kid;
 	int file;
 
-	if (standin_decode(m, parent, &g, &file) || file >= 0) {
-		fuse_reply_err(req, file >= 0 ? ENOTDIR : ENOENT);
+	if (!standin_node(req, parent, STANDIN_DIR, ENOENT, &g, &file))
 		return;
-	}
 	if ((kid = hier_child(m->srv->hs, m->h, g, name)))
 		standin_entry(req, m, kid, -1);
 	else if ((file = hier_file_index(m->srv->hs, m->h, g, name)) >= 0)
@@ -121,10 +138,8 @@ static void standin_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_inf
 	int file;
 
 	(void)fi;
-	if (standin_decode(m, ino, &g, &file)) {
-		fuse_reply_err(req, ENOENT);
+	if (!standin_node(req, ino, STANDIN_ANY, ENOENT, &g, &file))
 		return;
-	}
 	standin_stat(m, g, file, &st);
 	fuse_reply_attr(req, &st, STANDIN_TTL);
 }
@@ -139,10 +154,8 @@ static void standin_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, i
 	int file;
 
 	(void)fi;
-	if (standin_decode(m, ino, &g, &file)) {
-		fuse_reply_err(req, ENOENT);
+	if (!standin_node(req, ino, STANDIN_ANY, ENOENT, &g, &file))
 		return;
-	}
 	/* (the kernel checked who may: default_permissions) */
 	a = hier_attr(g, file);
 	if (to_set & FUSE_SET_ATTR_MODE)
@@ -164,10 +177,8 @@ static void standin_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, m
 	int file, rc;
 
 	(void)mode;
-	if (standin_decode(m, parent, &g, &file) || file >= 0) {
-		fuse_reply_err(req, file >= 0 ? ENOTDIR : ENOENT);
+	if (!standin_node(req, parent, STANDIN_DIR, ENOENT, &g, &file))
 		return;
-	}
 	if ((rc = hier_mkdir(m->srv->hs, m->h, g, name, &who, &kid)))
 		fuse_reply_err(req, -rc);
 	else
@@ -180,10 +191,8 @@ static void standin_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct hier_group *g;
 	int file;
 
-	if (standin_decode(m, parent, &g, &file) || file >= 0) {
-		fuse_reply_err(req, file >= 0 ? ENOTDIR : ENOENT);
+	if (!standin_node(req, parent, STANDIN_DIR, ENOENT, &g, &file))
 		return;
-	}
 	fuse_reply_err(req, -hier_rmdir(m->srv->hs, m->h, g, name));
 }
 
@@ -254,10 +263,8 @@ static void standin_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 	unsigned tmode;
 	int file, acc = fi->flags & O_ACCMODE;
 
-	if (standin_decode(m, ino, &g, &file) || file < 0) {
-		fuse_reply_err(req, file < 0 ? EISDIR : ENOENT);
+	if (!standin_node(req, ino, STANDIN_FILE, ENOENT, &g, &file))
 		return;
-	}
 	/* as kernfs: a file without a reader (writer) cannot be opened to
 	 * read (write), whoever asks */
 	tmode = hier_file_mode(m->srv->hs, m->h, file);
@@ -282,10 +289,8 @@ static void standin_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct hier_group *g;
 	int file, rc;
 
-	if (standin_decode(m, ino, &g, &file) || file < 0) {
-		fuse_reply_err(req, ENODEV);   /* the group went */
+	if (!standin_node(req, ino, STANDIN_FILE, ENODEV, &g, &file))   /* (the group went) */
 		return;
-	}
 	/* the text is made at the first read, and again at offset 0 */
 	if (!fh->text || off == 0) {
 		free(fh->text);
@@ -312,10 +317,8 @@ static void standin_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_
 
 	(void)off;
 	(void)fi;
-	if (standin_decode(m, ino, &g, &file) || file < 0) {
-		fuse_reply_err(req, ENODEV);
+	if (!standin_node(req, ino, STANDIN_FILE, ENODEV, &g, &file))   /* (the group went) */
 		return;
-	}
 	/* each write(2) is one whole value, as on cgroupfs */
 	if ((rc = hier_write(m->srv->hs, m->h, g, file, buf, size, &who)))
 		fuse_reply_err(req, -rc);
@@ -376,10 +379,8 @@ static void standin_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t o
 	int file;
 
 	(void)fi;
-	if (standin_decode(m, ino, &g, &file) || file >= 0) {
-		fuse_reply_err(req, file >= 0 ? ENOTDIR : ENOENT);
+	if (!standin_node(req, ino, STANDIN_DIR, ENOENT, &g, &file))
 		return;
-	}
 	if (!(buf = malloc(size))) {
 		fuse_reply_err(req, ENOMEM);
 		return;

@@ -2,7 +2,7 @@
 # t_run.sh: memcgfs-run (issue 13). Inside it memcgfs is a cgroup v1
 # memory hierarchy at /sys/fs/cgroup/memory: mountinfo, mounts, statfs,
 # /proc/PID/cgroup and /proc/cgroups say so, beside the stand-in
-# hierarchies a systemd host has (t_standin.sh tests those); cgroup-tools, the JVM, a static C and a Go detector work
+# hierarchies a systemd host has (t_standin.sh tests those); cgroup-tools, the JVM, Node.js, a static C and a Go detector work
 # unmodified; --group accounts and OOM-kills; as root and as a user (a
 # user namespace). Outside nothing changes. Each claim is also checked
 # through memcgfs's own files.
@@ -292,6 +292,20 @@ heap() { "$@" -XX:+PrintFlagsFinal -version 2>/dev/null | awk '$2 == "MaxHeapSiz
 inside=$(heap r --group /demo -- java)
 expect "java: MaxHeapSize as with -XX:MaxRAM=256m" "$inside" "$(heap java -XX:MaxRAM=256m)"
 expect "java: not the host's heap" "$([ "$inside" != "$(heap java)" ] && echo differs)" differs
+
+# --- Node.js (libuv's v1 lookup: memory.limit_in_bytes, and the soft
+# limit when lower) ---
+if command -v node > /dev/null && [ "$(node -e 'console.log(typeof process.constrainedMemory)')" = function ]; then
+	nheap() { "$@" -e 'console.log(require("v8").getHeapStatistics().heap_size_limit)'; }
+	expect "node: process.constrainedMemory() is the group's limit" \
+		"$(r --group /demo -- node -e 'console.log(process.constrainedMemory())')" 268435456
+	expect "node: the V8 heap limit is below the host's" \
+		"$([ "$(nheap r --group /demo -- node)" -lt "$(nheap node)" ] && echo below)" below
+	echo 128M > "$MNT/demo/memory.soft_limit_in_bytes"
+	expect "node: a lower soft limit is the constrained memory" \
+		"$(r --group /demo -- node -e 'console.log(process.constrainedMemory())')" 134217728
+	echo -1 > "$MNT/demo/memory.soft_limit_in_bytes"
+fi
 
 # --- --group: accounted, and OOM-killed past the limit ---
 mkdir "$MNT/acct" "$MNT/oom" "$MNT/oom2"
