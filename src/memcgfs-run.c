@@ -523,6 +523,7 @@ int main(int argc, char **argv)
 		waitpid(child, NULL, 0);
 		return RUN_FAIL;
 	}
+	g.qfd = qfd;
 	if (notify_init(&s, lfd, mnt, &g, qfd) || write(sv[0], "g", 1) != 1) {
 		fprintf(stderr, "memcgfs-run: cannot start the supervisor\n");
 		kill(child, SIGKILL);

@@ -31,6 +31,7 @@
 #include "bridge/caller.h"
 #include "bridge/group.h"
 #include "bridge/guard.h"
+#include "bridge/standin.h"
 
 #define GUARD_HELPER_MS 10000  /* a helper stuck on a path is killed */
 #define GUARD_EXIT_CONTINUE 255
@@ -206,6 +207,7 @@ int guard_open(struct guard *g, pid_t child, const char *mnt, const struct view_
 	struct stat st;
 
 	memset(g, 0, sizeof(*g));
+	g->qfd = -1;
 	g->mnt = mnt;
 	g->ns = *ns;
 	g->userns_fd = g->mntns_fd = -1;
@@ -233,6 +235,41 @@ fail:
 	}
 }
 
+int guard_cgns_roots(struct guard *g, pid_t tgid, char roots[VIEW_NCTL][4096])
+{
+	char path[64];
+	struct stat st;
+	struct guard_cgns *e = NULL;
+	long counts[VIEW_NCTL];
+	int rc;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/cgroup", (int)tgid);
+	if (stat(path, &st))
+		return -errno;
+	if (st.st_ino == g->cgns_ino)
+		return 0;
+	for (unsigned i = 0; i < g->ncgns && i < GUARD_CGNS; i++)
+		if (g->cgns[i].ino == st.st_ino)
+			e = &g->cgns[i];
+	if (!e) {
+		/* first seen: its groups now are its roots */
+		memset(roots, 0, VIEW_NCTL * sizeof(roots[0]));
+		if (g->qfd >= 0 && standin_ask(g->qfd, tgid, roots, counts))
+			memset(roots, 0, VIEW_NCTL * sizeof(roots[0]));
+		if ((rc = group_of(g->mnt, tgid, roots[VIEW_MEMORY], sizeof(roots[0]))))
+			return rc;
+		e = &g->cgns[g->ncgns++ % GUARD_CGNS];
+		for (int c = 0; c < VIEW_NCTL; c++) {
+			free(e->root[c]);
+			e->root[c] = roots[c][0] ? strdup(roots[c]) : NULL;
+		}
+		e->ino = st.st_ino;
+	}
+	for (int c = 0; c < VIEW_NCTL; c++)
+		snprintf(roots[c], sizeof(roots[c]), "%s", e->root[c] ? e->root[c] : "/");
+	return 1;
+}
+
 void guard_close(struct guard *g)
 {
 	for (int c = 0; c < VIEW_NCTL; c++)
@@ -245,6 +282,11 @@ void guard_close(struct guard *g)
 	for (int c = 0; c < VIEW_NCTL; c++)
 		g->view_fd[c] = -1;
 	g->mntns_fd = g->userns_fd = -1;
+	for (unsigned i = 0; i < GUARD_CGNS; i++)
+		for (int c = 0; c < VIEW_NCTL; c++) {
+			free(g->cgns[i].root[c]);
+			g->cgns[i].root[c] = NULL;
+		}
 }
 
 /* ---- the helper: the caller's namespaces, root and cwd ---- */
@@ -570,8 +612,6 @@ static int guard_new_cgroup(struct guard *g, pid_t tid, const __u64 *a, const ch
 {
 	struct guard_job j = { .op = GUARD_OP_BIND, .call = "mount", .dirfd = AT_FDCWD };
 	char opts[4096] = "", why[160];
-	struct stat cg;
-	char cgpath[64];
 	int ctl;
 
 	if (!guard_path(tid, a[1], &j))
@@ -587,15 +627,22 @@ static int guard_new_cgroup(struct guard *g, pid_t tid, const __u64 *a, const ch
 				    "this kernel has no such controller: the view leaves it out");
 	j.ctl = ctl;
 	j.rdonly = (a[3] & MS_RDONLY) != 0;
-	/* in a cgroup namespace of its own, the caller's memory group is the
-	 * root it sees, as a cgroup namespace's mount is rooted at its group */
-	snprintf(cgpath, sizeof(cgpath), "/proc/%d/ns/cgroup", (int)tid);
-	if (ctl == VIEW_MEMORY && !stat(cgpath, &cg) && cg.st_ino != g->cgns_ino) {
+	/* in a cgroup namespace of its own, the caller's root of the
+	 * hierarchy is the mount's root, as a cgroup namespace's mount is
+	 * rooted at its group */
+	{
 		pid_t tgid = caller_tgid(tid);
+		char (*roots)[4096] = malloc(VIEW_NCTL * sizeof(*roots));
+		int own = roots && tgid > 0 ? guard_cgns_roots(g, tgid, roots) : -ESRCH;
 
-		if (tgid <= 0 || group_of(g->mnt, tgid, j.sub, sizeof(j.sub)))
-			return guard_refuse(g, tid, "a cgroup mount", j.path, "its memcgfs group is unknown");
-		memmove(j.sub, j.sub + 1, strlen(j.sub));  /* relative to the root */
+		if (own < 0) {
+			free(roots);
+			return guard_refuse(g, tid, "a cgroup mount", j.path,
+					    "its cgroup namespace's groups are unknown");
+		}
+		if (own)
+			snprintf(j.sub, sizeof(j.sub), "%s", roots[ctl] + (roots[ctl][0] == '/'));
+		free(roots);
 	}
 	return guard_run(g, tid, &j, valid, arg);
 }

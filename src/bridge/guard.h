@@ -43,6 +43,8 @@ bool guard_cgroup_type(const char *fstype);
  * the view lacks or co-mounts apart, a release agent). */
 int guard_v1_ctl(const char *opts, char *why, size_t size);
 
+#define GUARD_CGNS 32
+
 struct guard {
 	const char *mnt;           /* the memcgfs mount, as the supervisor sees it */
 	struct view_ns ns;         /* the view's mount ids */
@@ -52,6 +54,15 @@ struct guard {
 	ino_t cgns_ino;            /* the wrapper's cgroup namespace */
 	unsigned long bound;       /* cgroup mounts answered with a view tree */
 	unsigned long refused;     /* calls failed with EPERM */
+	int qfd;                   /* the stand-ins' server's questions (-1: none) */
+	/* cgroup namespaces other than the wrapper's, with the groups their
+	 * first process seen was in: their roots (the kernel's are where the
+	 * namespace was made, which nothing here sees) */
+	struct guard_cgns {
+		ino_t ino;
+		char *root[VIEW_NCTL];   /* malloc'd; NULL: "/" */
+	} cgns[GUARD_CGNS];
+	unsigned ncgns;
 };
 
 /* Opens what the guard acts with, from the wrapper's first process CHILD
@@ -59,6 +70,13 @@ struct guard {
 int guard_open(struct guard *g, pid_t child, const char *mnt, const struct view_ns *ns,
 	       bool own_userns);
 void guard_close(struct guard *g);
+
+/* The roots of process TGID's cgroup namespace, one per hierarchy
+ * (memory's a memcgfs group, the stand-ins' from their server), into
+ * ROOTS: 1 when it has one of its own, 0 when it shares the wrapper's
+ * (ROOTS untouched), a negative errno. The first process seen in a
+ * namespace fixes its roots: its groups then. */
+int guard_cgns_roots(struct guard *g, pid_t tgid, char roots[VIEW_NCTL][4096]);
 
 /* One stopped mount-family call (mount, umount2, fsopen, fspick,
  * open_tree, move_mount; the native ABI) of thread TID with arguments

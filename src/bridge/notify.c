@@ -237,6 +237,20 @@ static int notify_mount_family(struct notify *s)
 	return notify_respond(s, 0, rc, 0);
 }
 
+/* mountinfo, its hierarchies' roots seen from PID's cgroup namespace's */
+static int notify_mountinfo(struct notify *s, pid_t pid, const char *real, struct view_buf *out)
+{
+	char (*roots)[4096] = malloc(VIEW_NCTL * sizeof(*roots));
+	const char *r[VIEW_NCTL];
+	int own = roots ? guard_cgns_roots(s->guard, pid, roots) : -ENOMEM, rc;
+
+	for (int c = 0; c < VIEW_NCTL; c++)
+		r[c] = own > 0 ? roots[c] : NULL;
+	rc = view_mountinfo(s->ns, real, own > 0 ? r : NULL, out);
+	free(roots);
+	return rc;
+}
+
 /* /proc/cgroups and /proc/PID/cgroup: memory's groups from memcgfs's
  * files, the stand-ins' from their server. */
 static int notify_groups(struct notify *s, const struct view_req *req, pid_t pid,
@@ -261,12 +275,19 @@ static int notify_groups(struct notify *s, const struct view_req *req, pid_t pid
 		if (!(rc = caller_slurp("/proc/cgroups", &real)))
 			rc = view_proc_cgroups(s->ns, real.p, counts, out);
 	} else {
+		char (*roots)[4096] = malloc(VIEW_NCTL * sizeof(*roots));
+		const char *r[VIEW_NCTL];
+		int own = roots ? guard_cgns_roots(s->guard, pid, roots) : -ENOMEM;
+
+		for (int c = 0; c < VIEW_NCTL; c++)
+			r[c] = own > 0 ? roots[c] : NULL;
 		snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
 		if (!(rc = caller_slurp(path, &real)) &&
 		    !(rc = group_of(s->mnt, pid, groups[VIEW_MEMORY], 4096))) {
 			g[VIEW_MEMORY] = groups[VIEW_MEMORY];
-			rc = view_cgroup(s->ns, real.p, g, out);
+			rc = view_cgroup(s->ns, real.p, g, own > 0 ? r : NULL, out);
 		}
+		free(roots);
 	}
 	view_buf_free(&real);
 	free(groups);
@@ -289,7 +310,7 @@ static int notify_text(struct notify *s, const struct view_req *req, pid_t pid, 
 	switch (req->kind) {
 	case VIEW_MOUNTINFO:
 		if (!(rc = caller_slurp(path, &real)))
-			rc = view_mountinfo(s->ns, real.p, out);
+			rc = notify_mountinfo(s, pid, real.p, out);
 		break;
 	case VIEW_MOUNTS:
 		/* mounts has no mount ids: read it with mountinfo, line by line

@@ -391,28 +391,29 @@ static int view_escape(const char *path, char *out, size_t size)
 /* Line l's fields up to its separator (m), the root field (the fourth)
  * of a memory hierarchy seen from ns->root. */
 static int view_mi_head(const struct view_ns *ns, const char *l, size_t len, const struct view_mi *m,
-			int c, struct view_buf *out)
+			int c, const char *const roots[VIEW_NCTL], struct view_buf *out)
 {
-	char root[4096], rel[4096], esc[4 * sizeof(ns->root)];
-	const char *f;
+	char root[4096], rel[4096], esc[4 * 4096];
+	const char *f, *base = roots && roots[c] ? roots[c]
+				: c == VIEW_MEMORY && ns->root[0] ? ns->root : NULL;
 	size_t flen;
 	int rc;
 
-	if (c != VIEW_MEMORY || !ns->root[0] || !(f = view_field(l, len, 3, &flen)) ||
-	    flen >= sizeof(root))
+	if (!base || !(f = view_field(l, len, 3, &flen)) || flen >= sizeof(root))
 		return view_buf_add(out, l, m->sep);
 	memcpy(root, f, flen);
 	root[flen] = '\0';
 	/* (mountinfo escapes space, tab, newline and backslash: the group
 	 * is compared as it would show there) */
-	if (view_escape(ns->root, esc, sizeof(esc)) || view_relative(esc, root, rel, sizeof(rel)))
+	if (view_escape(base, esc, sizeof(esc)) || view_relative(esc, root, rel, sizeof(rel)))
 		return view_buf_add(out, l, m->sep);
 	if ((rc = view_buf_add(out, l, (size_t)(f - l))) || (rc = view_buf_add(out, rel, strlen(rel))))
 		return rc;
 	return view_buf_add(out, f + flen, m->sep - (size_t)(f + flen - l));
 }
 
-int view_mountinfo(const struct view_ns *ns, const char *real, struct view_buf *out)
+int view_mountinfo(const struct view_ns *ns, const char *real, const char *const roots[VIEW_NCTL],
+		   struct view_buf *out)
 {
 	bool ours = view_is_ours(ns, real);
 
@@ -426,7 +427,7 @@ int view_mountinfo(const struct view_ns *ns, const char *real, struct view_buf *
 		if (parsed && ours && view_hidden(ns, m.id)) {
 			/* left out: below our /sys/fs/cgroup */
 		} else if (c >= 0) {
-			if (!(rc = view_mi_head(ns, l, len, &m, c, out)))
+			if (!(rc = view_mi_head(ns, l, len, &m, c, roots, out)))
 				rc = view_buf_printf(out, " - cgroup cgroup rw,%s\n", view_ctl_opts[c]);
 		} else {
 			rc = view_buf_add(out, l, len + (e ? 1 : 0));
@@ -595,7 +596,7 @@ int view_relative(const char *root, const char *path, char *out, size_t size)
 }
 
 int view_cgroup(const struct view_ns *ns, const char *real, const char *const groups[VIEW_NCTL],
-		struct view_buf *out)
+		const char *const roots[VIEW_NCTL], struct view_buf *out)
 {
 	char rel[4096];
 	int rc = 0;
@@ -606,7 +607,10 @@ int view_cgroup(const struct view_ns *ns, const char *real, const char *const gr
 
 		if (ns->ctl_id[c] <= 0)
 			continue;
-		if (c == VIEW_MEMORY && ns->root[0] && !view_relative(ns->root, g, rel, sizeof(rel)))
+		if (roots && roots[c] && !view_relative(roots[c], g, rel, sizeof(rel)))
+			g = rel;
+		else if (!roots && c == VIEW_MEMORY && ns->root[0] &&
+			 !view_relative(ns->root, g, rel, sizeof(rel)))
 			g = rel;
 		rc = view_buf_printf(out, "%d:%s:%s\n", ns->hier[c], view_ctl_field[c], g);
 	}

@@ -117,9 +117,10 @@ void view_add_bound(struct view_ns *ns, int mount_id, int ctl);
  * listing of another namespace (no line is top_id: a container's), a
  * mount at or below /sys/fs/cgroup of one of the hierarchies'
  * superblocks is shown as that hierarchy, and the rest comes back
- * unchanged. In mountinfo, a memory hierarchy's root is shown from
- * ns->root. */
-int view_mountinfo(const struct view_ns *ns, const char *real, struct view_buf *out);
+ * unchanged. In mountinfo, a hierarchy's root is shown from ROOTS[c] (a
+ * cgroup namespace's root; ROOTS NULL: memory's from ns->root). */
+int view_mountinfo(const struct view_ns *ns, const char *real, const char *const roots[VIEW_NCTL],
+		   struct view_buf *out);
 int view_mounts(const struct view_ns *ns, const char *real_mounts, const char *real_mountinfo,
 		struct view_buf *out);
 /* PATH (a group, from the mount's root) as seen from the group ROOT, as
@@ -128,10 +129,11 @@ int view_mounts(const struct view_ns *ns, const char *real_mounts, const char *r
 int view_relative(const char *root, const char *path, char *out, size_t size);
 /* /proc/PID/cgroup: the real lines of the view's controllers (and of
  * name=systemd) are replaced by the wrapper's, GROUPS[c] being the
- * process's group in hierarchy c (NULL: "/"; memory's is seen from
+ * process's group in hierarchy c (NULL: "/"), seen from ROOTS[c] (a
+ * cgroup namespace's root; ROOTS NULL: none, but memory's seen from
  * ns->root); the v2 line and other named hierarchies pass. */
 int view_cgroup(const struct view_ns *ns, const char *real, const char *const groups[VIEW_NCTL],
-		struct view_buf *out);
+		const char *const roots[VIEW_NCTL], struct view_buf *out);
 /* /proc/cgroups: a row per controller of a hierarchy the view has, with
  * its id and NGROUPS[c] groups; the rows of others are left out (no
  * hierarchy of theirs is mounted). */

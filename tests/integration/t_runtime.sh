@@ -9,8 +9,9 @@
 # continue it (the freezer stand-in). runc makes its init with
 # CLONE_PARENT: memcgfs (through its tracer) and the stand-ins (through
 # the supervisor) place it where its maker is, as the kernel does. Static C and Go detectors inside
-# find the controller in the container's own mount namespace. The host's
-# hierarchies do not change.
+# find the controller in the container's own mount namespace, and with a
+# cgroup namespace see their groups as its roots. The host's hierarchies
+# do not change.
 . "$(dirname "$0")/lib.sh"
 
 RUN="$MEMCGFS_BUILD/memcgfs-run"
@@ -84,6 +85,21 @@ group /$ID
 magic 27e0eb 27e0eb
 limit 67108864
 /$ID /sys/fs/cgroup/memory cgroup cgroup rw,memory"
+
+# --- with a cgroup namespace (the runtime mounts the hierarchies itself,
+# or binds them: the mount guard roots each at the container's group, and
+# the view shows its groups and mounts from there, as the kernel does) ---
+cp "$B/config.json" "$B/config.plain"
+spec '.linux.namespaces += [{ "type": "cgroup" }]'
+args '["sh", "-c", "grep -E \":(memory|devices|freezer):\" /proc/self/cgroup | cut -d: -f2- | sort | tr \"\\n\" \" \"; echo; grep -E \" /sys/fs/cgroup/(memory|devices) \" /proc/self/mountinfo | cut -d\" \" -f4 | sort -u; cgread"]'
+out=$("$RUN" --mount "$MNT" -- bash -c 'crunr run "$ID"' 2>&1)
+expect "$RT: a cgroup namespace: its groups are its roots, a detector finds its limit" "$out" \
+	"devices:/ freezer:/ memory:/ 
+/
+group /
+magic 27e0eb 27e0eb
+limit 67108864"
+mv "$B/config.plain" "$B/config.json"
 
 # --- outside, while it runs; pause and resume ---
 args '["sleep", "30"]'

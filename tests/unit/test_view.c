@@ -132,7 +132,7 @@ START_TEST(test_view_mountinfo)
 {
 	struct view_buf b = { 0 };
 
-	ck_assert_int_eq(view_mountinfo(&ns, MI_ROOT MI_HOSTCG MI_FUSE MI_OURS, &b), 0);
+	ck_assert_int_eq(view_mountinfo(&ns, MI_ROOT MI_HOSTCG MI_FUSE MI_OURS, NULL, &b), 0);
 	ck_assert_str_eq(b.p, MI_ROOT
 		"38 27 0:45 / /tmp/m rw,nosuid,nodev,relatime - fuse.memcgfs memcgfs "
 		"rw,user_id=0,group_id=0,default_permissions,allow_other\n"
@@ -145,7 +145,7 @@ START_TEST(test_view_mountinfo)
 		"rw,xattr,name=systemd\n");
 	view_buf_free(&b);
 	/* another namespace's listing (no top tmpfs of ours): as it is */
-	ck_assert_int_eq(view_mountinfo(&ns, MI_ROOT MI_HOSTCG MI_FUSE, &b), 0);
+	ck_assert_int_eq(view_mountinfo(&ns, MI_ROOT MI_HOSTCG MI_FUSE, NULL, &b), 0);
 	ck_assert_str_eq(b.p, MI_ROOT MI_HOSTCG MI_FUSE);
 	view_buf_free(&b);
 	/* a container's: its binds of our superblocks below /sys/fs/cgroup
@@ -156,13 +156,22 @@ START_TEST(test_view_mountinfo)
 		"105 104 0:45 /c9 /sys/fs/cgroup/memory ro,nosuid - fuse.memcgfs memcgfs rw,user_id=0\n"
 		"106 104 0:51 /c9 /sys/fs/cgroup/cpu,cpuacct ro - fuse.memcgfs-run memcgfs-run rw\n"
 		"107 27 0:45 / /tmp/m rw - fuse.memcgfs memcgfs rw\n"
-		"108 104 0:46 / /sys/fs/cgroup/other rw - fuse.x x rw\n", &b), 0);
+		"108 104 0:46 / /sys/fs/cgroup/other rw - fuse.x x rw\n", NULL, &b), 0);
 	ck_assert_str_eq(b.p, MI_ROOT
 		"104 27 0:59 / /sys/fs/cgroup rw,nosuid - tmpfs cgroup rw,size=1024k\n"
 		"105 104 0:45 /c9 /sys/fs/cgroup/memory ro,nosuid - cgroup cgroup rw,memory\n"
 		"106 104 0:51 /c9 /sys/fs/cgroup/cpu,cpuacct ro - cgroup cgroup rw,cpu,cpuacct\n"
 		"107 27 0:45 / /tmp/m rw - fuse.memcgfs memcgfs rw\n"
 		"108 104 0:46 / /sys/fs/cgroup/other rw - fuse.x x rw\n");
+	view_buf_free(&b);
+	/* ... in a cgroup namespace of its own made at /c9: its roots are "/" */
+	ck_assert_int_eq(view_mountinfo(&ns,
+		"105 104 0:45 /c9 /sys/fs/cgroup/memory ro - fuse.memcgfs memcgfs rw\n"
+		"106 104 0:51 /c9/sub /sys/fs/cgroup/cpu,cpuacct ro - fuse.memcgfs-run memcgfs-run rw\n",
+		(const char *[VIEW_NCTL]){ [VIEW_MEMORY] = "/c9", [VIEW_CPU] = "/c9" }, &b), 0);
+	ck_assert_str_eq(b.p,
+		"105 104 0:45 / /sys/fs/cgroup/memory ro - cgroup cgroup rw,memory\n"
+		"106 104 0:51 /sub /sys/fs/cgroup/cpu,cpuacct ro - cgroup cgroup rw,cpu,cpuacct\n");
 	view_buf_free(&b);
 }
 END_TEST
@@ -214,15 +223,22 @@ START_TEST(test_view_cgroup)
 
 	ck_assert_int_eq(view_cgroup(&ns, "12:pids:/user.slice\n9:cpu,cpuacct:/user.slice\n"
 				     "7:memory:/user.slice\n3:cpuset:/\n1:name=systemd:/user.slice\n"
-				     "2:name=other:/x\n0::/user.slice\n", groups, &b), 0);
+				     "2:name=other:/x\n0::/user.slice\n", groups, NULL, &b), 0);
 	/* (the host's other v1 hierarchies are not mounted in the view; a
 	 * hierarchy the kernel lacks is not shown: devices here) */
 	ck_assert_str_eq(b.p, "24:name=systemd:/\n22:pids:/p\n15:memory:/demo/a\n14:cpu,cpuacct:/\n"
 			 "13:cpuset:/\n2:name=other:/x\n0::/user.slice\n");
 	view_buf_free(&b);
+	/* in a cgroup namespace of its own, each seen from its root there */
+	ck_assert_int_eq(view_cgroup(&ns, "0::/\n", groups,
+				     (const char *[VIEW_NCTL]){ [VIEW_MEMORY] = "/demo/a", [VIEW_PIDS] = "/",
+								[VIEW_SYSTEMD] = "/s" }, &b), 0);
+	ck_assert_str_eq(b.p, "24:name=systemd:/..\n22:pids:/p\n15:memory:/\n14:cpu,cpuacct:/\n"
+			 "13:cpuset:/\n0::/\n");
+	view_buf_free(&b);
 	/* a cgroup2-only host */
 	groups[VIEW_PIDS] = NULL;
-	ck_assert_int_eq(view_cgroup(&ns, "0::/init.scope\n", groups, &b), 0);
+	ck_assert_int_eq(view_cgroup(&ns, "0::/init.scope\n", groups, NULL, &b), 0);
 	ck_assert_str_eq(b.p, "24:name=systemd:/\n22:pids:/\n15:memory:/demo/a\n14:cpu,cpuacct:/\n"
 			 "13:cpuset:/\n0::/init.scope\n");
 	view_buf_free(&b);
@@ -254,18 +270,18 @@ START_TEST(test_view_as_root)
 	snprintf(rns.root, sizeof(rns.root), "/demo");
 	rns.ctl_id[VIEW_PIDS] = rns.ctl_id[VIEW_SYSTEMD] = 0;
 	ck_assert_int_eq(view_cgroup(&rns, "0::/init.scope\n",
-				     (const char *[VIEW_NCTL]){ [VIEW_MEMORY] = "/demo" }, &b), 0);
+				     (const char *[VIEW_NCTL]){ [VIEW_MEMORY] = "/demo" }, NULL, &b), 0);
 	ck_assert_str_eq(b.p, "15:memory:/\n14:cpu,cpuacct:/\n13:cpuset:/\n0::/init.scope\n");
 	view_buf_free(&b);
 	ck_assert_int_eq(view_cgroup(&rns, "0::/init.scope\n",
-				     (const char *[VIEW_NCTL]){ [VIEW_MEMORY] = "/other" }, &b), 0);
+				     (const char *[VIEW_NCTL]){ [VIEW_MEMORY] = "/other" }, NULL, &b), 0);
 	ck_assert_str_eq(b.p, "15:memory:/../other\n14:cpu,cpuacct:/\n13:cpuset:/\n0::/init.scope\n");
 	view_buf_free(&b);
 	view_add_bound(&rns, 45, VIEW_MEMORY);
 	ck_assert_int_eq(view_mountinfo(&rns, MI_ROOT
 		"40 23 0:50 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs ro\n"
 		"41 40 0:45 /demo /sys/fs/cgroup/memory rw,relatime - fuse.memcgfs memcgfs rw\n"
-		"45 23 0:45 /demo/sub /mnt rw,relatime - fuse.memcgfs memcgfs rw\n", &b), 0);
+		"45 23 0:45 /demo/sub /mnt rw,relatime - fuse.memcgfs memcgfs rw\n", NULL, &b), 0);
 	ck_assert_str_eq(b.p, MI_ROOT
 		"40 23 0:50 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs ro\n"
 		"41 40 0:45 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
@@ -275,7 +291,7 @@ START_TEST(test_view_as_root)
 	snprintf(rns.root, sizeof(rns.root), "/my group");
 	ck_assert_int_eq(view_mountinfo(&rns, MI_ROOT
 		"40 23 0:50 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs ro\n"
-		"41 40 0:45 /my\\040group /sys/fs/cgroup/memory rw,relatime - fuse.memcgfs memcgfs rw\n", &b), 0);
+		"41 40 0:45 /my\\040group /sys/fs/cgroup/memory rw,relatime - fuse.memcgfs memcgfs rw\n", NULL, &b), 0);
 	ck_assert_str_eq(b.p, MI_ROOT
 		"40 23 0:50 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs ro\n"
 		"41 40 0:45 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n");
