@@ -409,6 +409,7 @@ struct hier_task *hier_resolve(struct hier_set *s, pid_t tid, int depth)
 			grp[h] = 0;
 	if (!(t = hier_insert(s, tid)))
 		return NULL;
+	t->tgid = ti.tgid;
 	t->start = ti.start;
 	memcpy(t->grp, grp, sizeof(grp));
 	return t;
@@ -489,11 +490,8 @@ long hier_members(struct hier_set *s, int h, const struct hier_group *g, bool su
 	for (long i = 0; i < n; i++) {
 		struct hier_task *t = hier_find(s, ids[i]);
 		struct hier_group *tg = t ? hier_group(s, h, t->grp[h]) : NULL;
-		struct hier_task_info ti;
 
-		if (!tg || (subtree ? !hier_below(tg, g) : tg != g))
-			continue;
-		if (procs && (s->os.task(s->os.arg, ids[i], &ti) || ti.tgid != ids[i]))
+		if (!tg || (subtree ? !hier_below(tg, g) : tg != g) || (procs && t->tgid != ids[i]))
 			continue;
 		ids[k++] = ids[i];
 	}

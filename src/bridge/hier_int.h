@@ -61,6 +61,7 @@ struct hier_tree {
 
 struct hier_task {
 	pid_t tid;
+	pid_t tgid;              /* its process */
 	uint64_t start;
 	unsigned grp[VIEW_NCTL];
 	bool seen;               /* in the last full listing */

@@ -237,16 +237,30 @@ static int notify_mount_family(struct notify *s)
 	return notify_respond(s, 0, rc, 0);
 }
 
+/* PID's cgroup namespace's roots as the view takes them: into *R (each
+ * in *BUF, malloc'd, to be freed), or *R NULL where it shares the
+ * wrapper's (or they are unknown). */
+static void notify_roots(struct notify *s, pid_t pid, char (**buf)[4096],
+			 const char *r[VIEW_NCTL], const char *const **out)
+{
+	*buf = malloc(VIEW_NCTL * sizeof(**buf));
+	*out = NULL;
+	if (!*buf || guard_cgns_roots(s->guard, pid, *buf) <= 0)
+		return;
+	for (int c = 0; c < VIEW_NCTL; c++)
+		r[c] = (*buf)[c];
+	*out = r;
+}
+
 /* mountinfo, its hierarchies' roots seen from PID's cgroup namespace's */
 static int notify_mountinfo(struct notify *s, pid_t pid, const char *real, struct view_buf *out)
 {
-	char (*roots)[4096] = malloc(VIEW_NCTL * sizeof(*roots));
-	const char *r[VIEW_NCTL];
-	int own = roots ? guard_cgns_roots(s->guard, pid, roots) : -ENOMEM, rc;
+	char (*roots)[4096];
+	const char *r[VIEW_NCTL], *const *rp;
+	int rc;
 
-	for (int c = 0; c < VIEW_NCTL; c++)
-		r[c] = own > 0 ? roots[c] : NULL;
-	rc = view_mountinfo(s->ns, real, own > 0 ? r : NULL, out);
+	notify_roots(s, pid, &roots, r, &rp);
+	rc = view_mountinfo(s->ns, real, rp, out);
 	free(roots);
 	return rc;
 }
@@ -275,17 +289,15 @@ static int notify_groups(struct notify *s, const struct view_req *req, pid_t pid
 		if (!(rc = caller_slurp("/proc/cgroups", &real)))
 			rc = view_proc_cgroups(s->ns, real.p, counts, out);
 	} else {
-		char (*roots)[4096] = malloc(VIEW_NCTL * sizeof(*roots));
-		const char *r[VIEW_NCTL];
-		int own = roots ? guard_cgns_roots(s->guard, pid, roots) : -ENOMEM;
+		char (*roots)[4096];
+		const char *r[VIEW_NCTL], *const *rp;
 
-		for (int c = 0; c < VIEW_NCTL; c++)
-			r[c] = own > 0 ? roots[c] : NULL;
+		notify_roots(s, pid, &roots, r, &rp);
 		snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
 		if (!(rc = caller_slurp(path, &real)) &&
 		    !(rc = group_of(s->mnt, pid, groups[VIEW_MEMORY], 4096))) {
 			g[VIEW_MEMORY] = groups[VIEW_MEMORY];
-			rc = view_cgroup(s->ns, real.p, g, own > 0 ? r : NULL, out);
+			rc = view_cgroup(s->ns, real.p, g, rp, out);
 		}
 		free(roots);
 	}

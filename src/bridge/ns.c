@@ -206,15 +206,8 @@ static int ns_standin(struct hier_set **hs, int c, const char *dir, int *fd, con
 	*what = "a read-only stand-in hierarchy (no /dev/fuse)";
 	if (!*hs) {
 		static const struct hier_os none = { .task = ns_no_task, .tasks = ns_no_tasks };
-		char cpus[HIER_LIST_MAX], mems[HIER_LIST_MAX];
-		unsigned huge[3];
-		int nhuge = standin_os_huge(huge, 3);
 
-		if (standin_os_online("/sys/devices/system/cpu/online", cpus, sizeof(cpus)))
-			snprintf(cpus, sizeof(cpus), "0");
-		if (standin_os_online("/sys/devices/system/node/online", mems, sizeof(mems)))
-			snprintf(mems, sizeof(mems), "0");
-		if (!(*hs = hier_new(&none, cpus, mems, huge, nhuge, geteuid(), getegid())))
+		if (!(*hs = standin_os_hier(&none, geteuid(), getegid())))
 			return -ENOMEM;
 	}
 	return ns_standin_ro(*hs, c, dir);

@@ -634,16 +634,10 @@ static int standin_loop(struct standin_srv *srv, int qfd)
 int standin_serve(const int fuse_fd[VIEW_NCTL], int qfd, uid_t owner, gid_t group)
 {
 	struct standin_srv srv = { 0 };
-	char cpus[HIER_LIST_MAX], mems[HIER_LIST_MAX];
-	unsigned huge[3];
-	int nhuge = standin_os_huge(huge, 3), rc;
+	int rc;
 
-	if (standin_os_online("/sys/devices/system/cpu/online", cpus, sizeof(cpus)))
-		snprintf(cpus, sizeof(cpus), "0");
-	if (standin_os_online("/sys/devices/system/node/online", mems, sizeof(mems)))
-		snprintf(mems, sizeof(mems), "0");
 	clock_gettime(CLOCK_REALTIME, &srv.born);
-	if (!(srv.hs = hier_new(&standin_os, cpus, mems, huge, nhuge, owner, group)))
+	if (!(srv.hs = standin_os_hier(&standin_os, owner, group)))
 		return -ENOMEM;
 	if (!standin_open_sessions(&srv, fuse_fd)) {
 		hier_free(srv.hs);

@@ -39,5 +39,9 @@ bool standin_os_sys_admin(pid_t pid);
 int standin_os_online(const char *path, char *out, size_t size);
 /* The huge page sizes in KiB, smallest first: their count. */
 int standin_os_huge(unsigned *kb, int max);
+/* A set of stand-in hierarchies over OS, with this system's online CPUs
+ * and nodes and huge page sizes, the roots OWNER's and GROUP's; NULL on
+ * ENOMEM. */
+struct hier_set *standin_os_hier(const struct hier_os *os, uid_t owner, gid_t group);
 
 #endif

@@ -167,6 +167,19 @@ bool standin_os_sys_admin(pid_t pid)
 	return sscanf(p + 8, "%llx", &eff) == 1 && (eff & (1ULL << 21));
 }
 
+struct hier_set *standin_os_hier(const struct hier_os *os, uid_t owner, gid_t group)
+{
+	char cpus[HIER_LIST_MAX], mems[HIER_LIST_MAX];
+	unsigned huge[3];
+	int nhuge = standin_os_huge(huge, 3);
+
+	if (standin_os_online("/sys/devices/system/cpu/online", cpus, sizeof(cpus)))
+		snprintf(cpus, sizeof(cpus), "0");
+	if (standin_os_online("/sys/devices/system/node/online", mems, sizeof(mems)))
+		snprintf(mems, sizeof(mems), "0");
+	return hier_new(os, cpus, mems, huge, nhuge, owner, group);
+}
+
 int standin_os_online(const char *path, char *out, size_t size)
 {
 	ssize_t n = standin_os_slurp(path, out, size);

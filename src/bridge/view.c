@@ -390,12 +390,21 @@ static int view_escape(const char *path, char *out, size_t size)
 
 /* Line l's fields up to its separator (m), the root field (the fourth)
  * of a memory hierarchy seen from ns->root. */
+/* What hierarchy C's groups are seen from: ROOTS[c] (a cgroup
+ * namespace's root), else, without ROOTS, --group-as-root's for memory;
+ * NULL for the hierarchy's own root. */
+static const char *view_base(const struct view_ns *ns, const char *const roots[VIEW_NCTL], int c)
+{
+	if (roots)
+		return roots[c];
+	return c == VIEW_MEMORY && ns->root[0] ? ns->root : NULL;
+}
+
 static int view_mi_head(const struct view_ns *ns, const char *l, size_t len, const struct view_mi *m,
 			int c, const char *const roots[VIEW_NCTL], struct view_buf *out)
 {
 	char root[4096], rel[4096], esc[4 * 4096];
-	const char *f, *base = roots && roots[c] ? roots[c]
-				: c == VIEW_MEMORY && ns->root[0] ? ns->root : NULL;
+	const char *f, *base = view_base(ns, roots, c);
 	size_t flen;
 	int rc;
 
@@ -603,14 +612,11 @@ int view_cgroup(const struct view_ns *ns, const char *real, const char *const gr
 
 	/* ours have the largest ids, and the kernel lists the largest first */
 	for (int c = VIEW_NCTL - 1; c >= 0 && !rc; c--) {
-		const char *g = groups[c] ? groups[c] : "/";
+		const char *g = groups[c] ? groups[c] : "/", *base = view_base(ns, roots, c);
 
 		if (ns->ctl_id[c] <= 0)
 			continue;
-		if (roots && roots[c] && !view_relative(roots[c], g, rel, sizeof(rel)))
-			g = rel;
-		else if (!roots && c == VIEW_MEMORY && ns->root[0] &&
-			 !view_relative(ns->root, g, rel, sizeof(rel)))
+		if (base && !view_relative(base, g, rel, sizeof(rel)))
 			g = rel;
 		rc = view_buf_printf(out, "%d:%s:%s\n", ns->hier[c], view_ctl_field[c], g);
 	}
