@@ -958,6 +958,30 @@ int mirror_declare(struct mirror *m, pid_t tgid, int pidfd)
 	return err;
 }
 
+void mirror_files_resample(struct mirror *m, unsigned long dev, unsigned long ino)
+{
+	struct mirror_proc **v = NULL;
+	uint64_t unused = UINT64_MAX;
+	size_t cap = 0, n = mirror_due(m, UINT64_MAX, &v, &cap, &unused);
+
+	for (size_t i = 0; i < n; i++) {
+		struct mirror_proc *p = v[i];
+		bool maps = false;
+
+		pthread_mutex_lock(&p->lock);
+		for (unsigned j = 0; j < p->nmap && !maps; j++)
+			maps = p->map[j].f->dev == dev && p->map[j].f->ino == ino;
+		if (maps && !p->gone) {
+			atomic_store(&p->force, true);
+			p->next_ns = mirror_now(m);
+			mirror_poke(m, p->next_ns);
+		}
+		pthread_mutex_unlock(&p->lock);
+		mirror_unpin(p);
+	}
+	free(v);
+}
+
 void mirror_refresh(struct mirror *m, struct mcg_group *g)
 {
 	struct mirror_proc **v = NULL;

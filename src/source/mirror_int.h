@@ -428,6 +428,13 @@ void mirror_files_dropped(struct mirror *m, unsigned long dev, unsigned long ino
  * mappings' to charge)? Takes the files lock. */
 bool mirror_files_known(struct mirror *m, unsigned long dev, unsigned long ino);
 
+/* The scan of open files charged pages of the file while a mapping of it
+ * got its stand-ins (it looked before there were any): every process
+ * mapping it is sampled in full soon (a reader's refresh at once), and its
+ * fill then gives way down to what the scan holds. Takes m->lock, then
+ * each process's lock in turn; the caller holds the scan's lock only. */
+void mirror_files_resample(struct mirror *m, unsigned long dev, unsigned long ino);
+
 /* One mapping of mm->f fewer (its region is the caller's to free): the
  * file's stand-ins evictable again, and no longer mapped_file once no
  * process maps the file. */

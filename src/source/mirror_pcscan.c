@@ -136,7 +136,7 @@ static void pcscan_emit(struct pcscan_diff *d, enum pcache_op op, uint64_t index
 		return;
 	}
 	/* (a mapping's stand-in made since the walk looked is the
-	 * mapping's to charge: the sampler may be filling it now) */
+	 * mapping's to charge) */
 	if (op == PCACHE_ADD && mirror_files_known(m, f->dev, f->ino))
 		return;
 	if (op == PCACHE_ADD && d->w->cpu < 0) {
@@ -156,6 +156,11 @@ static void pcscan_emit(struct pcscan_diff *d, enum pcache_op op, uint64_t index
 	}
 	if (op == PCACHE_ADD && index + n > f->top)
 		f->top = index + n;
+	/* one made while these were charged: its mapping's fill may have
+	 * counted what the scan held before them. The fills that come
+	 * after this see them all and give way (mirror_fill) */
+	if (op == PCACHE_ADD && mirror_files_known(m, f->dev, f->ino))
+		mirror_files_resample(m, f->dev, f->ino);
 }
 
 /* cachestat(2) of pages [lo, lo + n) of d's file, paid from the pass's

@@ -114,7 +114,8 @@ int mirror_fill(struct mirror *m, struct mirror_map *mm, long rss, long dirty, u
 	/* pages of the range the kernel's events charged already (read(2)
 	 * before the mapping faulted them) are not charged twice; the scan
 	 * of open files may charge them after this mapping did (it looked
-	 * before the mapping was there): the stand-ins then give way down to
+	 * before the mapping was there, and then has the mapping sampled
+	 * again, mirror_files_resample): the stand-ins then give way down to
 	 * what the scan does not hold */
 	held = need > 0 || !mirror_pcache_events(m) ?
 		       mirror_pcache_held(m, f->dev, f->ino, f->off, f->npages) : 0;
