@@ -186,6 +186,9 @@ int charge_kmem(struct mcg_group *g, unsigned cpu, long n, struct charge_mode *m
 
 	if (mcg_root(g) || mcg_no_accounting(g->eng) || n <= 0)
 		return 0;
+	/* (a removed group's kernel memory is an ancestor's: kmem-reparent) */
+	if (mcg_root(g = uncharge_kmem_owner(g)))
+		return 0;
 	if ((err = charge_try(g, cpu, n, mode)))
 		return err;
 	/* as in charge_new_page_locked: a group rmdir has reaped takes no
@@ -199,7 +202,7 @@ int charge_kmem(struct mcg_group *g, unsigned cpu, long n, struct charge_mode *m
 		uncharge_pages(g, n, false);     /* the kmem limit (old profiles) */
 		return -ENOMEM;
 	}
-	atomic_fetch_add(&g->kmem_local, n);
+	uncharge_kmem_charged(g, n);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "engine/engine.h"
 #include "engine/page_counter.h"
 #include "engine/rstat.h"
+#include "engine/spin.h"
 #include "engine/stat.h"
 
 struct mcg_group {
@@ -64,6 +65,12 @@ struct mcg_group {
 	atomic_long bgr_runs;         /* background reclaim runs (pgoutrun) */
 	atomic_long allocstall;       /* charges that went into direct reclaim */
 	atomic_long kmem_local;       /* kernel memory charged here (not children) */
+	/* removed, with kmem-reparent: its kernel memory is its parent's, and
+	 * what is charged or uncharged to it later is too (the kernel's
+	 * obj_cgroup, reparented at offline). Set once, under kmem_lock, a
+	 * leaf that covers kmem_local's changes against the move */
+	atomic_bool kmem_moved;
+	spin_t kmem_lock;
 	long mkdir_kmem;              /* pages its mkdir charged to its parent (§11.5),
 				       * given back two grace periods after it
 				       * is reaped (uncharge.c) */

@@ -52,6 +52,7 @@ struct mcg_group *mcg_alloc(struct mcg_engine *e, struct mcg_group *parent,
 	g->depth = parent ? parent->depth + 1 : 0;
 	atomic_init(&g->refs, 1);   /* the tree's reference */
 	pthread_mutex_init(&g->lock, NULL);
+	spin_init(&g->kmem_lock);
 	for (int c = 0; c < MCG__NCOUNTERS; c++)
 		pc_init(&g->cnt[c], linked ? &parent->cnt[c] : NULL,
 			mcg_counter_tracks_failcnt(&e->m.prof, c));

@@ -157,6 +157,7 @@ int mcg_remove(struct mcg_engine *e, struct mcg_group *g)
 	 * stays linked, hidden, so that its pages keep counting in its
 	 * ancestors (§4.2); it is reaped when they go. */
 	charge_drain(e, g);
+	uncharge_kmem_reparent(g);
 	uncharge_reap(g);
 	mcg_fire_release(e, release);
 	return 0;

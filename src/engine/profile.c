@@ -20,6 +20,7 @@ static const struct prof_row {
 	 * allocates the child's structures (percpu statistics included) as
 	 * kernel memory of the parent (before: unaccounted) */
 	{ PROF_KV(5, 9),  PF_MKDIR_KMEM,         "mkdir-charges-parent" },
+	{ PROF_KV(5, 9),  PF_KMEM_REPARENT,      "kmem-reparent" },
 	{ PROF_KV(5, 11), PF_HIERARCHY_ONLY,     "hierarchy-only" },
 	{ PROF_KV(5, 16), PF_KMEM_LIMIT_524,     "kmem-limit-enotsupp" },
 	{ PROF_KV(5, 16), PF_OPEN_CREDS,         "open-time-creds" },

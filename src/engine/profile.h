@@ -20,6 +20,7 @@ enum prof_feature {
 	PF_SLABINFO_EMPTY,      /* 5.9: memory.kmem.slabinfo reads empty */
 	PF_RETRIES_16,          /* 5.9: MAX_RECLAIM_RETRIES 5 -> 16 */
 	PF_MKDIR_KMEM,          /* 5.9: a child's structures charged to its parent */
+	PF_KMEM_REPARENT,       /* 5.9: a removed group's kernel memory goes to its parent */
 	PF_HIERARCHY_ONLY,      /* 5.11: use_hierarchy fixed at 1 */
 	PF_KMEM_LIMIT_524,      /* 5.16: kmem.limit_in_bytes writes -> ENOTSUPP */
 	PF_OPEN_CREDS,          /* 5.16: tasks/procs check the opener's creds */

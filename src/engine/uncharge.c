@@ -248,14 +248,104 @@ void uncharge_reap(struct mcg_group *g)
 	}
 }
 
+/* The counters kernel memory is charged to. */
+static const enum mcg_counter uncharge_kmem_cnt[] = { MCG_MEM, MCG_MEMSW, MCG_KMEM };
+
+/* n pages of kernel memory at g's own level of the counters go to its
+ * parent's level (the ancestors above hold them already; an unlinked
+ * counter, use_hierarchy 0, gives them to the parent's chain). */
+static void uncharge_kmem_up(struct mcg_group *g, long n)
+{
+	struct mcg_group *p = g->parent;
+
+	for (size_t i = 0; i < sizeof(uncharge_kmem_cnt) / sizeof(uncharge_kmem_cnt[0]); i++) {
+		enum mcg_counter c = uncharge_kmem_cnt[i];
+
+		if (g->cnt[c].parent == &p->cnt[c]) {
+			pc_uncharge_upto(&g->cnt[c], n, &p->cnt[c]);
+		} else {
+			pc_uncharge(&g->cnt[c], n);
+			pc_charge(&p->cnt[c], n);
+		}
+	}
+}
+
+/* n pages of kernel memory, charged at g's level, become g's own: its
+ * kmem_local, or, once g has moved its kernel memory, its parent's (and
+ * so on up); the root keeps none (it is never charged): off its counters. */
+static void uncharge_kmem_adopt(struct mcg_group *g, long n)
+{
+	while (!mcg_root(g)) {
+		bool moved;
+
+		spin_lock(&g->kmem_lock);
+		if (!(moved = atomic_load(&g->kmem_moved)))
+			atomic_fetch_add(&g->kmem_local, n);
+		spin_unlock(&g->kmem_lock);
+		if (!moved)
+			return;
+		uncharge_kmem_up(g, n);
+		g = g->parent;
+	}
+	for (size_t i = 0; i < sizeof(uncharge_kmem_cnt) / sizeof(uncharge_kmem_cnt[0]); i++)
+		pc_uncharge(&g->cnt[uncharge_kmem_cnt[i]], n);
+}
+
+void uncharge_kmem_charged(struct mcg_group *g, long n)
+{
+	uncharge_kmem_adopt(g, n);
+}
+
+struct mcg_group *uncharge_kmem_owner(struct mcg_group *g)
+{
+	while (!mcg_root(g) && atomic_load(&g->kmem_moved))
+		g = g->parent;
+	return g;
+}
+
+void uncharge_kmem_reparent(struct mcg_group *g)
+{
+	long n;
+
+	if (mcg_root(g) || !prof_has(&g->eng->m.prof, PF_KMEM_REPARENT))
+		return;
+	spin_lock(&g->kmem_lock);
+	atomic_store(&g->kmem_moved, true);
+	n = atomic_exchange(&g->kmem_local, 0);
+	spin_unlock(&g->kmem_lock);
+	if (n <= 0)
+		return;
+	uncharge_kmem_up(g, n);
+	uncharge_kmem_adopt(g->parent, n);
+}
+
 void uncharge_kmem(struct mcg_group *g, long n)
 {
+	struct mcg_group *was = g;
+
 	if (mcg_root(g) || mcg_no_accounting(g->eng) || n <= 0)
 		return;
-	atomic_fetch_sub(&g->kmem_local, n);
-	pc_uncharge(&g->cnt[MCG_KMEM], n);
-	uncharge_pages(g, n, false);
-	if (atomic_load(&g->removed))
-		uncharge_reap(g);
+	/* (the group that holds it now: g, or the ancestor it moved to;
+	 * the root keeps none) */
+	for (;;) {
+		bool moved;
+
+		spin_lock(&g->kmem_lock);
+		if (!(moved = atomic_load(&g->kmem_moved)))
+			atomic_fetch_sub(&g->kmem_local, n);
+		spin_unlock(&g->kmem_lock);
+		if (!moved || mcg_root(g = g->parent))
+			break;
+	}
+	if (!mcg_root(g)) {
+		pc_uncharge(&g->cnt[MCG_KMEM], n);
+		uncharge_pages(g, n, false);
+		if (atomic_load(&g->removed))
+			uncharge_reap(g);
+	}
+	/* a removed group whose child's structures this was (uncharge.c's
+	 * free) may go now, though its kernel memory moved */
+	if (was != g && atomic_load(&was->removed))
+		uncharge_reap(was);
 }
 

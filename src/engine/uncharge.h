@@ -65,4 +65,17 @@ void uncharge_pages(struct mcg_group *g, long n, bool keep_memsw);
  * charge of a removed group, with no engine lock held. */
 void uncharge_reap(struct mcg_group *g);
 
+/* Kernel memory of removed groups (kmem-reparent, 5.9 on, the kernel's
+ * obj_cgroup reparenting at offline): g, removed, gives what is charged
+ * to it to its parent's own, and what is charged or uncharged to it later
+ * goes to the nearest ancestor that has not (uncharge_kmem_owner, read
+ * without a lock: a charge that races the move is moved after it by
+ * uncharge_kmem_charged). A removed group is then pinned by its pages
+ * only, as on the kernel; before 5.9 kernel memory pins it (zombies). */
+void uncharge_kmem_reparent(struct mcg_group *g);
+struct mcg_group *uncharge_kmem_owner(struct mcg_group *g);
+/* n pages just charged to g's counters as kernel memory become its own
+ * (or the ancestor's it moved to): charge_kmem's last step. */
+void uncharge_kmem_charged(struct mcg_group *g, long n);
+
 #endif

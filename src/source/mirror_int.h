@@ -135,6 +135,8 @@ struct mirror_pcache {
 	long node_size, bh_size;
 	struct charge_mode kmode;     /* (nowait: a dirtying's heads) */
 	_Atomic long kmem_bytes;
+	_Atomic long kmem_pages;      /* ... and the pages charged for them (each
+				       * group's bytes rounded up) */
 	/* the mirror's records and file stand-ins, as mirror.c and
 	 * mirror_standin.c keep them (handed down at the start, so that
 	 * nothing here calls up into them) */

@@ -90,10 +90,13 @@ static void mirror_pc_kmem(struct mirror_pcache *pc, struct mcg_group *g, unsign
 	atomic_fetch_add(&pc->kmem_bytes, delta);
 	want = (k->bytes + PC_PAGE_SIZE - 1) / PC_PAGE_SIZE;
 	if (want > k->pages) {
-		if (charge_kmem(g, cpu, want - k->pages, mode) == 0)
+		if (charge_kmem(g, cpu, want - k->pages, mode) == 0) {
+			atomic_fetch_add(&pc->kmem_pages, want - k->pages);
 			k->pages = want;
+		}
 	} else if (want < k->pages) {
 		uncharge_kmem(g, k->pages - want);
+		atomic_fetch_sub(&pc->kmem_pages, k->pages - want);
 		k->pages = want;
 	}
 	if (k->bytes == 0 && k->pages == 0) {
@@ -664,6 +667,7 @@ int mirror_pcache_describe(struct mirror *m, char *buf, size_t size)
 			"page_cache_pages_unattributed %lu\n"
 			"page_cache_charges_failed %lu\n"
 			"page_cache_kmem_bytes %ld\n"
+			"page_cache_kmem_pages %ld\n"
 			"page_cache_events_lost %lu\n"
 			"page_cache_alarms %lu\n"
 			"real_processes_clone_parent %lu\n",
@@ -671,6 +675,7 @@ int mirror_pcache_describe(struct mirror *m, char *buf, size_t size)
 			(unsigned long)atomic_load(&pc->removed),
 			(unsigned long)atomic_load(&pc->unattributed),
 			(unsigned long)atomic_load(&pc->failed), atomic_load(&pc->kmem_bytes),
+			atomic_load(&pc->kmem_pages),
 			(unsigned long)lost[PCACHE_LOST_RING], (unsigned long)atomic_load(&pc->alarms),
 			(unsigned long)atomic_load(&pc->makers));
 }

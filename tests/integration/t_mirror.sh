@@ -622,6 +622,35 @@ wait "$IDLE"
 expect "idle, then 64 MiB into 24M: OOM-killed without a reader" "$?" 137
 rm -f "$FIFO"
 expect "idle: one kill" "$(oom_key idle oom_kill)" 1
+
+# --- kernel memory that outlives its tasks: a fault of a file the host did
+# not cache adds page-cache tree nodes, charged to the faulting task's group
+# (estimated); they stay while the host keeps the pages, force_empty
+# included (the kernel keeps the nodes too), and from 5.9 go to the parent
+# when the group is removed, which then goes at once (nothing but kernel
+# memory held it: the kernel's obj_cgroup reparenting) ---
+kmem() { cat "$MNT/$1/memory.kmem.usage_in_bytes"; }
+tracer_pages() { "$MEMCGFS_BUILD/memcgctl" status -m "$MNT" | awk '$1 == "page_cache_kmem_pages" { print $2 }'; }
+head -c $((4 * MiB)) /dev/urandom > "$DATA/kf"
+uncache "$DATA/kf"
+mkdir "$MNT/kp" "$MNT/kp/c"
+structs=$(kmem kp)                               # c's (20 KiB, §11.5)
+hog kf kp/c -- -f "$DATA/kf"
+ready kf
+stop_hog "$HOG_PID"
+wait_until 10 sh -c "[ -z \"\$(cat $MNT/kp/c/tasks)\" ]"
+echo 1 > "$MNT/kp/c/memory.force_empty"
+est=$(( $(tracer_pages) * 4096 ))
+expect "kmem after exit and force_empty: the tree nodes' estimate" "$(( $(kmem kp/c) > 0 ))/$(kmem kp/c)" "1/$est"
+rmdir "$MNT/kp/c"
+gone_c() { [ "$(kmem kp)" = "$est" ]; }
+wait_until 10 gone_c
+expect "c removed: its tree nodes are kp's, its structures gone" "$(kmem kp)" "$est"
+expect "... and kp's usage is only that" "$(usage kp)" "$est"
+# (the file, and the one memhog's output went to: its page too)
+dropped() { uncache "$DATA/kf" "$DATA/kf.out"; [ "$(kmem kp)" = 0 ]; }
+wait_until 10 dropped || bad "the host dropped the files: kp's kmem stays $(kmem kp), $(tracer_pages) pages"
+rmdir "$MNT/kp"
 umount_fs
 
 # --- enforce=none: accounted, never signalled or paged out ---

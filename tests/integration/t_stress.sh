@@ -396,6 +396,21 @@ tally() {
 	info "$PROF cycle $CYC results:$line"
 }
 
+# The kernel memory that outlives a group's tasks, its children and
+# force_empty: the page-cache tracer's estimate (tree nodes, buffer heads)
+# for pages a task of ours faulted in that the host still caches (the
+# kernel keeps those nodes too), charged in pages per group; none without
+# the tracer. A removed child's structures must not be left (from 5.9 its
+# kernel memory goes to its parent: nothing but pages keeps it).
+tracer_kmem() {
+	"$CTL" status -m "$MNT" 2> /dev/null | awk '$1 == "page_cache_kmem_pages" { n = $2 } END { print n + 0 }'
+}
+kmem_left() {
+	local k
+	k=$(rd "$MNT/$1/memory.kmem.usage_in_bytes")
+	[[ "$k" =~ ^[0-9]+$ ]] && (( k <= $(tracer_kmem) * 4096 ))
+}
+
 # Everything a cycle leaves: tasks gone, anon gone, hierarchy sums, rmdir.
 final_state() {
 	local g p c u m s sum kids tag="$PROF cycle $CYC"
@@ -439,10 +454,10 @@ final_state() {
 		timeout "$OP_LIMIT" "$WR" "$MNT/$g/memory.force_empty" 1 > /dev/null
 		# (as on the kernel, a removed child's structures go after the
 		# last of its charges, which an exit gives back asynchronously)
-		kmem0() { [ "$(rd "$MNT/$1/memory.kmem.usage_in_bytes")" = 0 ]; }
-		wait_until 10 kmem0 "$g"
-		expect "$tag: /$g: kmem once its children are gone and force_empty ran" \
-			"$(rd "$MNT/$g/memory.kmem.usage_in_bytes")" 0
+		wait_until 10 kmem_left "$g"
+		kmem_left "$g" && ok ||
+			bad "$tag: /$g: kmem once its children are gone and force_empty ran:" \
+				"$(rd "$MNT/$g/memory.kmem.usage_in_bytes"), the tracer's estimates $(tracer_kmem) pages"
 		expect "$tag: rmdir /$g" "$(timeout "$OP_LIMIT" perl -e "$DIROP" rmdir "$MNT/$g")" OK
 	done
 	expect "$tag: no group left" "$(timeout "$OP_LIMIT" ls "$MNT" | grep -cvE '^(cgroup|memory|tasks|notify|release)')" 0

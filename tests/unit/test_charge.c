@@ -463,10 +463,11 @@ END_TEST
 /* A charge to a group rmdir has removed (still linked: it has charges)
  * refills the per-CPU stock for it; when that stock drains, its last
  * charge is gone and it must be reaped, not left dying for ever (found by
- * tests/fuzz/fuzz_seq). */
+ * tests/fuzz/fuzz_seq). Before kmem-reparent (5.9), where kernel memory
+ * keeps a removed group charged. */
 START_TEST(test_stock_drain_reaps_removed)
 {
-	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
+	struct mcg_engine *e = fixture_engine(PROF_KV(5, 8));
 	struct mcg_group *a = fixture_group(e, e->root, "a"), *b = fixture_group(e, e->root, "b");
 	struct mcg_group *c = fixture_group(e, e->root, "c");
 
@@ -527,10 +528,11 @@ END_TEST
 
 /* Kernel memory for a group rmdir has already reaped (the mirror charges
  * a process's group from its own thread) is refused, not charged to a
- * group out of the tree (found by tests/fuzz/fuzz_seq). */
+ * group out of the tree (found by tests/fuzz/fuzz_seq). Before
+ * kmem-reparent (5.9); from it, test_kmem_reparent. */
 START_TEST(test_kmem_reaped_refused)
 {
-	struct mcg_engine *e = fixture_engine(PROF_DEFAULT);
+	struct mcg_engine *e = fixture_engine(PROF_KV(5, 8));
 	struct mcg_group *a = fixture_group(e, e->root, "a");
 
 	ck_assert_int_eq(mcg_remove(e, a), 0);
@@ -542,6 +544,56 @@ START_TEST(test_kmem_reaped_refused)
 	ck_assert_int_eq(charge_stocked(e, a), 0);
 	CHECK_OK(e);
 	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* kmem-reparent (5.9, the kernel's obj_cgroup reparenting at offline): a
+ * removed group's kernel memory becomes its parent's own, so pages alone
+ * keep a removed group; what is charged or uncharged to it afterwards is
+ * its nearest live ancestor's; the root keeps none. */
+START_TEST(test_kmem_reparent)
+{
+	struct mcg_engine *e = mk_engine(4096, 0, 2, true);    /* (no stock: exact counts) */
+	struct mcg_group *p = fixture_group(e, e->root, "p");
+	struct mcg_group *a = fixture_group(e, p, "a"), *b = fixture_group(e, p, "b");
+	long structs = pc_usage(&p->cnt[MCG_KMEM]);   /* a's and b's (§11.5) */
+	long idx;
+
+	ck_assert_int_eq(charge_kmem(a, 0, 3, NULL), 0);
+	ck_assert_int_eq(mcg_remove(e, a), 0);
+	ck_assert(atomic_load(&a->reaped));                 /* nothing pins it */
+	ck_assert_int_eq(atomic_load(&p->kmem_local), structs + 3);
+	ck_assert_int_eq(pc_usage(&p->cnt[MCG_KMEM]), structs + 3);
+	CHECK_OK(e);
+	/* later charges and uncharges of a are p's */
+	ck_assert_int_eq(charge_kmem(a, 0, 2, NULL), 0);
+	ck_assert_int_eq(atomic_load(&p->kmem_local), structs + 5);
+	uncharge_kmem(a, 5);
+	ck_assert_int_eq(atomic_load(&p->kmem_local), structs);
+	ck_assert_int_eq(pc_usage(&p->cnt[MCG_MEM]), structs);
+	CHECK_OK(e);
+	/* a group with pages stays until they go, its kernel memory moved */
+	ck_assert_int_eq(charge_kmem(b, 0, 4, NULL), 0);
+	idx = charge_new_page(b, 0, 0, PK_FILE, 0, 0, NULL);
+	ck_assert_int_ge(idx, 0);
+	ck_assert_int_eq(mcg_remove(e, b), 0);
+	ck_assert(!atomic_load(&b->reaped));
+	ck_assert_int_eq(pc_usage(&b->cnt[MCG_KMEM]), 0);
+	ck_assert_int_eq(pc_usage(&b->cnt[MCG_MEM]), 1);
+	CHECK_OK(e);
+	charge_free_page(e, (uint32_t)idx, NULL);
+	ck_assert(atomic_load(&b->reaped));
+	/* p removed: to the root, which keeps none */
+	uncharge_frees_wait(e);                             /* a's and b's structures */
+	ck_assert_int_eq(mcg_remove(e, p), 0);
+	ck_assert(atomic_load(&p->reaped));
+	uncharge_kmem(b, 4);                                /* (up to the root: nothing) */
+	ck_assert_int_eq(pc_usage(&e->root->cnt[MCG_MEM]), 0);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_put(p);
 	mcg_engine_free(e);
 }
 END_TEST
@@ -567,6 +619,7 @@ UNIT_SUITE(charge)
 	tcase_add_test(tc, test_stock_drain_reaps_removed);
 	tcase_add_test(tc, test_reaped_charge_leaves_no_stock);
 	tcase_add_test(tc, test_kmem_reaped_refused);
+	tcase_add_test(tc, test_kmem_reparent);
 	suite_add_tcase(s, tc);
 	return s;
 }
