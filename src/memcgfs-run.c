@@ -504,6 +504,10 @@ int main(int argc, char **argv)
 		run_child(sv[1], mnt, group[0] ? group : NULL, ns, argv + optind);
 	}
 	close(sv[1]);
+	/* the supervisor writes to the command's outputs (a sendfile's
+	 * text, copy.c): a reader gone is EPIPE for it, not its end (set
+	 * after the fork: the command keeps its own disposition) */
+	signal(SIGPIPE, SIG_IGN);
 	if (run_recv(sv[0], &m, fds) || m.err || (lfd = fds[0]) < 0) {
 		if (m.err)
 			fprintf(stderr, "memcgfs-run: %s: %s\n", m.what, strerror(-m.err));
@@ -535,8 +539,9 @@ int main(int argc, char **argv)
 	/* for the benchmarks: how many round trips COMMAND's run made */
 	if (getenv("MEMCGFS_RUN_COUNTS"))
 		fprintf(stderr, "memcgfs-run: %lu notifications, %lu answered, %lu statfs, "
-			"%lu mount calls (%lu bound, %lu refused)\n", s.counts.seen, s.counts.answered,
-			s.counts.statfs, s.counts.mounts, g.bound, g.refused);
+			"%lu copied, %lu mount calls (%lu bound, %lu refused)\n", s.counts.seen,
+			s.counts.answered, s.counts.statfs, s.counts.copied, s.counts.mounts, g.bound,
+			g.refused);
 	notify_fini(&s);
 	guard_close(&g);
 	close(lfd);

@@ -3,7 +3,8 @@
  * fds through /proc) and the answer: an injected fd of synthesized text
  * (SECCOMP_IOCTL_NOTIF_ADDFD with ADDFD_FLAG_SEND), a statfs written back
  * as cgroupfs's, or SECCOMP_USER_NOTIF_FLAG_CONTINUE for everything else.
- * The mount family goes to the guard (guard.c), whose answer it sends.
+ * The mount family goes to the guard (guard.c), whose answer it sends;
+ * sendfile and splice to copy.c, which sends its own.
  * Never fails a call that it does not answer (the kernel then runs it),
  * never blocks on a supervised process, and never writes to memcgfs. */
 #include <errno.h>
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "bridge/caller.h"
+#include "bridge/copy.h"
 #include "bridge/group.h"
 #include "bridge/notify.h"
 #include "bridge/standin.h"
@@ -139,6 +141,11 @@ int notify_install(void)
 	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(statfs), 0)) ||
 	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(fstatfs), 0)) ||
 	    (rc = notify_mount_rules(ctx)) || (rc = notify_compat_rules(ctx)))
+		goto out;
+	/* sendfile(2) and splice(2): from one of the view's files, its text
+	 * (copy.c) */
+	if ((rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendfile), 0)) ||
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(splice), 0)))
 		goto out;
 	/* clone(2) with CLONE_PARENT (runc's nsexec): the stand-ins place
 	 * the new process where its maker is, as the kernel does */
@@ -468,6 +475,12 @@ static bool notify_ours(struct notify *s, pid_t tid, const struct statx *sx)
 	return view_ctl_of_dev(s->ns, makedev(sx->stx_dev_major, sx->stx_dev_minor)) >= 0;
 }
 
+/* (copy.c's form of it) */
+static bool notify_ours_cb(void *s, pid_t tid, const struct statx *sx)
+{
+	return notify_ours(s, tid, sx);
+}
+
 /* statfs(PATH) / fstatfs(FD): on one of our hierarchies, cgroupfs's
  * answer, written into the caller's buffer. The file is reached through
  * the caller's own root, cwd or fd under /proc/TID, so its mounts are
@@ -544,6 +557,12 @@ int notify_serve_one(struct notify *s)
 		if (s->qfd >= 0)
 			(void)standin_tell_maker(s->qfd, (pid_t)s->req->pid);
 		rc = notify_continue(s);
+	} else if (nr == __NR_sendfile || nr == __NR_splice) {
+		rc = copy_call(s->lfd, s->req, notify_ours_cb, s);
+		if (rc == COPY_CONTINUE)
+			rc = notify_continue(s);
+		else if (rc == 0)
+			s->counts.copied++;
 	} else if (nr == __NR_statfs)
 		rc = notify_statfs(s, -1, a[0], a[1]);
 	else if (nr == __NR_fstatfs && (int)a[0] >= 0)

@@ -1,7 +1,7 @@
 /* notify.h: the seccomp user-notification side of memcgfs-run: the
  * filter its command runs under, and the supervisor that answers the
- * intercepted open/openat/openat2/statfs/fstatfs calls and hands the
- * mount family (mount, umount2, fsopen, fspick, open_tree's clones,
+ * intercepted open/openat/openat2/statfs/fstatfs calls, hands sendfile
+ * and splice to copy.h and the mount family (mount, umount2, fsopen, fspick, open_tree's clones,
  * move_mount) to the mount guard. A compatibility layer, not a security
  * boundary: paths are read from the caller's memory, which another of
  * its threads may change. */
@@ -26,6 +26,7 @@ struct notify_counts {
 	unsigned long answered;  /* answered with a synthesized file */
 	unsigned long statfs;    /* statfs/fstatfs answered as cgroupfs */
 	unsigned long mounts;    /* mount-family calls seen by the guard */
+	unsigned long copied;    /* sendfile/splice from the view answered */
 };
 
 struct notify {

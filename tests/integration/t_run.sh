@@ -327,6 +327,34 @@ expect "--group: oom_kill counted" "$(oom_key oom oom_kill)" 1
 bash -c "echo \$\$ > $MNT/oom2/tasks && exec $HOG -a 1024 -r 1024" > /dev/null 2>&1
 expect "as with echo PID > tasks" "$?:$(oom_key oom2 oom_kill)" "137:1"
 
+# --- sendfile(2) and splice(2) from the view's files (memcgfs's are read
+# with direct I/O and have size 0: the kernel's splice finds nothing; the
+# supervisor answers with their text): busybox cat, which uses sendfile,
+# and every readable file of a quiet group and of the stand-ins' roots as
+# read(2) gives it; then an offset, a full pipe, EAGAIN and EPIPE, and
+# outputs the supervisor must not write in the caller's place ---
+mkdir "$MNT/cp"
+expect "busybox cat of a limit (sendfile)" \
+	"$(r -- /bin/busybox cat /sys/fs/cgroup/memory/cp/memory.limit_in_bytes)" 9223372036854771712
+expect "busybox cat of memory.stat: its keys" \
+	"$(r -- /bin/busybox cat /sys/fs/cgroup/memory/cp/memory.stat | awk '{ print $1 }' | tr '\n' ' ')" \
+	"$(awk '{ print $1 }' "$MNT/cp/memory.stat" | tr '\n' ' ')"
+# (files whose text stays put between two reads: the comparison's own)
+copy_files=$(r -- sh -c 'for f in /sys/fs/cgroup/memory/cp/* /sys/fs/cgroup/cpuset/* /sys/fs/cgroup/devices/* \
+	/sys/fs/cgroup/pids/* /sys/fs/cgroup/systemd/*; do
+	[ -f "$f" ] && a=$(cat "$f" 2> /dev/null) && [ "$a" = "$(cat "$f")" ] && echo "$f"
+done')
+for f in memory/cp/memory.stat memory/cp/memory.limit_in_bytes memory/cp/memory.oom_control \
+	cpuset/cpuset.cpus devices/devices.list; do
+	grep -qx "/sys/fs/cgroup/$f" <<< "$copy_files" && ok || bad "files to copy: /sys/fs/cgroup/$f missing"
+done
+out=$(r -- python3 "$(dirname "$0")/copy_probe.py" $copy_files 2>&1)
+expect "sendfile and splice of $(echo "$copy_files" | wc -l) files, as read(2)" \
+	"$(echo "$out" | grep -v ': ok$')" ""
+expect "... offset, full pipe, EAGAIN, EPIPE; a socket and /proc refused" \
+	"$(echo "$out" | grep -c -E '^(offset|full pipe|full non-blocking pipe|no reader|socket|/proc file): ok$')" 6
+rmdir "$MNT/cp"
+
 # --- outside, nothing changed ---
 kill_child KILL "${PIDS[@]}"
 expect "outside: /proc/mounts still shows fuse.memcgfs" "$(awk -v m="$MNT" '$2 == m { print $3 }' /proc/mounts)" \
