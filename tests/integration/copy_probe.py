@@ -60,21 +60,8 @@ def check(name, cond, what):
     print(f"{name}: {'ok' if cond else what}")
 
 
-def special(path):
-    want = read_all(path)
-    # an offset pointer: the text from there, the file's offset unmoved
-    fd = os.open(path, os.O_RDONLY)
-    r, w = os.pipe()
-    n = os.sendfile(w, fd, 3, 65536)
-    got = os.read(r, 65536)
-    rest = os.read(fd, 65536)
-    check('offset', got == want[3:] and n == len(want) - 3 and rest == want,
-          f"got {got[:40]!r} ({n}), then read {rest[:40]!r}")
-    os.close(r)
-    os.close(w)
-    os.close(fd)
-    # a full blocking pipe: the call waits for the reader
-    fd = os.open(path, os.O_RDONLY)
+def full_pipe():
+    """A pipe whose write end is full; the bytes it holds."""
     r, w = os.pipe()
     fcntl.fcntl(w, fcntl.F_SETFL, os.O_NONBLOCK)
     filler = 0
@@ -83,6 +70,32 @@ def special(path):
             filler += os.write(w, b'x' * 4096)
     except BlockingIOError:
         pass
+    return r, w, filler
+
+
+def sendfile_errno(out, fd, count=65536):
+    try:
+        os.sendfile(out, fd, None, count)
+        return 0
+    except OSError as e:
+        return e.errno
+
+
+def special(path):
+    want = read_all(path)
+    fd = os.open(path, os.O_RDONLY)
+    # an offset pointer: the text from there, the file's offset unmoved
+    r, w = os.pipe()
+    n = os.sendfile(w, fd, 3, 65536)
+    got = os.read(r, 65536)
+    rest = os.read(fd, 65536)
+    check('offset', got == want[3:] and n == len(want) - 3 and rest == want,
+          f"got {got[:40]!r} ({n}), then read {rest[:40]!r}")
+    for x in (r, w):
+        os.close(x)
+    # a full blocking pipe: the call waits for the reader
+    os.lseek(fd, 0, os.SEEK_SET)
+    r, w, filler = full_pipe()
     fcntl.fcntl(w, fcntl.F_SETFL, 0)
     res = {}
     t = threading.Thread(target=lambda: res.setdefault('n', os.sendfile(w, fd, None, 65536)))
@@ -95,62 +108,36 @@ def special(path):
     t.join(10)
     check('full pipe', waited and res.get('n') == len(want) and got[filler:] == want,
           f"waited {waited}, returned {res.get('n')}, text {got[filler:filler + 40]!r}")
-    os.close(r)
-    os.close(w)
-    os.close(fd)
+    for x in (r, w):
+        os.close(x)
     # a full non-blocking pipe: EAGAIN, and the file's text all still there
-    fd = os.open(path, os.O_RDONLY)
-    r, w = os.pipe()
-    fcntl.fcntl(w, fcntl.F_SETFL, os.O_NONBLOCK)
-    try:
-        while True:
-            os.write(w, b'x' * 4096)
-    except BlockingIOError:
-        pass
-    try:
-        os.sendfile(w, fd, None, 65536)
-        err = 0
-    except OSError as e:
-        err = e.errno
+    os.lseek(fd, 0, os.SEEK_SET)
+    r, w, _ = full_pipe()
+    err = sendfile_errno(w, fd)
     rest = os.read(fd, 65536)
     check('full non-blocking pipe', err == errno.EAGAIN and rest == want,
           f"errno {err}, then read {rest[:40]!r}")
-    os.close(r)
-    os.close(w)
-    os.close(fd)
+    for x in (r, w):
+        os.close(x)
     # no reader: EPIPE (Python ignores SIGPIPE)
-    fd = os.open(path, os.O_RDONLY)
+    os.lseek(fd, 0, os.SEEK_SET)
     r, w = os.pipe()
     os.close(r)
-    try:
-        os.sendfile(w, fd, None, 65536)
-        err = 0
-    except OSError as e:
-        err = e.errno
+    err = sendfile_errno(w, fd)
     check('no reader', err == errno.EPIPE, f"errno {err}")
     os.close(w)
-    os.close(fd)
     # outputs the supervisor may not write for the caller: a socket (it
     # would be named the sender), a file of /proc (checked as written):
     # EINVAL, as from a file the kernel cannot splice from, and nothing
     # written
-    fd = os.open(path, os.O_RDONLY)
     a, b = socket.socketpair()
-    try:
-        os.sendfile(a.fileno(), fd, None, 65536)
-        err = 0
-    except OSError as e:
-        err = e.errno
+    err = sendfile_errno(a.fileno(), fd)
     check('socket', err == errno.EINVAL, f"errno {err}")
     a.close()
     b.close()
     before = open('/proc/self/comm').read()
     c = os.open('/proc/self/comm', os.O_WRONLY)
-    try:
-        os.sendfile(c, fd, None, 15)
-        err = 0
-    except OSError as e:
-        err = e.errno
+    err = sendfile_errno(c, fd, 15)
     os.close(c)
     after = open('/proc/self/comm').read()
     check('/proc file', err == errno.EINVAL and after == before,
