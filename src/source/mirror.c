@@ -718,6 +718,7 @@ struct mirror *mirror_start(struct source_env *env, bool enforce, enum mirror_pc
 		static const struct mirror_pc_hooks hooks = {
 			.pin = mirror_proc_pin, .unpin = mirror_proc_unpin,
 			.alarmed = mirror_alarmed, .dropped = mirror_files_dropped,
+			.resample = mirror_files_resample,
 		};
 
 		/* pc_err: why there are no events (-ENOSYS: not asked for) */

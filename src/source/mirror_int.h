@@ -112,6 +112,8 @@ struct mirror_pc_hooks {
 	void (*alarmed)(struct mirror *m, pid_t tgid);
 	void (*dropped)(struct mirror *m, unsigned long dev, unsigned long ino, uint64_t index,
 			uint64_t n);
+	/* (the scan's: mirror_files_resample) */
+	void (*resample)(struct mirror *m, unsigned long dev, unsigned long ino);
 };
 
 #define MIRROR_PC_MAKERS 64

@@ -159,8 +159,8 @@ static void pcscan_emit(struct pcscan_diff *d, enum pcache_op op, uint64_t index
 	/* one made while these were charged: its mapping's fill may have
 	 * counted what the scan held before them. The fills that come
 	 * after this see them all and give way (mirror_fill) */
-	if (op == PCACHE_ADD && mirror_files_known(m, f->dev, f->ino))
-		mirror_files_resample(m, f->dev, f->ino);
+	if (op == PCACHE_ADD && m->pc->hooks.resample && mirror_files_known(m, f->dev, f->ino))
+		m->pc->hooks.resample(m, f->dev, f->ino);
 }
 
 /* cachestat(2) of pages [lo, lo + n) of d's file, paid from the pass's
