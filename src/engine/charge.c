@@ -186,16 +186,20 @@ int charge_kmem(struct mcg_group *g, unsigned cpu, long n, struct charge_mode *m
 
 	if (mcg_root(g) || mcg_no_accounting(g->eng) || n <= 0)
 		return 0;
+again:
 	/* (a removed group's kernel memory is an ancestor's: kmem-reparent) */
 	if (mcg_root(g = uncharge_kmem_owner(g)))
 		return 0;
 	if ((err = charge_try(g, cpu, n, mode)))
 		return err;
 	/* as in charge_new_page_locked: a group rmdir has reaped takes no
-	 * charge (the caller keeps its kernel memory uncharged) */
+	 * charge (before kmem-reparent the caller keeps its kernel memory
+	 * uncharged; from it, the ancestor it moved to takes it) */
 	if (atomic_load(&g->reaped)) {
 		uncharge_pages(g, n, false);
 		charge_drain(g->eng, g);
+		if (atomic_load(&g->kmem_moved))
+			goto again;
 		return -ENOMEM;
 	}
 	if (!pc_try_charge(&g->cnt[MCG_KMEM], n, &fail)) {

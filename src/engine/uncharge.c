@@ -272,9 +272,12 @@ static void uncharge_kmem_up(struct mcg_group *g, long n)
 
 /* n pages of kernel memory, charged at g's level, become g's own: its
  * kmem_local, or, once g has moved its kernel memory, its parent's (and
- * so on up); the root keeps none (it is never charged): off its counters. */
-static void uncharge_kmem_adopt(struct mcg_group *g, long n)
+ * so on up); the root keeps none (it is never charged): off its counters.
+ * Returns the first group they left (NULL: none). */
+static struct mcg_group *uncharge_kmem_adopt(struct mcg_group *g, long n)
 {
+	struct mcg_group *left = NULL;
+
 	while (!mcg_root(g)) {
 		bool moved;
 
@@ -283,17 +286,24 @@ static void uncharge_kmem_adopt(struct mcg_group *g, long n)
 			atomic_fetch_add(&g->kmem_local, n);
 		spin_unlock(&g->kmem_lock);
 		if (!moved)
-			return;
+			return left;
 		uncharge_kmem_up(g, n);
+		left = left ? left : g;
 		g = g->parent;
 	}
 	for (size_t i = 0; i < sizeof(uncharge_kmem_cnt) / sizeof(uncharge_kmem_cnt[0]); i++)
 		pc_uncharge(&g->cnt[uncharge_kmem_cnt[i]], n);
+	return left;
 }
 
 void uncharge_kmem_charged(struct mcg_group *g, long n)
 {
-	uncharge_kmem_adopt(g, n);
+	/* a charge that raced g's removal: g's reap (which saw it) is
+	 * looked at again now that it went up */
+	struct mcg_group *left = uncharge_kmem_adopt(g, n);
+
+	if (left && atomic_load(&left->removed))
+		uncharge_reap(left);
 }
 
 struct mcg_group *uncharge_kmem_owner(struct mcg_group *g)
@@ -316,7 +326,7 @@ void uncharge_kmem_reparent(struct mcg_group *g)
 	if (n <= 0)
 		return;
 	uncharge_kmem_up(g, n);
-	uncharge_kmem_adopt(g->parent, n);
+	(void)uncharge_kmem_adopt(g->parent, n);
 }
 
 void uncharge_kmem(struct mcg_group *g, long n)
