@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bridge/copy.h"
 #include "bridge/notify.h"
 #include "bridge/ns.h"
 #include "bridge/standin.h"
@@ -378,7 +379,10 @@ static int run_parent(pid_t child, struct notify *s)
 
 		/* the reaped child no longer counts; others may */
 		if (poll(&l, 1, 0) != 1 || !(l.revents & POLLHUP)) {
-			pid_t d = fork();
+			pid_t d;
+
+			copy_drain();    /* (no waiter's call left to the copy) */
+			d = fork();
 
 			if (d == 0) {
 				int null = open("/dev/null", O_RDWR | O_CLOEXEC);

@@ -1,28 +1,26 @@
 /* copy.c: sendfile(2) and splice(2) whose source is a file of the view,
  * answered with the file's text (copy.h). Owns the duplicates of the
- * caller's two descriptors for the call's length and the waiter threads
- * (COPY_WAITERS at most) that finish a copy whose output cannot take it
- * at once. Never writes to the source, never blocks the supervisor's
- * thread on an output, and never takes more of the source than the
- * output took: what was read and not written is given back (the file's
- * offset moved back), as the kernel's splice never consumes more than it
- * passes on. */
+ * caller's two descriptors and a pidfd of the caller for the call's
+ * length, and the waiter threads (COPY_WAITERS at most) that finish a copy
+ * whose pipe is full. Never writes to the source, never blocks the
+ * supervisor's thread on an output, writes only to a pipe (or /dev/null),
+ * and never takes more of the source than the output took: what was read
+ * and not written is given back (the file's offset moved back), as the
+ * kernel's splice never consumes more than it passes on. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/uio.h>
-#include <sys/vfs.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include "bridge/caller.h"
@@ -31,8 +29,9 @@
 #define COPY_MAX     (64 * 1024)   /* text per call at most: a short count
 				    * is what sendfile and splice may return */
 #define COPY_WAITERS 8
-#define COPY_POLL_MS 200           /* a waiter's look at whether its caller
-				    * is still there */
+#define COPY_POLL_MS 100           /* a waiter's look at whether its caller
+				    * is still there, or the supervisor
+				    * stopping */
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL        /* (6.9's, in linux/pidfd.h) */
 #endif
@@ -42,16 +41,17 @@ struct copy_job {
 	int lfd;
 	__u64 id;
 	pid_t tid;
+	int pidfd;                    /* the caller's thread (or process) */
 	int in, out;                  /* duplicates of the caller's */
 	char *buf;
 	size_t len;                   /* what was read */
 	bool at;                      /* read at the caller's offset ... */
 	loff_t off;
 	unsigned long off_addr;       /* ... kept there, not the file's */
-	bool nowait;                  /* the output takes RWF_NOWAIT */
 };
 
 static atomic_uint copy_waiters;
+static atomic_bool copy_stopping;
 
 static int copy_send(int lfd, __u64 id, __s64 val, int err)
 {
@@ -67,10 +67,11 @@ static bool copy_valid(int lfd, __u64 id)
 
 static void copy_job_free(struct copy_job *j)
 {
-	if (j->in >= 0)
-		close(j->in);
-	if (j->out >= 0)
-		close(j->out);
+	int fds[] = { j->pidfd, j->in, j->out };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 	free(j->buf);
 	free(j);
 }
@@ -85,20 +86,24 @@ static void copy_unread(struct copy_job *j, size_t n)
 /* The call's answer once W bytes (or -1 with ERR) went out. */
 static int copy_finish(struct copy_job *j, ssize_t w, int err)
 {
+	int rc;
+
 	if (w < 0) {
 		copy_unread(j, j->len);
-		/* (the kernel's EPIPE comes with SIGPIPE to the caller) */
-		if (err == EPIPE) {
-			pid_t tgid = caller_tgid(j->tid);
-
-			if (tgid > 0)
-				(void)syscall(SYS_tgkill, tgid, j->tid, SIGPIPE);
-		}
-		return copy_send(j->lfd, j->id, 0, -err);
+		rc = copy_send(j->lfd, j->id, 0, -err);
+		/* (the kernel's EPIPE comes with SIGPIPE to the caller: after
+		 * the answer, which the signal would otherwise interrupt, and
+		 * through the pidfd, never to a reused id) */
+		if (err == EPIPE && rc == 0)
+			(void)pidfd_send_signal(j->pidfd, SIGPIPE, NULL, 0);
+		return rc;
 	}
 	copy_unread(j, j->len - (size_t)w);
 	if (j->at) {
 		j->off += w;
+		/* (the caller still waits in its call: its memory is its own) */
+		if (!copy_valid(j->lfd, j->id))
+			return -ENOENT;
 		if (caller_write_mem(j->tid, j->off_addr, &j->off, sizeof(j->off)))
 			return copy_send(j->lfd, j->id, 0, -EFAULT);
 	}
@@ -112,8 +117,9 @@ static ssize_t copy_write_nowait(int fd, const void *buf, size_t n)
 	return pwritev2(fd, &v, 1, -1, RWF_NOWAIT);
 }
 
-/* A waiter: the output takes the text when it can (a full pipe, a
- * terminal); the caller's going first gives it all back. */
+/* A waiter: the pipe takes the text when its reader has made room. The
+ * caller's going first, or the supervisor's stopping (copy_drain), gives
+ * it all back; the latter answers EINVAL (the caller reads instead). */
 static void *copy_wait(void *arg)
 {
 	struct copy_job *j = arg;
@@ -126,8 +132,9 @@ static void *copy_wait(void *arg)
 			copy_unread(j, j->len);
 			goto out;
 		}
-		if (!j->nowait) {
-			w = write(j->out, j->buf, j->len);   /* (may block: here only) */
+		if (atomic_load(&copy_stopping)) {
+			w = -1;
+			errno = EINVAL;
 			break;
 		}
 		if (poll(&p, 1, COPY_POLL_MS) <= 0)
@@ -143,8 +150,8 @@ out:
 	return NULL;
 }
 
-/* The output could not take the text now: a waiter finishes the call, or,
- * with none free, the text goes back and the call fails with EINVAL (the
+/* The pipe is full and blocking: a waiter finishes the call, or, with
+ * none free, the text goes back and the call fails with EINVAL (the
  * caller reads instead, as from a file the kernel cannot splice from). */
 static int copy_defer(struct copy_job *j)
 {
@@ -152,7 +159,8 @@ static int copy_defer(struct copy_job *j)
 	pthread_t t;
 	int rc;
 
-	if (atomic_fetch_add(&copy_waiters, 1) < COPY_WAITERS && !pthread_attr_init(&at)) {
+	if (atomic_fetch_add(&copy_waiters, 1) < COPY_WAITERS && !atomic_load(&copy_stopping) &&
+	    !pthread_attr_init(&at)) {
 		(void)pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
 		rc = pthread_create(&t, &at, copy_wait, j);
 		pthread_attr_destroy(&at);
@@ -166,81 +174,94 @@ static int copy_defer(struct copy_job *j)
 	return rc;
 }
 
-/* The caller's descriptors IN and OUT, duplicated into J: 0, or -1 when
- * they cannot be had (the kernel then answers). */
+void copy_drain(void)
+{
+	atomic_store(&copy_stopping, true);
+	while (atomic_load(&copy_waiters) > 0)
+		(void)poll(NULL, 0, 10);
+	atomic_store(&copy_stopping, false);
+}
+
+/* A pidfd of the caller and its descriptors IN and OUT, duplicated into
+ * J: 0, or -1 when they cannot be had (the kernel then answers). The
+ * notification is still pending once the pidfd is open: it names the
+ * caller, not a process that took its id since. */
 static int copy_dup(struct copy_job *j, int in, int out)
 {
-	int pfd = pidfd_open(j->tid, PIDFD_THREAD);
-
-	if (pfd < 0 && errno == EINVAL) {
+	j->pidfd = pidfd_open(j->tid, PIDFD_THREAD);
+	if (j->pidfd < 0 && errno == EINVAL) {
 		pid_t tgid = caller_tgid(j->tid);
 
-		pfd = tgid > 0 ? pidfd_open(tgid, 0) : -1;
+		j->pidfd = tgid > 0 ? pidfd_open(tgid, 0) : -1;
 	}
-	if (pfd < 0)
+	if (j->pidfd < 0 || !copy_valid(j->lfd, j->id))
 		return -1;
-	j->in = pidfd_getfd(pfd, in, 0);
-	j->out = j->in >= 0 ? pidfd_getfd(pfd, out, 0) : -1;
-	close(pfd);
+	j->in = pidfd_getfd(j->pidfd, in, 0);
+	j->out = j->in >= 0 ? pidfd_getfd(j->pidfd, out, 0) : -1;
 	return j->out >= 0 ? 0 : -1;
 }
 
-/* An output the supervisor may write in the caller's place: one whose
- * writes look at nobody's credentials, so that writing with the
- * supervisor's changes nothing. A pipe; /dev/null; a terminal; a regular
- * file of a disk or memory filesystem without set-id bits (a write by the
- * caller would clear them, CAP_FSETID keeps them). Never a file of /proc,
- * sysfs or any other kernel filesystem (a sysctl checks capable() as it is
- * written), of FUSE (its server is told the writer's uid: memcgfs's tasks
- * files before 5.16 check it), a socket (SCM_CREDENTIALS would name the
- * supervisor) or a block device. */
-static bool copy_output_safe(int out, bool splice)
+/* Does TID see the pids the supervisor sees? A tasks file's text is the
+ * reader's: memcgfs gives each reader its own pid namespace's numbers. */
+static bool copy_same_pidns(pid_t tid)
 {
-	static const unsigned long disk[] = {
-		0xEF53,       /* ext2/3/4 */   0x58465342, /* xfs */
-		0x9123683E,   /* btrfs */      0x01021994, /* tmpfs */
-		0x794c7630,   /* overlayfs */  0xF2F52010, /* f2fs */
-	};
-	struct termios t;
-	struct statfs sf;
-	struct stat st;
+	char path[64];
+	struct stat a, b;
 
-	if (fstat(out, &st))
-		return false;
-	if (S_ISFIFO(st.st_mode))
-		return true;
-	if (splice)
-		return false;             /* (the kernel's EINVAL) */
-	if (S_ISCHR(st.st_mode))
-		return st.st_rdev == makedev(1, 3) || tcgetattr(out, &t) == 0;
-	if (!S_ISREG(st.st_mode) || (st.st_mode & (S_ISUID | S_ISGID)) || fstatfs(out, &sf))
-		return false;
-	for (size_t i = 0; i < sizeof(disk) / sizeof(disk[0]); i++)
-		if ((unsigned long)sf.f_type == disk[i])
-			return true;
-	return false;
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)tid);
+	return !stat(path, &a) && !stat("/proc/self/ns/pid", &b) && a.st_ino == b.st_ino &&
+	       a.st_dev == b.st_dev;
 }
 
-/* May this call be answered here: the source ours and readable, the
- * output writable (not O_APPEND for sendfile) and safe to write for the
- * caller? 0 if so; COPY_CONTINUE for the kernel to answer (not ours, or
- * its own errors); -EINVAL for a source of ours and an output this may
- * not write: the kernel's answer for a source it cannot splice from, on
- * which callers (busybox) read instead, where the kernel's splice would
- * pass nothing. */
+/* May this call be answered here? 0 if so; COPY_CONTINUE for the kernel
+ * to answer (not our file, or its own errors: a source not open for
+ * reading, an output not open for writing, O_APPEND); -EINVAL for our file
+ * and a call this does not answer: the kernel's answer for a source it
+ * cannot splice from, on which callers (busybox) read instead, where the
+ * kernel's splice would pass nothing. Answered: an output that is a pipe
+ * or /dev/null, whose writes look at nobody's credentials (a sysctl,
+ * FUSE, a socket's SCM_CREDENTIALS, a file's limits, quotas and set-id
+ * bits would take the supervisor's), from a caller that sees the pids the
+ * supervisor sees. The attributes come without a round trip to any
+ * filesystem's server (AT_STATX_DONT_SYNC). */
 static int copy_answerable(struct copy_job *j, bool splice, copy_ours_fn ours, void *arg)
 {
 	int inf = fcntl(j->in, F_GETFL), outf = fcntl(j->out, F_GETFL);
-	struct statx sx;
+	const int how = AT_EMPTY_PATH | AT_STATX_DONT_SYNC;
+	struct statx sx, so;
 
 	if (inf < 0 || outf < 0 || (inf & O_ACCMODE) == O_WRONLY || (outf & O_ACCMODE) == O_RDONLY)
 		return COPY_CONTINUE;
-	if (statx(j->in, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) || !(sx.stx_mask & STATX_MNT_ID) ||
+	if (statx(j->in, "", how, STATX_TYPE | STATX_MNT_ID, &sx) || !(sx.stx_mask & STATX_MNT_ID) ||
 	    !S_ISREG(sx.stx_mode) || !ours(arg, j->tid, &sx))
 		return COPY_CONTINUE;
 	if (!splice && (outf & O_APPEND))
-		return COPY_CONTINUE;     /* (the kernel's EINVAL) */
-	return copy_output_safe(j->out, splice) ? 0 : -EINVAL;
+		return COPY_CONTINUE;
+	if (statx(j->out, "", how, STATX_TYPE, &so) || !copy_same_pidns(j->tid))
+		return -EINVAL;
+	if (S_ISFIFO(so.stx_mode))
+		return 0;
+	return !splice && S_ISCHR(so.stx_mode) && so.stx_rdev_major == 1 && so.stx_rdev_minor == 3 ?
+		       0 : -EINVAL;
+}
+
+/* The text read into J goes to its output: at once, or by a waiter. */
+static int copy_out(struct copy_job *j, bool nonblock)
+{
+	int outf = fcntl(j->out, F_GETFL), rc;
+	ssize_t w = copy_write_nowait(j->out, j->buf, j->len);
+
+	if (w < 0 && errno == EAGAIN && !nonblock && !(outf >= 0 && (outf & O_NONBLOCK)))
+		return copy_defer(j);     /* (a blocking pipe, full for now) */
+	if (w < 0 && errno == EOPNOTSUPP) {
+		/* (no RWF_NOWAIT here: not waited for in this thread) */
+		copy_unread(j, j->len);
+		rc = copy_send(j->lfd, j->id, 0, -EINVAL);
+	} else {
+		rc = copy_finish(j, w, w < 0 ? errno : 0);
+	}
+	copy_job_free(j);
+	return rc;
 }
 
 int copy_call(int lfd, const struct seccomp_notif *req, copy_ours_fn ours, void *arg)
@@ -250,10 +271,10 @@ int copy_call(int lfd, const struct seccomp_notif *req, copy_ours_fn ours, void 
 	int in = (int)(splice ? a[0] : a[1]), out = (int)(splice ? a[2] : a[0]);
 	unsigned long off_addr = splice ? a[1] : a[2];
 	size_t count = splice ? a[4] : a[3];
-	bool nonblock = splice && (a[5] & SPLICE_F_NONBLOCK);
+	size_t want = count < COPY_MAX ? count : COPY_MAX;
 	struct copy_job *j;
-	ssize_t r, w;
-	int outf, rc;
+	ssize_t r;
+	int rc;
 
 	/* (bad descriptors, nothing asked, an output offset on a pipe: the
 	 * kernel's answers) */
@@ -261,45 +282,24 @@ int copy_call(int lfd, const struct seccomp_notif *req, copy_ours_fn ours, void 
 		return COPY_CONTINUE;
 	if (!(j = calloc(1, sizeof(*j))))
 		return COPY_CONTINUE;
-	*j = (struct copy_job){ .lfd = lfd, .id = req->id, .tid = (pid_t)req->pid, .in = -1,
-				.out = -1, .at = off_addr != 0, .off_addr = off_addr };
-	if (copy_dup(j, in, out) || (rc = copy_answerable(j, splice, ours, arg)) == COPY_CONTINUE ||
-	    (rc == 0 && !(j->buf = malloc(count < COPY_MAX ? count : COPY_MAX)))) {
+	*j = (struct copy_job){ .lfd = lfd, .id = req->id, .tid = (pid_t)req->pid, .pidfd = -1,
+				.in = -1, .out = -1, .at = off_addr != 0, .off_addr = off_addr };
+	rc = copy_dup(j, in, out) ? COPY_CONTINUE : copy_answerable(j, splice, ours, arg);
+	if (rc == 0 && !(j->buf = malloc(want)))
+		rc = COPY_CONTINUE;
+	if (rc == 0 && j->at && caller_read_mem(j->tid, off_addr, &j->off, sizeof(j->off)))
+		rc = -EFAULT;
+	if (rc) {
 		copy_job_free(j);
-		return COPY_CONTINUE;
+		return rc == COPY_CONTINUE ? rc : copy_send(lfd, req->id, 0, rc);
 	}
-	if (rc < 0) {
-		copy_job_free(j);
-		return copy_send(lfd, req->id, 0, rc);
-	}
-	if (j->at && caller_read_mem(j->tid, off_addr, &j->off, sizeof(j->off))) {
-		copy_job_free(j);
-		return copy_send(lfd, req->id, 0, -EFAULT);
-	}
-	r = j->at ? (j->off < 0 ? (errno = EINVAL, -1) :
-				  pread(j->in, j->buf, count < COPY_MAX ? count : COPY_MAX, j->off)) :
-		    read(j->in, j->buf, count < COPY_MAX ? count : COPY_MAX);
+	r = !j->at ? read(j->in, j->buf, want) :
+	    j->off < 0 ? (errno = EINVAL, -1) : pread(j->in, j->buf, want, j->off);
 	if (r <= 0) {
 		rc = copy_send(lfd, req->id, 0, r < 0 ? -errno : 0);
 		copy_job_free(j);
 		return rc;
 	}
 	j->len = (size_t)r;
-	outf = fcntl(j->out, F_GETFL);
-	nonblock = nonblock || (outf >= 0 && (outf & O_NONBLOCK));
-	w = copy_write_nowait(j->out, j->buf, j->len);
-	if (w < 0 && errno == EOPNOTSUPP) {
-		/* (an output without RWF_NOWAIT, a terminal: written as it
-		 * is, here only if that cannot block) */
-		j->nowait = false;
-		if (!nonblock)
-			return copy_defer(j);
-		w = write(j->out, j->buf, j->len);
-	} else if (w < 0 && errno == EAGAIN && !nonblock) {
-		j->nowait = true;
-		return copy_defer(j);   /* (a blocking output, full for now) */
-	}
-	rc = copy_finish(j, w, w < 0 ? errno : 0);
-	copy_job_free(j);
-	return rc;
+	return copy_out(j, splice && (a[5] & SPLICE_F_NONBLOCK));
 }

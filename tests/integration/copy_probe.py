@@ -5,8 +5,9 @@ differed". Then, on the longest FILE, the cases a supervisor answering
 those calls must get right: an offset pointer (the file's own offset does
 not move), a full blocking pipe (the call waits until the reader drains
 it, then passes the text), a full non-blocking pipe (EAGAIN, nothing of the
-file taken), a pipe with no reader (EPIPE), and outputs it must not
-write for the caller (a socket, a file of /proc: EINVAL). Used by t_run.sh inside
+file taken), a pipe with no reader (EPIPE), and outputs it does not
+write for the caller (a socket, a file of /proc, a regular file: EINVAL,
+on which callers read instead). Used by t_run.sh inside
 memcgfs-run, where these calls are answered for the view's files."""
 import errno
 import fcntl
@@ -142,6 +143,15 @@ def special(path):
     after = open('/proc/self/comm').read()
     check('/proc file', err == errno.EINVAL and after == before,
           f"errno {err}, comm {before!r} -> {after!r}")
+    # a regular file (its limits and quotas are the writer's): EINVAL,
+    # nothing written, the text still to be read
+    with open(os.environ.get('TMPDIR', '/tmp') + f'/copy_probe.{os.getpid()}', 'wb+') as f:
+        os.unlink(f.name)
+        err = sendfile_errno(f.fileno(), fd)
+        size = os.fstat(f.fileno()).st_size
+    rest = os.read(fd, 65536)
+    check('regular file', err == errno.EINVAL and size == 0 and rest == want,
+          f"errno {err}, {size} bytes written, then read {rest[:40]!r}")
     os.close(fd)
 
 

@@ -73,6 +73,13 @@ expect "$RT: inside: /proc/self/cgroup names its group in each hierarchy" "$(ech
 	"devices:/$ID freezer:/$ID memory:/$ID "
 expect "$RT: after: memcgfs's group is gone" "$([ -e "$MNT/$ID" ] && echo left || echo gone)" gone
 
+# --- inside: busybox cat (sendfile into a pipe) of the container's files:
+# its limit, and its own pid 1 in cgroup.procs (a caller in another pid
+# namespace reads instead: the text is the reader's) ---
+args '["sh", "-c", "echo procs $(cat /sys/fs/cgroup/memory/cgroup.procs | head -n 1); cat /sys/fs/cgroup/memory/memory.limit_in_bytes"]'
+out=$("$RUN" --mount "$MNT" -- bash -c 'crunr run "$ID"' 2>&1)
+expect "$RT: inside: busybox cat of cgroup.procs and the limit" "$(echo $out)" "procs 1 67108864"
+
 # --- inside: detectors find the controller in the container's own
 # mount namespace (the nested view, by the hierarchies' superblocks) ---
 args '["sh", "-c", "cgread; cgread-go; grep \" /sys/fs/cgroup/memory \" /proc/self/mountinfo | cut -d\" \" -f4,5,8-"]'
