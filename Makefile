@@ -292,9 +292,14 @@ clean:
 DEPS = libfuse3-dev fuse3 check pkg-config acl attr gcc make python3 perl procps util-linux \
        clang libclang-rt-dev libseccomp-dev cgroup-tools openjdk-17-jre-headless golang-go libc6-dev \
        gnuplot-nox systemd man-db debhelper lintian libbpf-dev bpftool crun runc busybox-static jq
+# (lxc without its recommends: apparmor's post-install would load profiles
+# into the host's kernel)
+DEPS_NO_RECOMMENDS = lxc
 deps:
-	@if ! dpkg -s $(DEPS) >/dev/null 2>&1; then \
-	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEPS); fi
+	@if ! dpkg -s $(DEPS) $(DEPS_NO_RECOMMENDS) >/dev/null 2>&1; then \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEPS) && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+	    $(DEPS_NO_RECOMMENDS); fi
 
 demo: all
 	mount-helper/memcgfs-demo $(abspath $(BUILD))/memcgfs

@@ -701,7 +701,13 @@ int guard_call(struct guard *g, pid_t tid, int nr, const __u64 args[6], bool (*v
 			return GUARD_CONTINUE;
 		break;
 	case __NR_fsopen:
-		if (!args[0] || caller_read_str(tid, (unsigned long)args[0], name, sizeof(name)) ||
+		/* fsopen(NULL), the probe LXC (and others) make of the new
+		 * mount API: ENOSYS (the kernel's EFAULT), so that they mount
+		 * with mount(2), whose cgroup mounts bind the view's trees;
+		 * a cgroup fsopen itself has no such answer */
+		if (!args[0])
+			return -ENOSYS;
+		if (caller_read_str(tid, (unsigned long)args[0], name, sizeof(name)) ||
 		    !guard_cgroup_type(name))
 			return GUARD_CONTINUE;
 		return guard_refuse(g, tid, "fsopen", name,

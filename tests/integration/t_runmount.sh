@@ -107,6 +107,9 @@ expect "fsopen(cgroup), fsopen(cgroup2): EPERM; fsopen(tmpfs) goes on" \
 	"$(r -- sh -c "$CG fsopen cgroup; $CG fsopen cgroup2; $CG fsopen tmpfs" 2>/dev/null)" "EPERM
 EPERM
 ok"
+# (LXC's probe of the new mount API: ENOSYS inside, so it uses mount(2);
+# the kernel's EFAULT outside)
+expect "fsopen(NULL): ENOSYS inside, EFAULT outside" "$(r -- "$CG" fsopen -) $("$CG" fsopen -)" "ENOSYS EFAULT"
 out=$(r -- "$CG" mount32 "$T" memory 2>&1)
 case $out in
 noia32) expect "the i386 ABI: this kernel has none (nothing to refuse)" "$out" noia32 ;;

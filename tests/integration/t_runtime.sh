@@ -154,6 +154,38 @@ expect "$RT: memory.oom_control counts the kill" "$("$RUN" --mount "$MNT" -- bas
 rm -f "$DATA/checked"
 done
 
+# --- LXC: lxc-execute and lxc-start of the same rootfs, common.conf's
+# device rules, LXC's own cgroup mounts in the container's cgroup
+# namespace (it probes fsopen(NULL): ENOSYS, so it mounts with mount(2),
+# which the guard binds), lxc.cgroup.memory.limit_in_bytes 64M ---
+L="$DATA/lxc"
+mkdir -p "$L/path"
+printf '%s\n' "lxc.uts.name = $ID" "lxc.rootfs.path = dir:$B/rootfs" "lxc.net.0.type = empty" \
+	"lxc.include = /usr/share/lxc/config/common.conf" "lxc.apparmor.profile = unconfined" \
+	"lxc.mount.auto = cgroup:mixed:force" "lxc.cgroup.memory.limit_in_bytes = 64M" > "$L/config"
+export L
+lxcr() { local c=$1; shift; "lxc-$c" -n "$ID" -P "$L/path" "$@"; }
+export -f lxcr
+out=$("$RUN" --mount "$MNT" -- bash -c 'lxcr execute -f "$L/config" -- sh -c "$1"' _ \
+	'cat /sys/fs/cgroup/memory/memory.limit_in_bytes; grep -E ":(memory|devices):" /proc/self/cgroup | cut -d: -f2- | sort | tr "\n" " "; echo; grep -c " - cgroup cgroup " /proc/self/mountinfo' 2>&1)
+# (one cgroup mount a hierarchy of the view, its links aside)
+nhier=$("$RUN" --mount "$MNT" -- find /sys/fs/cgroup -mindepth 1 -maxdepth 1 -type d | wc -l)
+expect "lxc: inside: its limit, its groups (the namespace's roots), its own cgroup mounts" \
+	"$(echo $out)" "67108864 devices:/ memory:/ $nhier"
+cat > "$L/start.sh" <<'EOF'
+lxcr start -f "$L/config" -d -- /bin/sleep 30 || exit 1
+lxcr wait -s RUNNING -t 10
+echo "cgroup $(lxcr cgroup memory.limit_in_bytes)"
+lxcr info -S | awk '/^Memory use:/ { print "memory", ($3 > 0) }'
+echo "procs $(grep -cx "$(lxcr info -p -H)" "$MNT/lxc.payload.$ID/cgroup.procs")"
+lxcr stop -k
+EOF
+expect "lxc: lxc-cgroup reads the limit, lxc-info -S the use, memcgfs's group holds it" \
+	"$("$RUN" --mount "$MNT" -- bash "$L/start.sh" 2>&1 | tr '\n' ' ')" "cgroup 67108864 memory 1 procs 1 "
+"$RUN" --mount "$MNT" -- bash -c 'lxcr execute -f "$L/config" -- memhog -a 256' > /dev/null 2>&1
+expect "lxc: a container allocating 256 MiB is killed" "$?" 137
+expect "lxc: after: memcgfs's group is gone" "$([ -e "$MNT/lxc.payload.$ID" ] && echo left || echo gone)" gone
+
 expect "the host's cgroup hierarchies unchanged" "$(host_tree)" "$HOST_TREE"
 wait_until 10 sh -c "! pgrep -f '^$RUN .*$DATA' > /dev/null"
 expect "no memcgfs-run left (supervisors, stand-ins' servers)" "$(pgrep -fc "^$RUN .*$DATA")" 0

@@ -3,7 +3,7 @@
  *   mountcg mount SOURCE TARGET FSTYPE FLAGS [DATA]   FLAGS: a comma list of
  *           bind, rec, ro, remount, move, private, or "-" for none
  *   mountcg umount TARGET
- *   mountcg fsopen FSTYPE
+ *   mountcg fsopen FSTYPE         (FSTYPE "-": a NULL name, a probe)
  *   mountcg fspick PATH
  *   mountcg clone PATH [TARGET]     open_tree(OPEN_TREE_CLONE), then
  *                                   move_mount it to TARGET if given
@@ -101,8 +101,8 @@ int main(int argc, char **argv)
 				    argc > 6 ? argv[6] : NULL));
 	if (!strcmp(op, "umount") && argc == 3)
 		return report(umount2(argv[2], 0));
-	if (!strcmp(op, "fsopen") && argc == 3)
-		return report(syscall(SYS_fsopen, argv[2], 0));
+	if (!strcmp(op, "fsopen") && argc == 3)   /* ("-": NULL, a probe) */
+		return report(syscall(SYS_fsopen, strcmp(argv[2], "-") ? argv[2] : NULL, 0));
 	if (!strcmp(op, "fspick") && argc == 3)
 		return report(syscall(SYS_fspick, AT_FDCWD, argv[2], 0));
 	if ((!strcmp(op, "clone") || !strcmp(op, "rclone")) && (argc == 3 || argc == 4)) {
