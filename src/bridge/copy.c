@@ -48,6 +48,7 @@ struct copy_job {
 	bool at;                      /* read at the caller's offset ... */
 	loff_t off;
 	unsigned long off_addr;       /* ... kept there, not the file's */
+	bool nonblock;                /* the output is O_NONBLOCK */
 };
 
 static atomic_uint copy_waiters;
@@ -237,6 +238,7 @@ static int copy_answerable(struct copy_job *j, bool splice, copy_ours_fn ours, v
 		return COPY_CONTINUE;
 	if (!splice && (outf & O_APPEND))
 		return COPY_CONTINUE;
+	j->nonblock = (outf & O_NONBLOCK) != 0;
 	if (statx(j->out, "", how, STATX_TYPE, &so) || !copy_same_pidns(j->tid))
 		return -EINVAL;
 	if (S_ISFIFO(so.stx_mode))
@@ -248,10 +250,10 @@ static int copy_answerable(struct copy_job *j, bool splice, copy_ours_fn ours, v
 /* The text read into J goes to its output: at once, or by a waiter. */
 static int copy_out(struct copy_job *j, bool nonblock)
 {
-	int outf = fcntl(j->out, F_GETFL), rc;
 	ssize_t w = copy_write_nowait(j->out, j->buf, j->len);
+	int rc;
 
-	if (w < 0 && errno == EAGAIN && !nonblock && !(outf >= 0 && (outf & O_NONBLOCK)))
+	if (w < 0 && errno == EAGAIN && !nonblock && !j->nonblock)
 		return copy_defer(j);     /* (a blocking pipe, full for now) */
 	if (w < 0 && errno == EOPNOTSUPP) {
 		/* (no RWF_NOWAIT here: not waited for in this thread) */

@@ -270,6 +270,19 @@ static void uncharge_kmem_up(struct mcg_group *g, long n)
 	}
 }
 
+/* delta pages on g's own kernel memory, unless g has moved it: false
+ * then (what moved, and what comes after, is an ancestor's) */
+static bool uncharge_kmem_local(struct mcg_group *g, long delta)
+{
+	bool moved;
+
+	spin_lock(&g->kmem_lock);
+	if (!(moved = atomic_load(&g->kmem_moved)))
+		atomic_fetch_add(&g->kmem_local, delta);
+	spin_unlock(&g->kmem_lock);
+	return !moved;
+}
+
 /* n pages of kernel memory, charged at g's level, become g's own: its
  * kmem_local, or, once g has moved its kernel memory, its parent's (and
  * so on up); the root keeps none (it is never charged): off its counters.
@@ -279,13 +292,7 @@ static struct mcg_group *uncharge_kmem_adopt(struct mcg_group *g, long n)
 	struct mcg_group *left = NULL;
 
 	while (!mcg_root(g)) {
-		bool moved;
-
-		spin_lock(&g->kmem_lock);
-		if (!(moved = atomic_load(&g->kmem_moved)))
-			atomic_fetch_add(&g->kmem_local, n);
-		spin_unlock(&g->kmem_lock);
-		if (!moved)
+		if (uncharge_kmem_local(g, n))
 			return left;
 		uncharge_kmem_up(g, n);
 		left = left ? left : g;
@@ -337,16 +344,8 @@ void uncharge_kmem(struct mcg_group *g, long n)
 		return;
 	/* (the group that holds it now: g, or the ancestor it moved to;
 	 * the root keeps none) */
-	for (;;) {
-		bool moved;
-
-		spin_lock(&g->kmem_lock);
-		if (!(moved = atomic_load(&g->kmem_moved)))
-			atomic_fetch_sub(&g->kmem_local, n);
-		spin_unlock(&g->kmem_lock);
-		if (!moved || mcg_root(g = g->parent))
-			break;
-	}
+	while (!uncharge_kmem_local(g, -n) && !mcg_root(g = g->parent))
+		;
 	if (!mcg_root(g)) {
 		pc_uncharge(&g->cnt[MCG_KMEM], n);
 		uncharge_pages(g, n, false);
