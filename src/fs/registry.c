@@ -54,6 +54,13 @@ void cgfs_sources_refresh(struct cgfs *fs, struct mcg_group *g)
 			fs->sources[i].ops->refresh(fs->sources[i].self, g);
 }
 
+void cgfs_sources_place(struct cgfs *fs)
+{
+	for (int i = 0, n = atomic_load(&fs->nsources); i < n; i++)
+		if (fs->sources[i].ops->place)
+			fs->sources[i].ops->place(fs->sources[i].self);
+}
+
 size_t cgfs_sources_describe(struct cgfs *fs, char *buf, size_t size)
 {
 	size_t len = 0;

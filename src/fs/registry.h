@@ -20,6 +20,7 @@ void cgfs_sources_settle(struct cgfs *fs, pid_t tgid, struct mcg_group *dst);
 int cgfs_sources_move(struct cgfs *fs, pid_t tgid, struct mcg_group *dst, unsigned mask);
 void cgfs_sources_attached(struct cgfs *fs, pid_t tgid);
 void cgfs_sources_refresh(struct cgfs *fs, struct mcg_group *g);
+void cgfs_sources_place(struct cgfs *fs);
 /* Every source's description lines into buf (size bytes, NUL-ended);
  * the length written. */
 size_t cgfs_sources_describe(struct cgfs *fs, char *buf, size_t size);

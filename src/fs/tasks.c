@@ -63,6 +63,8 @@ int cgfs_tasks_read(struct cgfs_req *r, int procs, struct cgfs_out *o)
 	if ((err = proc_view_of(r->pid, &view)))
 		return err;
 	pidwatch_sync(r->fs->watch);
+	cgfs_sources_place(r->fs);    /* (CLONE_PARENT: runc's init reads
+				       * its group as soon as it runs) */
 	n = mcg_is_root(r->g) ? tasks_root_ids(r->fs, procs, &ids)
 			      : task_list(r->fs->eng, r->g, procs, &ids);
 	if (n < 0)

@@ -1137,6 +1137,12 @@ static void mirror_src_refresh(void *self, struct mcg_group *g)
 	mirror_refresh(self, g);
 }
 
+static void mirror_src_place(void *self)
+{
+	if (self)
+		mirror_pcache_place(self);
+}
+
 static bool mirror_src_kill(void *self, pid_t pid)
 {
 	return mirror_kill(self, pid);
@@ -1186,6 +1192,7 @@ const struct source_ops mirror_source_ops = {
 	.move = mirror_src_move,
 	.attached = mirror_src_attached,
 	.refresh = mirror_src_refresh,
+	.place = mirror_src_place,
 	.kill = mirror_src_kill,
 	.describe = mirror_src_describe,
 };

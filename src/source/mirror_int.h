@@ -149,6 +149,11 @@ struct mirror_pcache {
 	 * tracer's thread holding no lock (made_by takes cgfs.attach_lock,
 	 * under which a tasks write's settle takes pcache.lock) */
 	pthread_mutex_t makers_lock;  /* a leaf */
+	/* held by whoever tells makers, from taking the first off the queue
+	 * to the last told: the tracer's thread, or a reader of a tasks file
+	 * (mirror_pcache_place); so a grandchild is never placed before
+	 * its maker is. Taken holding no lock; above cgfs.attach_lock */
+	pthread_mutex_t tell_lock;
 	struct { pid_t child, maker, real; } maker_q[MIRROR_PC_MAKERS];
 	int nmakers;
 };
@@ -364,6 +369,11 @@ void mirror_pcache_track(struct mirror *m, pid_t tgid);
 int mirror_pcache_alarm(struct mirror *m, pid_t tgid, uint64_t pages);
 /* Charge what the kernel has reported so far (a reader is about to look). */
 void mirror_pcache_drain(struct mirror *m);
+/* Every CLONE_PARENT fork the tracer has reported, told to the file
+ * surface now, in the order made, before a tasks file is read: a child
+ * reading its own group must find itself where its maker is. Holding no
+ * lock. */
+void mirror_pcache_place(struct mirror *m);
 /* Of pages [off, off + n) of the file, how many the events charged. */
 long mirror_pcache_held(struct mirror *m, unsigned long dev, unsigned long ino, unsigned long off,
 			unsigned long n);

@@ -397,13 +397,14 @@ static void mirror_pc_tell_makers(struct mirror *m)
 {
 	struct mirror_pcache *pc = m->pc;
 
+	pthread_mutex_lock(&pc->tell_lock);
 	for (;;) {
 		pid_t child, maker, real;
 
 		pthread_mutex_lock(&pc->makers_lock);
 		if (!pc->nmakers) {
 			pthread_mutex_unlock(&pc->makers_lock);
-			return;
+			break;
 		}
 		child = pc->maker_q[0].child;
 		maker = pc->maker_q[0].maker;
@@ -414,6 +415,7 @@ static void mirror_pc_tell_makers(struct mirror *m)
 		if (m->env && m->env->made_by)
 			m->env->made_by(m->env->fs, child, maker, real);
 	}
+	pthread_mutex_unlock(&pc->tell_lock);
 }
 
 static void *mirror_pc_main(void *arg)
@@ -460,6 +462,7 @@ int mirror_pcache_open(struct mirror *m, const struct mirror_pc_hooks *hooks)
 	mirror_pcache_sizes(pc);
 	pthread_mutex_init(&pc->chunks_lock, NULL);
 	pthread_mutex_init(&pc->makers_lock, NULL);
+	pthread_mutex_init(&pc->tell_lock, NULL);
 	m->pc = pc;
 	return 0;
 }
@@ -513,6 +516,7 @@ void mirror_pcache_stop(struct mirror *m)
 		mirror_pc_kmem(pc, pc->kmem[0].g, 0, -pc->kmem[0].bytes, NULL);
 	pthread_mutex_destroy(&pc->chunks_lock);
 	pthread_mutex_destroy(&pc->makers_lock);
+	pthread_mutex_destroy(&pc->tell_lock);
 	free(pc);
 	m->pc = NULL;
 }
@@ -527,6 +531,16 @@ void mirror_pcache_drain(struct mirror *m)
 {
 	if (m->pc && m->pc->tracer)
 		(void)pcache_consume(m->pc->tracer);
+}
+
+void mirror_pcache_place(struct mirror *m)
+{
+	if (!m->pc || !m->pc->tracer)
+		return;
+	/* (an event the tracer's thread is handling is queued once this
+	 * returns: both consume under pcache.lock) */
+	(void)pcache_consume(m->pc->tracer);
+	mirror_pc_tell_makers(m);
 }
 
 /* Of pages [off, off + n) of the file: how many have a stand-in here, or

@@ -32,6 +32,11 @@ struct source_ops {
 	/* A usage or statistics file of g is about to be read: bring g's
 	 * subtree up to date. */
 	void (*refresh)(void *self, struct mcg_group *g);
+	/* A tasks or cgroup.procs file is about to be read: every task the
+	 * source saw made somewhere else than its fork's process event put
+	 * it (made_by) is placed first, so that a new child reading where
+	 * it is finds its maker's group. NULL: none. */
+	void (*place)(void *self);
 	/* The OOM killer chose the task with that id: if it is this source's,
 	 * signal it through the pidfd the source holds and return true. */
 	bool (*kill)(void *self, pid_t pid);

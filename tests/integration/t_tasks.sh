@@ -192,6 +192,21 @@ if [ "$(daemon_status "$MNT" page_cache_source)" = ebpf ]; then
 		"$(daemon_status "$MNT" real_processes_clone_parent)" 1
 	kill "$child" 2>/dev/null
 	wait_until 5 sh -c "[ -z \"\$(cat $MNT/maker/tasks)\" ]"
+	# the new process's first act reads its maker's group, as runc's init
+	# reads /proc/self/cgroup: it is listed there already (a read of tasks
+	# places what the tracer saw made first), each of 10 times
+	first=$(mktemp /tmp/memcgfs-first.XXXXXX)
+	listed=0
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		: > "$first"
+		child=$(sh -c "echo \$\$ > $MNT/maker/tasks; exec $MEMCGFS_BUILD/tools/cloneparent sh -c 'grep -cx \$\$ $MNT/maker/cgroup.procs > $first; exec sleep 30 > /dev/null'")
+		wait_until 5 test -s "$first"
+		[ "$(cat "$first")" = 1 ] && listed=$((listed + 1))
+		kill "$child" 2>/dev/null
+	done
+	rm -f "$first"
+	expect "CLONE_PARENT: the new process's first read finds it in its maker's group" "$listed" 10
+	wait_until 5 sh -c "[ -z \"\$(cat $MNT/maker/tasks)\" ]"
 	rmdir "$MNT/maker"
 fi
 summary
