@@ -353,6 +353,15 @@ expect "sendfile and splice of $(echo "$copy_files" | wc -l) files, as read(2)" 
 	"$(echo "$out" | grep -v ': ok$')" ""
 expect "... offset, full pipe, EAGAIN, EPIPE; a socket, /proc and a file refused" \
 	"$(echo "$out" | grep -c -E '^(offset|full pipe|full non-blocking pipe|no reader|socket|/proc file|regular file): ok$')" 7
+# the same as a user (memcgfs-run in a user namespace, its supervisor the
+# user's too): what the user may read, through sendfile and splice
+uout=$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- python3 "$(dirname "$0")/copy_probe.py" $copy_files 2>&1)
+expect "as a user: sendfile and splice as read(2)" "$(echo "$uout" | grep -v ': ok$')" ""
+expect "as a user: offset, full pipe, EAGAIN, EPIPE; a socket, /proc and a file refused" \
+	"$(echo "$uout" | grep -c -E '^(offset|full pipe|full non-blocking pipe|no reader|socket|/proc file|regular file): ok$')" 7
+expect "as a user: busybox cat of a limit" \
+	"$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- /bin/busybox cat /sys/fs/cgroup/memory/cp/memory.limit_in_bytes)" \
+	9223372036854771712
 # (into a file sendfile fails with EINVAL, and busybox reads instead)
 r -- sh -c "/bin/busybox cat /sys/fs/cgroup/memory/cp/memory.stat > $DATA/bb.out"
 expect "busybox cat into a file" "$(cat "$DATA/bb.out" | awk '{ print $1 }' | tr '\n' ' ')" \
