@@ -145,15 +145,21 @@ struct mirror_pcache {
 	struct mirror_pc_hooks hooks;
 	_Atomic uint64_t added, faulted, removed, unattributed, failed, alarms;
 	_Atomic uint64_t makers;      /* CLONE_PARENT forks told to the file surface */
-	/* PCACHE_MAKER events read, told to the file surface by the
-	 * tracer's thread holding no lock (made_by takes cgfs.attach_lock,
-	 * under which a tasks write's settle takes pcache.lock) */
+	/* PCACHE_MAKER events read (queued by whoever consumes the ring,
+	 * under pcache.lock), told to the file surface after pcache.lock is
+	 * let go by the tracer's thread or a reader of a tasks file, under
+	 * tell_lock alone (made_by takes pidwatch.cn_lock and
+	 * cgfs.attach_lock) */
 	pthread_mutex_t makers_lock;  /* a leaf */
 	/* held by whoever tells makers, from taking the first off the queue
 	 * to the last told: the tracer's thread, or a reader of a tasks file
 	 * (mirror_pcache_place); so a grandchild is never placed before
 	 * its maker is. Taken holding no lock; above cgfs.attach_lock */
 	pthread_mutex_t tell_lock;
+	unsigned tell_delay_ms;       /* the tracer's thread waits that long
+				       * before it tells (tests only:
+				       * MEMCGFS_TEST_TELL_DELAY_MS, so that a
+				       * read must do it first) */
 	struct { pid_t child, maker, real; } maker_q[MIRROR_PC_MAKERS];
 	int nmakers;
 };

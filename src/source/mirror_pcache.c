@@ -363,7 +363,7 @@ void mirror_pcache_event(void *arg, const struct pcache_event *ev)
 	if (ev->op == PCACHE_MAKER) {
 		struct mirror_pcache *pc = m->pc;
 
-		/* told by the tracer's thread, out of pcache.lock */
+		/* told after pcache.lock (mirror_pc_tell_makers) */
 		pthread_mutex_lock(&pc->makers_lock);
 		if (pc->nmakers == MIRROR_PC_MAKERS)
 			memmove(pc->maker_q, pc->maker_q + 1, sizeof(pc->maker_q[0]) * --pc->nmakers);
@@ -392,7 +392,8 @@ void mirror_pcache_event(void *arg, const struct pcache_event *ev)
 	}
 }
 
-/* The CLONE_PARENT forks read so far, to the file surface (no lock held). */
+/* The CLONE_PARENT forks read so far, to the file surface, in the order
+ * made (no lock held). */
 static void mirror_pc_tell_makers(struct mirror *m)
 {
 	struct mirror_pcache *pc = m->pc;
@@ -435,6 +436,15 @@ static void *mirror_pc_main(void *arg)
 		if (fds[1].revents)
 			break;
 		pcache_consume(m->pc->tracer);
+		if (m->pc->tell_delay_ms) {
+			bool queued;
+
+			pthread_mutex_lock(&m->pc->makers_lock);
+			queued = m->pc->nmakers > 0;
+			pthread_mutex_unlock(&m->pc->makers_lock);
+			if (queued)
+				usleep(m->pc->tell_delay_ms * 1000u);
+		}
 		mirror_pc_tell_makers(m);
 	}
 	return NULL;
@@ -470,11 +480,14 @@ int mirror_pcache_open(struct mirror *m, const struct mirror_pc_hooks *hooks)
 int mirror_pcache_start(struct mirror *m, const struct mirror_pc_hooks *hooks)
 {
 	struct mirror_pcache *pc;
+	const char *delay;
 	int err = mirror_pcache_open(m, hooks);
 
 	if (err)
 		return err;
 	pc = m->pc;
+	if ((delay = getenv("MEMCGFS_TEST_TELL_DELAY_MS")))
+		pc->tell_delay_ms = (unsigned)strtoul(delay, NULL, 10) % 10000u;
 	if ((pc->stopfd = eventfd(0, EFD_CLOEXEC)) < 0)
 		err = -errno;
 	else if (!(err = pcache_open(mirror_pcache_event, m, &pc->tracer)) &&

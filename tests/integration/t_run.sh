@@ -354,7 +354,7 @@ expect "sendfile and splice of $(echo "$copy_files" | wc -l) files, as read(2)" 
 expect "... offset, full pipe, EAGAIN, EPIPE; a socket, /proc and a file refused" \
 	"$(echo "$out" | grep -c -E '^(offset|full pipe|full non-blocking pipe|no reader|socket|/proc file|regular file): ok$')" 7
 # the same as a user (memcgfs-run in a user namespace, its supervisor the
-# user's too): what the user may read, through sendfile and splice
+# user's too): the same files (readable by anyone), through sendfile and splice
 uout=$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- python3 "$(dirname "$0")/copy_probe.py" $copy_files 2>&1)
 expect "as a user: sendfile and splice as read(2)" "$(echo "$uout" | grep -v ': ok$')" ""
 expect "as a user: offset, full pipe, EAGAIN, EPIPE; a socket, /proc and a file refused" \

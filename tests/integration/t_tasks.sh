@@ -2,7 +2,11 @@
 # errors, membership, exits, forks, threads and the uid rule.
 . "$(dirname "$0")/lib.sh"
 ensure_users
+# (the tracer's thread tells of a CLONE_PARENT fork 300 ms late: a read of
+# tasks must place it first; below)
+export MEMCGFS_TEST_TELL_DELAY_MS=300
 mount_fs
+unset MEMCGFS_TEST_TELL_DELAY_MS
 A="$MNT/a"
 B="$MNT/b"
 mkdir "$A" "$B"
@@ -193,13 +197,16 @@ if [ "$(daemon_status "$MNT" page_cache_source)" = ebpf ]; then
 	kill "$child" 2>/dev/null
 	wait_until 5 sh -c "[ -z \"\$(cat $MNT/maker/tasks)\" ]"
 	# the new process's first act reads its maker's group, as runc's init
-	# reads /proc/self/cgroup: it is listed there already (a read of tasks
-	# places what the tracer saw made first), each of 10 times
+	# reads /proc/self/cgroup: it is listed there already, though the
+	# daemon's tracer thread waits 300 ms before it tells of such a fork
+	# (MEMCGFS_TEST_TELL_DELAY_MS, above): a read of tasks places what the
+	# tracer saw made first. The reader is the new process itself (the
+	# shell's read and echo are builtins), each of 10 times
 	first=$(mktemp /tmp/memcgfs-first.XXXXXX)
 	listed=0
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		: > "$first"
-		child=$(sh -c "echo \$\$ > $MNT/maker/tasks; exec $MEMCGFS_BUILD/tools/cloneparent sh -c 'grep -cx \$\$ $MNT/maker/cgroup.procs > $first; exec sleep 30 > /dev/null'")
+		child=$(sh -c "echo \$\$ > $MNT/maker/tasks; exec $MEMCGFS_BUILD/tools/cloneparent sh -c 'n=0; while read -r p; do [ \"\$p\" = \$\$ ] && n=1; done < $MNT/maker/cgroup.procs; echo \$n > $first; exec sleep 30 > /dev/null'")
 		wait_until 5 test -s "$first"
 		[ "$(cat "$first")" = 1 ] && listed=$((listed + 1))
 		kill "$child" 2>/dev/null

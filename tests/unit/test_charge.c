@@ -587,7 +587,7 @@ START_TEST(test_kmem_reparent)
 	charge_free_page(e, (uint32_t)idx, NULL);
 	ck_assert(atomic_load(&b->reaped));
 	/* p removed: to the root, which keeps none */
-	uncharge_frees_wait(e);                             /* a's and b's structures */
+	uncharge_frees_wait(e);                             /* b's structures */
 	ck_assert_int_eq(mcg_remove(e, p), 0);
 	ck_assert(atomic_load(&p->reaped));
 	uncharge_kmem(b, 4);                                /* (up to the root: nothing) */
