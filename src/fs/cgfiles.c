@@ -358,6 +358,10 @@ static int wr_reset_failcnt(struct cgfs_req *r, int cnt, const struct gram_value
 
 static int wr_force_empty(struct cgfs_req *r, int unused, const struct gram_value *v)
 {
+	/* (what the host charged real processes so far first, as the
+	 * kernel's counters would have it: page cache a reader brought in
+	 * and the tracer has reported, say) */
+	cgfs_sources_refresh(r->fs, r->g);
 	return mcg_force_empty(r->g, r->interrupted, r->interrupted_arg);
 }
 

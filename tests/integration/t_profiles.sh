@@ -37,11 +37,10 @@ echo 0 > "$MNT/z/memory.limit_in_bytes"
 expect "mkdir under limit 0: ENOMEM" "$(mkdir "$MNT/z/x" 2>&1 | grep -o 'Cannot allocate memory')" "Cannot allocate memory"
 expect "limit 0: failcnt rose" "$(( $(cat "$MNT/z/memory.failcnt") > 0 ))" 1
 # (the child's structures go two of the host's RCU grace periods after
-# its rmdir, as the kernel's do: right after it, the parent's limit still
-# cannot go below them; echo is the shell's own, no fork between the two)
+# its rmdir, as the kernel's do: until then the parent's limit cannot go
+# below them. Whether a write right after the rmdir comes before is the
+# host's timing, on the kernel as here: the unit tests hold the order)
 rmdir "$MNT/p/c"
-{ echo 0 > "$MNT/p/memory.limit_in_bytes"; } 2>/dev/null
-expect "limit 0 right after the child's rmdir fails (its structures not yet freed)" "$?" 1
 expect "the child is gone" "$([ -e "$MNT/p/c" ] && echo yes || echo no)" no
 wait_until 5 sh -c "[ \$(cat $MNT/p/memory.kmem.usage_in_bytes) = 0 ]" || true
 expect "rmdir gives the kmem back" "$(cat "$MNT/p/memory.kmem.usage_in_bytes")" 0

@@ -1,8 +1,10 @@
 /* test_memcg.c: the group tree and the per-group rules of the contract. */
 #include <check.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/charge.h"
 #include "engine/engine.h"
@@ -292,12 +294,34 @@ START_TEST(test_structures_freed_at_once_without_grace)
 }
 END_TEST
 
+/* A grace period that ends when the test says so: what the engine does
+ * before it, and after, without a race with the host's. */
+static atomic_bool grace_open = true;
+
+static int test_gated_grace(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&grace_open))
+		usleep(1000);
+	return 0;
+}
+
 START_TEST(test_mkdir_charges_parent)
 {
-	struct mcg_engine *e = fixture_engine(PROF_KV(6, 18)), *old = fixture_engine(PROF_KV(5, 8));
-	struct mcg_group *a = fixture_group(e, e->root, "a"), *b, *c, *d, *o;
+	struct mcg_machine cfg = {
+		.mem_pages = 262144, .swap_pages = 0, .nodes = 2, .cpus = 2, .vm_swappiness = 60,
+	};
+	struct mcg_env_ops ops = *env_real.ops;
+	struct mcg_env env = { &ops, NULL };
+	struct mcg_engine *e, *old = fixture_engine(PROF_KV(5, 8));
+	struct mcg_group *a, *b, *c, *d, *o;
 	unsigned long f0;
 	uint32_t idx;
+
+	ops.grace = test_gated_grace;
+	prof_init(&cfg.prof, PROF_KV(6, 18));
+	e = mcg_engine_new(&cfg, &env, NULL);
+	a = fixture_group(e, e->root, "a");
 
 	ck_assert_int_eq(pc_usage(&e->root->cnt[MCG_KMEM]), 0);     /* the root pays nothing */
 	ck_assert_int_eq(atomic_load(&e->root->kmem_local), 0);
@@ -338,10 +362,12 @@ START_TEST(test_mkdir_charges_parent)
 	/* given back two of the host's grace periods after the child is
 	 * reaped: until then they pin a's limit, as a dying memcg's
 	 * structures do on the kernel */
+	atomic_store(&grace_open, false);
 	ck_assert_int_eq(mcg_remove(e, b), 0);
 	ck_assert(!b->linked);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), MCG_MKDIR_KMEM_PAGES);
 	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 0, NULL, NULL), -EBUSY);
+	atomic_store(&grace_open, true);
 	uncharge_frees_wait(e);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_KMEM]), 0);
 	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);
