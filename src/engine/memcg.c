@@ -112,15 +112,21 @@ static int mcg_id_publish(struct mcg_engine *e, struct mcg_group *g, unsigned id
 /* Take the lowest free id at or after next_id (wrapping), as an IDR would
  * hand them out cyclically, with the next generation (one counter for
  * every id: an inode number and its generation never name two groups).
- * Caller checked nr_groups < MCG_ID_MAX. -ENOMEM. */
+ * -ENOMEM; -ENOSPC when every id is taken: the caller checked nr_groups <
+ * MCG_ID_MAX, but a reaped group keeps its id until it is freed, which a
+ * reference held elsewhere (an open handle, a node the kernel still
+ * caches) can put off. */
 int mcg_id_assign(struct mcg_engine *e, struct mcg_group *g)
 {
+	unsigned tries = 0;
 	int err;
 
 	pthread_mutex_lock(&e->id_lock);
-	while (mcg_id_taken(e, e->next_id))
+	while (mcg_id_taken(e, e->next_id) && tries++ < MCG_ID_MAX)
 		e->next_id = e->next_id % MCG_ID_MAX + 1;
-	if (!(err = mcg_id_publish(e, g, e->next_id, e->gen_next)))
+	if (tries > MCG_ID_MAX)
+		err = -ENOSPC;
+	else if (!(err = mcg_id_publish(e, g, e->next_id, e->gen_next)))
 		e->next_id = e->next_id % MCG_ID_MAX + 1;
 	pthread_mutex_unlock(&e->id_lock);
 	return err;

@@ -109,6 +109,8 @@ static int mcg_create_full(struct mcg_engine *e, struct mcg_group *parent, const
 		err = -ENOMEM;
 	} else if ((err = id ? mcg_id_claim(e, g, id, gen) : mcg_id_assign(e, g))) {
 		mcg_free(g);           /* (no id: nothing of the table to clear) */
+		if (err == -ENOSPC)    /* (every id held, dying groups' too) */
+			err = prof_has(&e->m.prof, PF_ID_EXHAUST_EBUSY) ? -EBUSY : -ENOSPC;
 	} else if (init && (err = init(g, arg))) {
 		mcg_free(g);
 	} else {

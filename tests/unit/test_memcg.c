@@ -265,6 +265,32 @@ static int test_no_grace(void *arg)
 	return -ENOSYS;
 }
 
+/* Every id held, some by a removed group a reference keeps (reaped, so no
+ * longer counted): a mkdir fails with the profile's errno, it does not
+ * search for a free id for ever; the id comes back when the group is
+ * freed. */
+START_TEST(test_ids_held_by_a_freed_later_group)
+{
+	struct mcg_engine *e = fixture_engine(PROF_KV(6, 12));
+	struct mcg_group *held = NULL;
+	char name[32];
+
+	for (unsigned i = 1; i < MCG_ID_MAX; i++) {       /* with the root: all */
+		snprintf(name, sizeof(name), "g%u", i);
+		ck_assert_int_eq(mcg_create(e, e->root, name, NULL, NULL, i == 1 ? &held : NULL), 0);
+	}
+	ck_assert_int_eq(mcg_create(e, e->root, "over", NULL, NULL, NULL), -EBUSY);
+	ck_assert_int_eq(mcg_remove(e, held), 0);
+	uncharge_frees_wait(e);
+	ck_assert(held->reaped);                          /* not counted, id held */
+	ck_assert_int_eq(mcg_create(e, e->root, "over", NULL, NULL, NULL), -EBUSY);
+	mcg_put(held);                                    /* freed: its id back */
+	ck_assert_int_eq(mcg_create(e, e->root, "over", NULL, NULL, NULL), 0);
+	CHECK_OK(e);
+	mcg_engine_free(e);
+}
+END_TEST
+
 START_TEST(test_structures_freed_at_once_without_grace)
 {
 	struct mcg_machine cfg = { .mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60 };
@@ -626,6 +652,7 @@ UNIT_SUITE(memcg)
 	tcase_add_test(tc, test_dying_group_keeps_charges);
 	tcase_add_test(tc, test_mkdir_charges_parent);
 	tcase_add_test(tc, test_structures_freed_at_once_without_grace);
+	tcase_add_test(tc, test_ids_held_by_a_freed_later_group);
 	tcase_add_test(tc, test_release_rule);
 	tcase_add_test(tc, test_id_exhaustion);
 	tcase_add_test(tc, test_ids_recycle_with_generation);
