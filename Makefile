@@ -149,7 +149,7 @@ $(BUILD)/fuse_floor: bench/fuse_floor.c
 	$(CC) $(OPT) -Wall -Wextra -Wno-unused-parameter $(FUSE_CFLAGS) -o $@ $< $(FUSE_LIBS)
 
 $(BUILD)/bench_%: bench/bench_%.c $(BENCH_LIB)/libmemcg.a
-	$(CC) $(CFLAGS) -DMCG_BENCH $(LDFLAGS) -o $@ $^ -lpthread
+	$(CC) $(CFLAGS) -DMCG_BENCH $(LDFLAGS) -o $@ $^ -lpthread -lm
 
 # The code under test instrumented for libFuzzer (no FUSE header is needed:
 # FUSE_SRC, the only files that include one, are left out of FSLIB_SRC).
@@ -230,7 +230,7 @@ fuzz: $(FUZZ_BINS)
 # "name value unit" lines on stdout and in $(BUILD)/bench/results.tsv, the
 # report $(BUILD)/bench/report.md and its plots. Not part of check.
 BENCH_BINS := $(BUILD)/bench_engine $(BUILD)/bench_charge $(BUILD)/bench_move $(BUILD)/bench_wmark \
-              $(BUILD)/bench_scan $(BUILD)/bench_nodes
+              $(BUILD)/bench_scan $(BUILD)/bench_nodes $(BUILD)/bench_b3sim
 
 # everything a step runs (mirror_idle.sh runs tools/memhog, evctl and
 # fault_cost);

@@ -93,7 +93,7 @@ static __attribute__((noinline)) int charge_try_counters(struct mcg_group *g, un
 	bool drained = false, stalled = false;
 	long batch;
 
-	batch = e->m.no_stock ? n : (long)prof_charge_batch(&e->m.prof);
+	batch = e->m.no_stock ? n : charge_batch_pages(e);
 	if (batch < n)
 		batch = n;
 	for (;;) {

@@ -20,6 +20,15 @@
 #include "engine/swap.h"
 #include "engine/uncharge.h"
 
+long charge_batch_pages(const struct mcg_engine *e)
+{
+#ifdef MCG_BENCH
+	if (e->m.bench_batch)
+		return (long)e->m.bench_batch;
+#endif
+	return (long)prof_charge_batch(&e->m.prof);
+}
+
 int charge_core_init(struct mcg_engine *e)
 {
 	e->stock = aligned_alloc(64, e->m.cpus * sizeof(*e->stock));
@@ -92,7 +101,7 @@ void charge_stock_refill(struct mcg_engine *e, unsigned cpu, struct mcg_group *g
 		s->g = g;
 	}
 	s->nr += n;
-	if (s->nr > (long)prof_charge_batch(&e->m.prof))
+	if (s->nr > charge_batch_pages(e))
 		full = charge_stock_drain_locked(s);
 #ifdef MCG_BENCH
 	if (s->nr > s->bench_max)

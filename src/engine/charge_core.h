@@ -24,6 +24,9 @@ struct charge_stock {
 #endif
 } __attribute__((aligned(64)));
 
+/* The stock's batch in pages: the profile's (§7), or the bench's. */
+long charge_batch_pages(const struct mcg_engine *e);
+
 int charge_core_init(struct mcg_engine *e);
 void charge_core_destroy(struct mcg_engine *e);
 

@@ -117,6 +117,10 @@ struct mcg_machine {
 	bool no_accounting;      /* bench/ only: charge nothing (the baseline) */
 	bool no_batch_uncharge;  /* bench/ only: every uncharge at once, per
 				  * page (seed B3's variant c) */
+	unsigned bench_batch;    /* bench/ only: the stock's batch in pages in
+				  * place of the profile's (seed B3's v3 RFC:
+				  * 64 on a kernel whose counters are not
+				  * hierarchical); 0: the profile's */
 #endif
 };
 

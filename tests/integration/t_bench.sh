@@ -139,6 +139,9 @@ if [ -z "${MEMCGFS_SANLOG:-}" ]; then
 		"$(awk -F'\t' 'NF != 3 || $2 !~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/' "$qb/out/results.tsv")" ""
 	grep -q 'A quick run' "$qb/out/report.md" && ok || bad "quick bench: the report does not say it is quick"
 	expect "quick bench: no mount left" "$(awk -v d="$qb/" 'index($2, d) == 1' /proc/self/mounts | wc -l)" "0"
+	# the simulated B3's lines: a ticket lock's hand-off grows with the
+	# CPUs spinning on it, an atomic's does not, a held line is free
+	expect "b3sim: the lines' rules" "$("$qb/build/bench_b3sim" --selftest)" "selftest: ok"
 fi
 
 rm -rf --one-file-system "$fake"
