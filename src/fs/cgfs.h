@@ -59,7 +59,8 @@ struct cgfs {
 	 * was (cgfs_tasks_made_by) */
 	struct cgfs_gone {
 		pid_t tid;
-		struct mcg_group *g;   /* a reference */
+		unsigned id, gen;      /* the group's (no reference: a removed
+					* group is not kept for this; id 0: none) */
 	} gone[CGFS_GONE];
 	unsigned gone_next;
 	pthread_mutex_t fh_lock;       /* fh_head: handles open at exit are freed */

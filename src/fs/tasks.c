@@ -194,11 +194,9 @@ static void tasks_gone_note(struct cgfs *fs, pid_t tid, struct mcg_group *g)
 {
 	struct cgfs_gone *e = &fs->gone[fs->gone_next++ % CGFS_GONE];
 
-	if (e->g)
-		mcg_put(e->g);
-	mcg_get(g);
 	e->tid = tid;
-	e->g = g;
+	e->id = mcg_id(g);
+	e->gen = mcg_gen(g);
 }
 
 /* Under attach_lock: TID's group now, or, gone, the one it left last; a
@@ -214,12 +212,20 @@ static struct mcg_group *tasks_group_or_gone(struct cgfs *fs, pid_t tid)
 		return g;
 	for (unsigned k = 1; k <= CGFS_GONE; k++) {
 		struct cgfs_gone *e = &fs->gone[(fs->gone_next - k) % CGFS_GONE];
+		struct mcg_group *left;
 
-		if (e->g && e->tid == tid) {
+		if (!e->id || e->tid != tid)
+			continue;
+		/* (the group it left, if it is still there: a removed one
+		 * takes no one, and is not kept alive for this) */
+		if ((left = mcg_by_id(fs->eng, e->id)) && mcg_gen(left) == e->gen &&
+		    !mcg_removed(left)) {
 			mcg_put(g);
-			mcg_get(e->g);
-			return e->g;
+			return left;
 		}
+		if (left)
+			mcg_put(left);
+		break;
 	}
 	return g;
 }
@@ -316,11 +322,8 @@ void cgfs_tasks_watch_end(struct cgfs *fs)
 	fs->watch = NULL;
 	/* no exit nor CLONE_PARENT is told from here on */
 	pthread_mutex_lock(&fs->attach_lock);
-	for (int i = 0; i < CGFS_GONE; i++) {
-		if (fs->gone[i].g)
-			mcg_put(fs->gone[i].g);
-		fs->gone[i].g = NULL;
-	}
+	for (int i = 0; i < CGFS_GONE; i++)
+		fs->gone[i].id = 0;
 	pthread_mutex_unlock(&fs->attach_lock);
 }
 
