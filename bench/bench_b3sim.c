@@ -289,7 +289,6 @@ static int simulate(const struct variant *v, unsigned t, double base, double han
 	r->v = v;
 	r->t = t;
 	r->faults = faults;
-	r->keeps = (double)faults * base / ((double)t * (double)dur);   /* (of the mean's) */
 	r->ops_per_fault = faults ? (double)ops / (double)faults : 0;
 	r->spin_pct = 100.0 * (double)spin / ((double)t * (double)dur);
 	r->max_over = max_over;

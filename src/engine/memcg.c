@@ -114,8 +114,7 @@ static int mcg_id_publish(struct mcg_engine *e, struct mcg_group *g, unsigned id
  * every id: an inode number and its generation never name two groups).
  * -ENOMEM; -ENOSPC when every id is taken: the caller checked nr_groups <
  * MCG_ID_MAX, but a reaped group keeps its id until it is freed, which a
- * reference held elsewhere (an open handle, a node the kernel still
- * caches) can put off. */
+ * reference held elsewhere (an open handle on it) can put off. */
 int mcg_id_assign(struct mcg_engine *e, struct mcg_group *g)
 {
 	unsigned tries = 0;

@@ -22,6 +22,12 @@
 
 #define MCG_ENOTSUPP 524    /* the kernel-internal errno of kmem limits 5.16..6.5 */
 
+/* A mkdir when every id is held: EBUSY from 6.12, ENOSPC before. */
+static int mcg_ids_exhausted(const struct mcg_engine *e)
+{
+	return prof_has(&e->m.prof, PF_ID_EXHAUST_EBUSY) ? -EBUSY : -ENOSPC;
+}
+
 /* The errors of §4.1 that come before the allocation. Caller holds
  * tree_lock. */
 static int mcg_create_check(struct mcg_engine *e, struct mcg_group *parent, const char *name)
@@ -31,7 +37,7 @@ static int mcg_create_check(struct mcg_engine *e, struct mcg_group *parent, cons
 	if (mcg_find_live(parent, name))
 		return -EEXIST;
 	if (e->nr_groups >= MCG_ID_MAX)
-		return prof_has(&e->m.prof, PF_ID_EXHAUST_EBUSY) ? -EBUSY : -ENOSPC;
+		return mcg_ids_exhausted(e);
 	return 0;
 }
 
@@ -110,7 +116,7 @@ static int mcg_create_full(struct mcg_engine *e, struct mcg_group *parent, const
 	} else if ((err = id ? mcg_id_claim(e, g, id, gen) : mcg_id_assign(e, g))) {
 		mcg_free(g);           /* (no id: nothing of the table to clear) */
 		if (err == -ENOSPC)    /* (every id held, dying groups' too) */
-			err = prof_has(&e->m.prof, PF_ID_EXHAUST_EBUSY) ? -EBUSY : -ENOSPC;
+			err = mcg_ids_exhausted(e);
 	} else if (init && (err = init(g, arg))) {
 		mcg_free(g);
 	} else {

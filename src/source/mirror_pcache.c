@@ -552,7 +552,7 @@ void mirror_pcache_place(struct mirror *m)
 		return;
 	/* (an event the tracer's thread is handling is queued once this
 	 * returns: both consume under pcache.lock) */
-	(void)pcache_consume(m->pc->tracer);
+	mirror_pcache_drain(m);
 	mirror_pc_tell_makers(m);
 }
 
