@@ -44,6 +44,8 @@ struct memcgfs_opts {
 	char *swap;
 	unsigned nodes;
 	unsigned cpus;
+	char *zones;                  /* -o zones=fixed|batching|accumulate */
+	char *min_free;               /* -o min_free=SIZE (with zones=) */
 	int nowatermarks;
 	char *enforce;
 	char *page_cache;             /* -o page_cache=events|scan|none */
@@ -75,6 +77,8 @@ static const struct fuse_opt memcgfs_optspec[] = {
 	MOPT("swap=%s", swap),
 	MOPT("nodes=%u", nodes),
 	MOPT("cpus=%u", cpus),
+	MOPT("zones=%s", zones),
+	MOPT("min_free=%s", min_free),
 	MOPT("nowatermarks", nowatermarks),
 	MOPT("enforce=%s", enforce),
 	MOPT("page_cache=%s", page_cache),
@@ -101,6 +105,10 @@ static void memcgfs_usage(const char *prog)
 	       "    swap=SIZE         simulated swap (default: SwapTotal)\n"
 	       "    nodes=N           simulated NUMA nodes (default 1)\n"
 	       "    cpus=N            simulated CPUs (default: online CPUs)\n"
+	       "    zones=POLICY      each node a zone, node 0 tried first, with 2.6.3's\n"
+	       "                      watermarks and a kswapd: fixed, batching or\n"
+	       "                      accumulate (default off: no zone watermarks)\n"
+	       "    min_free=SIZE     the zones' min_free_kbytes (default 2.6.3's)\n"
 	       "    nowatermarks      hide the memcgfs extension files\n"
 	       "    enforce=none      account real processes only: never signal them\n"
 	       "                      or page them out (default enforce=all)\n"
@@ -501,8 +509,10 @@ out_engine:
 		/* the final state (only once it was live: never a half one) */
 		if (state_close(fs->state))
 			mcg_log(MCG_LOG_ERR, "final write of the state file failed");
-		if (fs->eng)
-			bgr_destroy(fs->eng);
+		if (fs->eng) {
+			mcg_kswapd_stop(fs->eng);   /* they reclaim, and reclaim */
+			bgr_destroy(fs->eng);       /* fires usage events */
+		}
 		fs->events = NULL;
 		event_free(er);
 	}
@@ -533,6 +543,27 @@ static int memcgfs_machine(const struct memcgfs_opts *o, struct mcg_machine *cfg
 	cfg->vm_swappiness = memcgfs_host_swappiness();
 	if (cfg->nodes > PAGE_MAX_NODES || cfg->cpus > 4096) {
 		fprintf(stderr, "memcgfs: nodes= at most 64, cpus= at most 4096\n");
+		return -1;
+	}
+	if (o->zones) {
+		static const char *const names[] = { "off", "fixed", "batching", "accumulate" };
+		unsigned i = 0;
+
+		while (i < 4 && strcmp(o->zones, names[i]))
+			i++;
+		if (i == 4) {
+			fprintf(stderr, "memcgfs: zones= takes off, fixed, batching or accumulate\n");
+			return -1;
+		}
+		cfg->zones = (enum mcg_zone_policy)i;
+	}
+	if (o->min_free && cfg->zones == MCG_ZONES_OFF) {
+		fprintf(stderr, "memcgfs: min_free= needs zones=\n");
+		return -1;
+	}
+	if (o->min_free && (memcgfs_size(o->min_free, &cfg->min_free_pages) ||
+			    cfg->min_free_pages <= 0 || cfg->min_free_pages >= cfg->mem_pages)) {
+		fprintf(stderr, "memcgfs: bad min_free= size\n");
 		return -1;
 	}
 	if (o->enforce && strcmp(o->enforce, "all") && strcmp(o->enforce, "none")) {

@@ -21,6 +21,7 @@
 #include "engine/reclaim.h"
 #include "engine/softlimit.h"
 #include "engine/swap.h"
+#include "engine/zone.h"
 
 #define CHARGE_COSTLY_PAGES     8     /* PAGE_ALLOC_COSTLY_ORDER */
 #define CHARGE_RECLAIM_MIN      32    /* SWAP_CLUSTER_MAX */
@@ -270,8 +271,8 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 	}
 	if (__builtin_expect(e->m.node_dirty_ratio != 0, 0) && (flags & PG_DIRTY) && kind != PK_ANON)
 		node = charge_dirty_node(e, node);
-	idx = page_alloc(&e->pages, node);
-	if (idx == PAGE_NONE) {
+	idx = e->zones ? zone_alloc(e) : page_alloc(&e->pages, node);
+	if (idx == PAGE_NONE && !e->zones) {
 		/* The machine itself is full: groups over their soft limits
 		 * give first, then everybody (once). */
 		if (reclaim_soft_limits(e, 32) == 0)

@@ -17,6 +17,7 @@
 #include "engine/task.h"
 #include "engine/vm.h"
 #include "engine/writeback.h"
+#include "engine/zone.h"
 
 static const struct mcg_owner_ops engine_no_owner;
 
@@ -47,7 +48,7 @@ struct mcg_engine *mcg_engine_new(const struct mcg_machine *m, const struct mcg_
 	if (e->m.mem_pages >= (long)VM_MAX_PAGES || e->m.swap_pages >= (long)VM_MAX_PAGES ||
 	    page_pool_init(&e->pages, e->m.mem_pages, e->m.nodes, e->m.node_pages) || uncharge_init(e) || charge_core_init(e) ||
 	    swap_init(e, e->m.swap_pages) || vm_init(e) || oom_init(e) || move_init(e) || wb_init(e) ||
-	    bgr_init(e) || soft_init(e) || rstat_init(e) || names_init(e)) {
+	    bgr_init(e) || soft_init(e) || rstat_init(e) || names_init(e) || zone_init(e)) {
 		mcg_engine_free(e);
 		return NULL;
 	}
@@ -69,7 +70,8 @@ void mcg_engine_free(struct mcg_engine *e)
 	if (!e)
 		return;
 	uncharge_frees_stop(e);        /* removed groups' structures go now */
-	bgr_destroy(e);                /* its workers reclaim: stop them first */
+	mcg_kswapd_stop(e);            /* kswapd and the workers reclaim: */
+	bgr_destroy(e);                /* stop them first */
 	vm_destroy(e);                 /* tasks' and files' pages first */
 	oom_destroy(e);
 	move_destroy(e);
@@ -85,6 +87,7 @@ void mcg_engine_free(struct mcg_engine *e)
 	rstat_destroy(e);
 	soft_destroy(e);               /* after the tree: it holds no reference */
 	names_destroy(e);              /* (nor does the name index) */
+	zone_destroy(e);
 	pthread_rwlock_destroy(&e->tree_lock);
 	pthread_mutex_destroy(&e->id_lock);
 	for (unsigned c = 0; e->by_id && c < MCG_ID_CHUNKS; c++)

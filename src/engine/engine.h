@@ -70,6 +70,7 @@ struct move_state;
 struct name_index;
 struct rstat_state;
 struct soft_heap;
+struct zone_state;
 
 /* Called when a group with notify_on_release set becomes empty after having
  * had tasks or children: after an rmdir with no engine lock held, but on a
@@ -81,6 +82,15 @@ typedef void (*mcg_release_fn)(const char *path, void *arg);
 typedef void (*mcg_free_fn)(struct mcg_group *g, void *arg);
 /* Asked between reclaim rounds of long operations: true to stop (EINTR). */
 typedef bool (*mcg_stop_fn)(void *arg);
+
+/* The machine's reclaim of its zones (zone.c): off, or one of seed topic
+ * 5's three policies. */
+enum mcg_zone_policy {
+	MCG_ZONES_OFF,
+	MCG_ZONES_FIXED,         /* 2.6.3: 32 a zone, kswapd to pages_high */
+	MCG_ZONES_BATCHING,      /* zone-balancing-batching: reclaim_batch */
+	MCG_ZONES_ACCUMULATE,    /* the priority-shift accumulators */
+};
 
 /* The simulated machine: plain data, read by every module. */
 struct mcg_machine {
@@ -107,10 +117,12 @@ struct mcg_machine {
 	 * under its limit (0: off) */
 	unsigned node_dirty_ratio;
 	bool watermarks;         /* watermarks and background reclaim are on */
+	/* the machine's zones and kswapd (zone.c, seed topic 5): each node
+	 * a zone, node 0 tried first; off: pages come from any node with a
+	 * free one, and a full machine reclaims from the root */
+	enum mcg_zone_policy zones;
+	long min_free_pages;     /* with zones: 0 for 2.6.3's sqrt(16 × KiB) */
 #ifdef MCG_BENCH
-	/* bench/ only (seed B5): reclaim walks the nodes in order and stops
-	 * as soon as it has enough, the fixed form the default replaced */
-	bool node_reclaim_fixed;
 	/* bench/ only (seed B4's variant a): a page's writeback end leaves it
 	 * where it is, no rotation to the inactive tail */
 	bool wb_no_rotate;
@@ -186,6 +198,7 @@ struct mcg_engine {
 	struct soft_heap *soft;       /* the groups over their soft limits */
 	struct rstat_state *rstat;    /* hierarchical statistics' flush */
 	struct name_index *names;     /* (parent, name) -> live child (names.c) */
+	struct zone_state *zones;     /* with m.zones: watermarks' kswapd (zone.c) */
 	/* with m.node_dirty_ratio: each node's dirty and writeback page cache */
 	atomic_long node_dirty[PAGE_MAX_NODES];
 };
@@ -624,6 +637,28 @@ int bgr_step(struct mcg_engine *e, uint64_t *next_due);
 
 /* with m.watermarks; workers start with the first work */
 void bgr_destroy(struct mcg_engine *e);
+
+/* ---- The machine's zones and kswapd (zone.c) ---- */
+
+/* An environment without workers (replay), with m.zones: one pass of
+ * kswapd's balance at its next priority. 1 when a pass ran (the caller
+ * charges its scanning to its simulated kswapd), 0 when kswapd sleeps. */
+int mcg_kswapd_step(struct mcg_engine *e);
+
+/* With workers: stop kswapd's thread and wait for it (for good: later
+ * wakes start nothing). Before what its reclaim reaches goes away (the
+ * owner's usage hooks); mcg_engine_free does it too. */
+void mcg_kswapd_stop(struct mcg_engine *e);
+
+struct mcg_zone_counts {
+	long size, free, min, low, high, batch;   /* pages */
+	long scan_direct, scan_kswapd, steal_direct, steal_kswapd;
+	long allocstall, pageoutrun, kswapd_wakeups;   /* the machine's */
+};
+
+/* Zone (node) n's watermarks and counts; the reclaim counts are 0 without
+ * m.zones. */
+void mcg_zone_counts(struct mcg_engine *e, unsigned n, struct mcg_zone_counts *zc);
 
 /* ---- Statistics (stat.c, rstat.c, reclaim.c, writeback.c, swap.c) ---- */
 

@@ -79,21 +79,24 @@ void page_pool_destroy(struct page_pool *pp)
 	memset(pp, 0, sizeof(*pp));
 }
 
-static uint32_t page_take(struct page_pool *pp, struct page_node *pn)
+/* A free page of pn, if pn has at least need free pages (1: any). nr_free
+ * is written under the lock and read without it (page_node_free). */
+static uint32_t page_take_above(struct page_pool *pp, struct page_node *pn, long need)
 {
 	uint32_t idx = PAGE_NONE;
 
 	spin_lock(&pn->lock);
-	if (pn->free_head != PAGE_NONE) {
-		idx = pn->free_head;
-		pn->free_head = pp->pages[idx].next;
-	} else if (pn->bump < pp->node_end[pn - pp->node]) {
-		idx = pn->bump++;
+	if (pn->nr_free >= need) {
+		if (pn->free_head != PAGE_NONE) {
+			idx = pn->free_head;
+			pn->free_head = pp->pages[idx].next;
+		} else if (pn->bump < pp->node_end[pn - pp->node]) {
+			idx = pn->bump++;
+		}
+		if (idx != PAGE_NONE)
+			__atomic_store_n(&pn->nr_free, pn->nr_free - 1, __ATOMIC_RELAXED);
 	}
-	if (idx != PAGE_NONE)
-		pn->nr_free--;
 	spin_unlock(&pn->lock);
-	/* off every list now: the descriptor is ours to clear */
 	if (idx != PAGE_NONE)
 		pp->pages[idx] = (struct page){ .prev = PAGE_NONE, .next = PAGE_NONE };
 	return idx;
@@ -106,7 +109,7 @@ uint32_t page_alloc(struct page_pool *pp, unsigned node)
 
 		if (node >= pp->nr_nodes)
 			node %= pp->nr_nodes;
-		if ((idx = page_take(pp, &pp->node[node])) != PAGE_NONE)
+		if ((idx = page_take_above(pp, &pp->node[node], 1)) != PAGE_NONE)
 			return idx;
 	}
 	return PAGE_NONE;
@@ -120,7 +123,7 @@ static void page_free_locked(struct page_pool *pp, struct page_node *pn, uint32_
 	pp->pages[idx].flags = 0;
 	pp->pages[idx].next = pn->free_head;
 	pn->free_head = idx;
-	pn->nr_free++;
+	__atomic_store_n(&pn->nr_free, pn->nr_free + 1, __ATOMIC_RELAXED);
 }
 
 void page_free(struct page_pool *pp, uint32_t idx)
@@ -149,6 +152,49 @@ void page_free_many(struct page_pool *pp, const uint32_t *idx, int n)
 	}
 	if (held)
 		spin_unlock(&held->lock);
+}
+
+long page_node_free(struct page_pool *pp, unsigned n)
+{
+	return __atomic_load_n(&pp->node[n].nr_free, __ATOMIC_RELAXED);
+}
+
+void page_pool_set_watermarks(struct page_pool *pp, long min_free)
+{
+	for (unsigned n = 0; n < pp->nr_nodes; n++) {
+		struct page_node *pn = &pp->node[n];
+		long size = page_node_size(pp, n);
+
+		pn->wm_min = (long)((__int128)min_free * size / pp->nr_pages);
+		pn->wm_low = pn->wm_min * 2;
+		pn->wm_high = pn->wm_min * 3;
+		pn->reclaim_batch = (long)((__int128)size * 32 / pp->nr_pages);
+		if (pn->reclaim_batch < 4)
+			pn->reclaim_batch = 4;
+	}
+}
+
+static long page_mark(const struct page_node *pn, enum page_wmark which)
+{
+	return which == PAGE_WM_MIN ? pn->wm_min : which == PAGE_WM_LOW ? pn->wm_low : pn->wm_high;
+}
+
+uint32_t page_alloc_wmark(struct page_pool *pp, unsigned node, enum page_wmark which)
+{
+	long min = 1;
+
+	for (unsigned i = 0; i < pp->nr_nodes; i++, node++) {
+		struct page_node *pn;
+		uint32_t idx;
+
+		if (node >= pp->nr_nodes)
+			node %= pp->nr_nodes;
+		pn = &pp->node[node];
+		min += page_mark(pn, which);
+		if ((idx = page_take_above(pp, pn, min)) != PAGE_NONE)
+			return idx;
+	}
+	return PAGE_NONE;
 }
 
 long page_nr_free(struct page_pool *pp)

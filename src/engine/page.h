@@ -50,6 +50,10 @@ struct page_node {
 	uint32_t bump;         /* [bump, node_end) were never used */
 	uint32_t free_head;    /* freed pages, linked through next */
 	long nr_free;          /* both kinds */
+	/* a zone's watermarks (page_pool_set_watermarks; all 0 without):
+	 * written once, before any allocation */
+	long wm_min, wm_low, wm_high;
+	long reclaim_batch;    /* zone-balancing-batching's share of 32 */
 } __attribute__((aligned(64)));   /* one per node, each on its own lines */
 
 #define PAGE_CHUNK_SHIFT 16   /* node lookup granule: 64 Ki pages */
@@ -102,5 +106,24 @@ static inline unsigned page_node_of(const struct page_pool *pp, uint32_t idx)
 }
 
 long page_nr_free(struct page_pool *pp);
+/* Node n's free pages, read without its lock (a watermark check's view). */
+long page_node_free(struct page_pool *pp, unsigned n);
+
+/* Zones (seed topic 5): each node is a zone, node 0 the one allocations
+ * try first (ZONE_NORMAL), the last the fallback (ZONE_DMA). Sets every
+ * zone's watermarks from min_free pages as 2.6.3's setup_per_zone_pages_min
+ * did: pages_min its share of min_free by size, pages_low twice that,
+ * pages_high three times; and zone-balancing-batching's reclaim_batch, its
+ * share of 32 pages by size, at least 4. Before any allocation. */
+void page_pool_set_watermarks(struct page_pool *pp, long min_free);
+
+enum page_wmark { PAGE_WM_MIN, PAGE_WM_LOW, PAGE_WM_HIGH };
+
+/* A page from the zones from node on, through 2.6.3's "incremental min":
+ * zone i of the walk gives a page only while its free pages are at least
+ * 1 plus the sum of the watermarks (which) of zones 0..i of the walk, so
+ * a fallback zone keeps the reserve the zones before it would have kept.
+ * PAGE_NONE when every zone is at or under its mark. */
+uint32_t page_alloc_wmark(struct page_pool *pp, unsigned node, enum page_wmark which);
 
 #endif

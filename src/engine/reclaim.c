@@ -5,7 +5,9 @@
  * call gives every node a share of its want proportional to the node's
  * share of the subtree's pages, every pass visits each node still short of
  * its share, and lists are scanned through the priority-shift accumulators
- * of seed topic 5 (seed 5.2, 5.3), so that pressure follows node sizes. Pages
+ * of seed topic 5 (seed 5.2, 5.3), so that pressure follows node sizes.
+ * The machine's zones (zone.c) reclaim one node of every group at a time
+ * (reclaim_zone), in 2.6.3's scan or through the accumulators. Pages
  * are isolated under the lruvec lock and decided with no lock held, so an
  * owner may free a page concurrently (it is then finished here). Never
  * charges; sleeps only in the writeback device's wait (wb_wait, through
@@ -38,6 +40,10 @@ struct reclaim_ctl {
 	long scanned;
 	bool may_swap;
 	bool global;                /* the machine's reclaim (from the root) */
+	/* a zone's reclaim (reclaim_zone): the accumulators off, and each
+	 * lruvec scans at least floor pages (2.6.3's max_scan floor) */
+	bool no_acc;
+	long floor;
 	unsigned swappiness;
 	enum reclaim_ctx ctx;       /* the index of the pg_scanned counts */
 };
@@ -251,16 +257,6 @@ static long reclaim_inactive(struct reclaim_ctl *rc, struct mcg_group *g, unsign
 	return scanned;
 }
 
-static bool reclaim_fixed(const struct mcg_engine *e)
-{
-#ifdef MCG_BENCH
-	return e->m.node_reclaim_fixed;
-#else
-	(void)e;
-	return false;
-#endif
-}
-
 /* The priority-shift accumulator (seed 5.3): each pass adds (size >> prio) + 1
  * to the list's count, and once it reaches a cluster that many pages are
  * scanned; small lists are still scanned, slowly (the + 1). */
@@ -295,7 +291,7 @@ static void reclaim_lruvec(struct reclaim_ctl *rc, struct mcg_group *g, unsigned
 	long ifl = stat_lru_local(g, LRU_INACTIVE_FILE, (int)node);
 	long af = stat_lru_local(g, LRU_ACTIVE_FILE, (int)node);
 	bool swap = rc->may_swap && rc->swappiness > 0 && swap_nr_free(rc->e) > 0;
-	bool acc = prio > 0 && !reclaim_fixed(rc->e);
+	bool acc = prio > 0 && !rc->no_acc;
 	/* swappiness 100 scans both types alike; 0 no anon; 200 no file */
 	long anon_scan = swap ? ((ia + aa) >> prio) * rc->swappiness / 100 : 0;
 	long file_scan = ((ifl + af) >> prio) * (200 - (swap ? rc->swappiness : 0)) / 100;
@@ -303,6 +299,18 @@ static void reclaim_lruvec(struct reclaim_ctl *rc, struct mcg_group *g, unsigned
 	if (prio == 0) {        /* the last pass looks at everything it may */
 		anon_scan = swap ? ia + aa : 0;
 		file_scan = ifl + af;
+	} else if (rc->floor > anon_scan + file_scan) {
+		/* raised to the floor, shared as the two were (or by size) */
+		long a = anon_scan, f = file_scan;
+
+		if (a + f == 0) {
+			a = swap ? ia + aa : 0;
+			f = ifl + af;
+		}
+		if (a + f > 0) {
+			anon_scan = (long)((__int128)rc->floor * a / (a + f));
+			file_scan = rc->floor - anon_scan;
+		}
 	} else if (acc) {
 		struct lru_vec *v = &g->lruvec[node];
 
@@ -332,14 +340,12 @@ static void reclaim_lruvec(struct reclaim_ctl *rc, struct mcg_group *g, unsigned
 	}
 }
 
-/* The default (seed 5.2): each node is asked, for the whole call, for a share
- * of want proportional to its share of the subtree's reclaimable pages (on
- * a full machine, its size), rounded up; every pass goes on to every node
- * still short of its share, even when an earlier one gave enough, and a
- * node that is done gives no more. The fixed form (the benchmark's
- * switch) and a machine of one node leave nodes at 0: the walk then goes
- * through the nodes in order until the whole want is met, so the first
- * node takes the pressure. */
+/* Seed 5.2: each node is asked, for the whole call, for a share of want
+ * proportional to its share of the subtree's reclaimable pages (on a full
+ * machine, its size), rounded up; every pass goes on to every node still
+ * short of its share, even when an earlier one gave enough, and a node
+ * that is done gives no more. A machine of one node leaves nodes at 0:
+ * the walk then goes through the nodes in order until the want is met. */
 static void reclaim_shares(struct reclaim_ctl *rc, struct mcg_group *top)
 {
 	unsigned nodes = rc->e->pages.nr_nodes;
@@ -347,7 +353,7 @@ static void reclaim_shares(struct reclaim_ctl *rc, struct mcg_group *top)
 	long size[PAGE_MAX_NODES], total = 0;
 
 	rc->nodes = 0;
-	if (nodes == 1 || reclaim_fixed(rc->e))
+	if (nodes == 1)
 		return;
 	/* what this reclaim may take: anon only with swap */
 	if (rc->may_swap && rc->swappiness > 0 && swap_nr_free(rc->e) > 0)
@@ -427,6 +433,50 @@ long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim
 	if (rc.scanned && rc.e->own.ops->pressure_event)
 		rc.e->own.ops->pressure_event(top, rc.scanned, rc.reclaimed, prio < 0 ? 0 : prio + 1,
 					      rc.e->own.arg);
+	return rc.reclaimed;
+}
+
+long reclaim_zone(struct mcg_engine *e, unsigned zone, long nr, int prio, bool accumulate,
+		  enum reclaim_ctx ctx, long *scanned)
+{
+	struct reclaim_ctl rc = {
+		.e = e, .want = nr, .stop = nr, .may_swap = true, .global = true,
+		.swappiness = mcg_swappiness(e->root), .ctx = ctx, .no_acc = !accumulate,
+	};
+	struct mcg_group *g = NULL;
+
+	wb_complete(e, reclaim_isolated_page);
+	if (nr <= 0 || zone >= e->pages.nr_nodes)
+		return 0;
+	if (!accumulate) {
+		/* 2.6.3: max_scan is the zone's inactive pages >> priority, and
+		 * at least twice what is asked for; shared by its lruvecs in
+		 * proportion to their inactive pages */
+		long inactive = 0;
+
+		while ((g = mcg_iter(e->root, g)))
+			inactive += stat_lru_local(g, LRU_INACTIVE_ANON, (int)zone) +
+				    stat_lru_local(g, LRU_INACTIVE_FILE, (int)zone);
+		rc.floor = inactive >> prio > 2 * nr ? inactive >> prio : 2 * nr;
+		if (ctx == RECLAIM_BACKGROUND && rc.floor < RECLAIM_CLUSTER)
+			rc.floor = RECLAIM_CLUSTER;   /* kswapd's floor in 2.6.3 */
+		while (rc.reclaimed < nr && rc.floor > 0 && (g = mcg_iter(e->root, g))) {
+			long mine = stat_lru_local(g, LRU_INACTIVE_ANON, (int)zone) +
+				    stat_lru_local(g, LRU_INACTIVE_FILE, (int)zone);
+			long floor = rc.floor;
+
+			if (inactive > 0 && mine < inactive)
+				rc.floor = (long)((__int128)floor * mine / inactive);
+			reclaim_lruvec(&rc, g, zone, prio);
+			rc.floor = floor;
+		}
+	} else {
+		while (rc.reclaimed < nr && (g = mcg_iter(e->root, g)))
+			reclaim_lruvec(&rc, g, zone, prio);
+	}
+	if (g)
+		mcg_put(g);
+	*scanned += rc.scanned;
 	return rc.reclaimed;
 }
 

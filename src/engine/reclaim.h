@@ -34,6 +34,15 @@ enum reclaim_ctx {
 /* Reclaim up to nr pages from g's subtree. Returns pages reclaimed. */
 long reclaim_subtree(struct mcg_group *g, long nr, bool may_swap, enum reclaim_ctx ctx);
 
+/* The machine's reclaim of one zone (zone.c, seed topic 5): up to nr pages
+ * from every group's pages of node zone, at priority prio. accumulate:
+ * through the priority-shift accumulators (seed 5.3); otherwise 2.6.3's
+ * shrink_zone, scanning at least max(inactive >> prio, 2 nr) pages of the
+ * zone's inactive lists. Adds the pages scanned to *scanned; returns the
+ * pages reclaimed. */
+long reclaim_zone(struct mcg_engine *e, unsigned zone, long nr, int prio, bool accumulate,
+		  enum reclaim_ctx ctx, long *scanned);
+
 /* The machine ran short (§5.9): reclaim from the groups furthest over their
  * soft limits first, largest excess first, each until its excess is gone
  * or a quarter of it was reclaimed; stop once something came back or after

@@ -94,6 +94,11 @@ struct rp {
 	/* the simulated background reclaimer */
 	bool bg_active;
 	uint64_t bg_ready;
+	/* the simulated kswapd (zones=): woken when the engine's count of
+	 * wakeups moves, asleep once a pass finds every zone balanced */
+	bool ks_active;
+	uint64_t ks_ready;
+	long ks_wakeups;
 	/* throttled direct reclaim */
 	struct rp_slots slots[RP_MAX];
 	int nslots;
@@ -358,16 +363,20 @@ static int rp_st_machine(struct rp *rp, char **argv, int argc)
 	rp->disk = rp->disk_seek || rp->disk_xfer;
 	if ((v = wl_arg(argv, argc, "node_mem")) && rp_node_mem(rp, argv, argc, v))
 		return -EINVAL;
-	if ((v = wl_arg(argv, argc, "node_reclaim"))) {
-		if (!strcmp(v, "fixed")) {
-#ifdef MCG_BENCH
-			rp->m.node_reclaim_fixed = true;
-#else
-			return rp_fail(rp, "node_reclaim=fixed exists only in the benchmarks' build");
-#endif
-		} else if (strcmp(v, "proportional")) {
-			return rp_fail(rp, "node_reclaim=proportional|fixed");
-		}
+	if ((v = wl_arg(argv, argc, "zones"))) {
+		static const char *const names[] = { "off", "fixed", "batching", "accumulate" };
+		unsigned i = 0;
+
+		while (i < 4 && strcmp(v, names[i]))
+			i++;
+		if (i == 4)
+			return rp_fail(rp, "zones=off|fixed|batching|accumulate");
+		rp->m.zones = (enum mcg_zone_policy)i;
+	}
+	if ((v = wl_arg(argv, argc, "min_free"))) {
+		if ((p = wl_pages(v)) <= 0 || p >= rp->m.mem_pages)
+			return rp_fail(rp, "bad min_free %s (more than 0, less than memory)", v);
+		rp->m.min_free_pages = p;
 	}
 	if (rp->m.cpus < 1 || rp->m.cpus > 256 || rp->m.nodes < 1 || rp->m.nodes > 64)
 		return rp_fail(rp, "cpus 1..256, nodes 1..64");
@@ -667,9 +676,26 @@ static void rp_print_machine(struct rp *rp)
 			scan += s;
 			steal += t;
 		}
-		fprintf(rp->out, "node %u size=%ld free=%ld scan=%ld steal=%ld\n", n,
+		fprintf(rp->out, "node %u size=%ld free=%ld scan=%ld steal=%ld", n,
 			page_node_size(&rp->e->pages, n) * PC_PAGE_SIZE,
-			rp->e->pages.node[n].nr_free * PC_PAGE_SIZE, scan, steal);
+			page_node_free(&rp->e->pages, n) * PC_PAGE_SIZE, scan, steal);
+		if (rp->m.zones) {
+			struct mcg_zone_counts zc;
+
+			mcg_zone_counts(rp->e, n, &zc);
+			fprintf(rp->out, " min=%ld low=%ld high=%ld batch=%ld scan_direct=%ld"
+				" scan_kswapd=%ld steal_direct=%ld steal_kswapd=%ld", zc.min, zc.low,
+				zc.high, zc.batch, zc.scan_direct, zc.scan_kswapd, zc.steal_direct,
+				zc.steal_kswapd);
+		}
+		fputc('\n', rp->out);
+	}
+	if (rp->m.zones) {
+		struct mcg_zone_counts zc;
+
+		mcg_zone_counts(rp->e, 0, &zc);
+		fprintf(rp->out, "zones allocstall=%ld pageoutrun=%ld kswapd_wakeups=%ld\n",
+			zc.allocstall, zc.pageoutrun, zc.kswapd_wakeups);
 	}
 	{
 		long inflight, done, rotated, immediate, marked, listed, rescued;
@@ -895,7 +921,46 @@ static int rp_task_step(struct rp *rp, struct rp_task *t)
 		if (rp->bg_ready < rp->now)
 			rp->bg_ready = rp->now;
 	}
+	if (rp->m.zones && !rp->ks_active) {
+		struct mcg_zone_counts zc;
+
+		mcg_zone_counts(rp->e, 0, &zc);
+		if (zc.kswapd_wakeups != rp->ks_wakeups) {
+			rp->ks_wakeups = zc.kswapd_wakeups;
+			rp->ks_active = true;
+			if (rp->ks_ready < rp->now)
+				rp->ks_ready = rp->now;
+		}
+	}
 	return err;
+}
+
+/* One time slice of the simulated kswapd: balance passes until it has used
+ * RP_SLICE of CPU or every zone is balanced. Its scanning is CPU time, its
+ * swap-outs I/O, as the background reclaimer's. */
+static void rp_ks_step(struct rp *rp)
+{
+	long mark[RP_MAX], out0 = rp_swapouts(rp);
+	uint64_t cpu = 0, scan[RP_MAX], end;
+	bool worked = false;
+
+	rp->now = rp->ks_ready;
+	rp_scan_marks(rp, 1, mark);
+	memset(scan, 0, sizeof(scan));
+	while (cpu < RP_SLICE && mcg_kswapd_step(rp->e)) {
+		worked = true;
+		rp_scan_time(rp, 1, mark, scan);
+		cpu = 0;
+		for (int i = 0; i < rp->ngrp; i++)
+			cpu += scan[i];
+	}
+	rp->stall = 0;
+	if (!worked) {
+		rp->ks_active = false;
+		return;
+	}
+	end = rp_run_cpu(rp, rp->ks_ready, 0, scan);
+	rp->ks_ready = rp_run_io(rp, end, 0, rp_swapouts(rp) - out0);
 }
 
 /* One time slice of the simulated background reclaimer: batches until it
@@ -936,9 +1001,15 @@ static int rp_simulate(struct rp *rp)
 	int err = 0;
 
 	while ((t = rp_next(rp)) && !err) {
-		/* the next event: the task due first, or the reclaimer */
+		/* the next event: the task due first, or a reclaimer */
 		bool bg = rp->bg_active && rp->bg_ready <= t->ready;
 		uint64_t at = bg ? rp->bg_ready : t->ready;
+		bool ks = rp->ks_active && rp->ks_ready <= at;
+
+		if (ks) {
+			bg = false;
+			at = rp->ks_ready;
+		}
 
 		if (rp->until && at > rp->until)
 			break;
@@ -955,6 +1026,10 @@ static int rp_simulate(struct rp *rp)
 		}
 		if (bg) {
 			rp_bg_step(rp);
+			continue;
+		}
+		if (ks) {
+			rp_ks_step(rp);
 			continue;
 		}
 		rp->now = t->ready;

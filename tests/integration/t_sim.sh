@@ -152,4 +152,25 @@ kill $S; wait $S 2>/dev/null
 
 # joining obeys the tasks permission rule: a user cannot join root's group
 expect "user cannot join" "$(as_user "$TEST_USER" "$CTL" sim -m "$MNT" -g /a -e 'alloc anon x 1M' 2>&1 | grep -c 'Permission denied')" "1"
+
+# zones (-o zones=): a 64M machine of two zones (swap only to give the user
+# a declared share over 64M), 80M of files read through:
+# the zones' reclaim (kswapd's thread, direct reclaim) makes room, and both
+# zones hold pages
+umount_fs
+mount_fs memory=64M,swap=512M,nodes=2,zones=accumulate
+mkdir "$MNT/z"
+"$CTL" sim -m "$MNT" -g /z -e 'file f1 40M' -e 'file f2 40M' -e 'touch f1 seq' -e 'touch f2 seq'
+expect "the task read 80M on a 64M machine" "$?" "0"
+cache=$(stat_of "$MNT/z" cache)
+# the zones keep their reserve free: at least NORMAL's min and DMA's
+# incremental one, 192 + 256 pages (a machine without zones fills up)
+[ "$cache" -ge $((32 << 20)) ] && [ "$cache" -le $(((16384 - 448) * 4096)) ] && ok ||
+	bad "page cache kept, the zones' reserve free: $cache"
+n0=$(head -n1 "$MNT/z/memory.numa_stat" | sed 's/.* N0=\([0-9]*\).*/\1/')
+n1=$(head -n1 "$MNT/z/memory.numa_stat" | sed 's/.* N1=\([0-9]*\).*/\1/')
+[ "$n0" -gt 0 ] && [ "$n1" -gt 0 ] && ok || bad "both zones hold pages: N0=$n0 N1=$n1"
+d=$(mktemp -d)
+expect "bad zones= refused" "$("$MEMCGFS" -o zones=sideways "$d" 2>&1 | grep -c 'zones= takes')" "1"
+rmdir "$d"
 summary

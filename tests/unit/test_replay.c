@@ -98,8 +98,18 @@ START_TEST(test_nodes_disk_and_file_reads)
 	ck_assert_int_ne(ret, 0);
 	ck_assert_ptr_nonnull(strstr(out, "node_mem must give each of the nodes"));
 	free(out);
-	out = run("machine node_reclaim=fixed\n", &ret);
-	ck_assert_int_ne(ret, 0);           /* the benchmarks' build only */
+	out = run("machine zones=sideways\n", &ret);
+	ck_assert_int_ne(ret, 0);
+	ck_assert_ptr_nonnull(strstr(out, "zones=off|fixed|batching|accumulate"));
+	free(out);
+	/* zones: watermarks on each node's line, kswapd's counts */
+	out = run("machine memory=64M node_mem=48M,16M swap=128M zones=batching\n"
+		  "group /a\ntask t group=/a\nt alloc anon x 70M\nt touch x seq write\nt exit\n",
+		  &ret);
+	ck_assert_int_eq(ret, 0);
+	ck_assert_ptr_nonnull(strstr(out, " min=192 low=384 high=576 batch=24 "));
+	ck_assert_ptr_nonnull(strstr(out, " min=64 low=128 high=192 batch=8 "));
+	ck_assert_ptr_nonnull(strstr(out, "zones allocstall="));
 	free(out);
 }
 END_TEST
