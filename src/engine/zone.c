@@ -7,7 +7,7 @@
  * kswapd balances the zones until each has pages_high free. Both reclaim
  * in one of three policies (seed 5.1-5.3):
  *   fixed         2.6.3: direct reclaim asks each zone in turn for 32
- *                 pages and stops at the first pass that has 32; kswapd
+ *                 pages and stops at the zone that brings it to 32; kswapd
  *                 asks each zone under pages_high for pages_high - free;
  *   batching      zone-balancing-batching (2.6.3-mm3): both ask every
  *                 zone for its reclaim_batch each pass (kswapd while any
@@ -149,17 +149,8 @@ static long zone_direct_reclaim(struct mcg_engine *e)
 		long pass = 0;
 
 		for (unsigned n = 0; n < nodes; n++) {
-			switch (e->m.zones) {
-			case MCG_ZONES_FIXED:
-				pass += zone_shrink(e, n, ZONE_CLUSTER, prio, 0);
-				break;
-			case MCG_ZONES_BATCHING:
-				pass += zone_shrink(e, n, e->pages.node[n].reclaim_batch, prio, 0);
-				break;
-			default:
-				pass += zone_shrink(e, n, ZONE_CLUSTER, prio, 0);
-				break;
-			}
+			pass += zone_shrink(e, n, e->m.zones == MCG_ZONES_BATCHING ?
+					    e->pages.node[n].reclaim_batch : ZONE_CLUSTER, prio, 0);
 			/* 2.6.3 went on to the next zone only while short */
 			if (e->m.zones == MCG_ZONES_FIXED && pass >= ZONE_CLUSTER)
 				break;
