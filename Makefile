@@ -230,7 +230,7 @@ fuzz: $(FUZZ_BINS)
 # "name value unit" lines on stdout and in $(BUILD)/bench/results.tsv, the
 # report $(BUILD)/bench/report.md and its plots. Not part of check.
 BENCH_BINS := $(BUILD)/bench_engine $(BUILD)/bench_charge $(BUILD)/bench_move $(BUILD)/bench_wmark \
-              $(BUILD)/bench_scan $(BUILD)/bench_nodes $(BUILD)/bench_b3sim
+              $(BUILD)/bench_scan $(BUILD)/bench_nodes $(BUILD)/bench_b3sim $(BUILD)/bench_b2model
 
 # everything a step runs (mirror_idle.sh runs tools/memhog, evctl and
 # fault_cost);

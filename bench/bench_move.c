@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_move_task.h"
 #include "engine/engine.h"
 
 #define RUNS 5
@@ -55,46 +56,26 @@ struct result {
 /* One run of one case; fresh engine, so runs do not share state. */
 static int run_case(int c, long pages, bool naive, struct result *res)
 {
-	struct mcg_machine cfg = {
-		.mem_pages = 3 * 262144L, .swap_pages = c == 2 ? pages : 0, .nodes = 1, .cpus = 1,
-		.vm_swappiness = 60,
-	};
-	struct mcg_engine *e;
-	struct mcg_group *g00 = NULL, *g01 = NULL;
-	struct vm_object *t;
-	struct vm_region *r;
+	struct move_task m;
 	struct move_stats st;
 	double t0;
 	int err;
 
-	prof_init(&cfg.prof, PROF_DEFAULT);
-	if (!(e = mcg_engine_new(&cfg, NULL, NULL)))
-		return -1;
-	if (mcg_create(e, e->root, "00", NULL, NULL, &g00) || mcg_create(e, e->root, "01", NULL, NULL, &g01))
-		return -1;
-	if (c == 2 && mcg_set_limit(g00, MCG_MEM, pages / 2, NULL, NULL))
-		return -1;
-	t = vm_object_new(e, c == 0 ? e->root : g00, true, 1);
-	if (!t || vm_region_new(t, PK_ANON, (uint32_t)pages, &r))
+	if (move_task_new(&m, c, pages))
 		return -1;
 	t0 = now_ms();
-	for (uint32_t i = 0; i < (uint32_t)pages; i++) {
-		enum vm_fault f;
-
-		if (vm_touch(r, i, 0, true, &f))
-			return -1;
+	if (move_task_fault(&m)) {
+		move_task_free(&m);
+		return -1;
 	}
 	res->charge_ms = now_ms() - t0;
 	t0 = now_ms();
-	err = naive ? move_charges_naive(t, c == 0 ? g00 : g01, MOVE_ANON, &st) :
-		      move_charges(t, c == 0 ? g00 : g01, MOVE_ANON, &st);
+	err = naive ? move_charges_naive(m.t, move_task_dst(&m), MOVE_ANON, &st) :
+		      move_charges(m.t, move_task_dst(&m), MOVE_ANON, &st);
 	res->move_ms = now_ms() - t0;
 	res->ops = st.counter_ops;
 	res->moved = st.pages + st.swap;
-	vm_object_free(t);
-	mcg_put(g00);
-	mcg_put(g01);
-	mcg_engine_free(e);
+	move_task_free(&m);
 	return err;
 }
 

@@ -25,9 +25,9 @@ out=${MEMCGFS_BENCH_OUT:-$build/bench}
 mkdir -p "$out"
 # every step and its time limit (seconds); a step is a program or script
 # of bench/ given the build directory
-all_steps="engine charge b3sim sim_throughput move move_mount wmark scan nodes run_overhead state scale mirror fuse"
+all_steps="engine charge b3sim sim_throughput move b2model move_mount wmark scan nodes run_overhead state scale mirror fuse"
 steps=${*:-$all_steps}
-declare -A limit=([engine]=120 [charge]=240 [b3sim]=120 [sim_throughput]=120 [move]=120 [move_mount]=120
+declare -A limit=([engine]=120 [charge]=240 [b3sim]=120 [sim_throughput]=120 [move]=120 [b2model]=120 [move_mount]=120
 		  [wmark]=300 [scan]=120 [nodes]=240 [run_overhead]=300 [state]=300
 		  [scale]=1200 [mirror]=400 [fuse]=300)
 quick=${BENCH_QUICK:-0}
@@ -72,6 +72,7 @@ command_of() {
 	charge) echo "$build/bench_charge $qflag" ;;
 	b3sim) echo "$build/bench_b3sim $qflag" ;;
 	move) echo "$build/bench_move" ;;
+	b2model) echo "$build/bench_b2model" ;;
 	wmark) echo "$build/bench_wmark" ;;
 	scan) echo "$build/bench_scan" ;;
 	nodes) echo "$build/bench_nodes" ;;

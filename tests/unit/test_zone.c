@@ -203,39 +203,39 @@ END_TEST
 /* Direct reclaim, kswapd never run: 2.6.3 takes its 32 pages from the
  * first zone, which has them; batching asks every zone for its batch, 24
  * and 8; the accumulators scan each zone by its size. */
-START_TEST(test_zone_direct_reclaim_policies)
+/* A machine of policy filled to every zone's min and then by 40 clusters
+ * more, kswapd never stepped: NORMAL's and DMA's counts (allocstall in
+ * NORMAL's, the machine's). */
+static void zt_direct(enum mcg_zone_policy policy, struct mcg_zone_counts *n,
+		      struct mcg_zone_counts *d)
 {
 	struct zt z;
+
+	zt_setup(&z, policy);
+	zt_touch(&z, 16384 - 384 - 512 + 1 + 191 + 256 + 40 * 32);
+	*n = zt_zone(z.e, 0);
+	*d = zt_zone(z.e, 1);
+	zt_teardown(&z);
+	ck_assert_int_ge(n->allocstall, 10);
+}
+
+START_TEST(test_zone_direct_reclaim_policies)
+{
 	struct mcg_zone_counts n, d;
 
-	zt_setup(&z, MCG_ZONES_FIXED);
-	zt_touch(&z, 16384 - 384 - 512 + 1 + 191 + 256 + 40 * 32);
-	n = zt_zone(z.e, 0);
-	d = zt_zone(z.e, 1);
-	ck_assert_int_ge(n.allocstall, 10);
+	zt_direct(MCG_ZONES_FIXED, &n, &d);
 	ck_assert_int_ge(n.steal_direct, 32 * n.allocstall);
 	ck_assert_int_eq(d.steal_direct, 0);
-	zt_teardown(&z);
 
-	zt_setup(&z, MCG_ZONES_BATCHING);
-	zt_touch(&z, 16384 - 384 - 512 + 1 + 191 + 256 + 40 * 32);
-	n = zt_zone(z.e, 0);
-	d = zt_zone(z.e, 1);
-	ck_assert_int_ge(n.allocstall, 10);
+	zt_direct(MCG_ZONES_BATCHING, &n, &d);
 	ck_assert_int_eq(n.steal_direct, 24 * n.allocstall);
 	ck_assert_int_eq(d.steal_direct, 8 * n.allocstall);
-	zt_teardown(&z);
 
-	zt_setup(&z, MCG_ZONES_ACCUMULATE);
-	zt_touch(&z, 16384 - 384 - 512 + 1 + 191 + 256 + 40 * 32);
-	n = zt_zone(z.e, 0);
-	d = zt_zone(z.e, 1);
-	ck_assert_int_ge(n.allocstall, 10);
+	zt_direct(MCG_ZONES_ACCUMULATE, &n, &d);
 	ck_assert_int_gt(d.steal_direct, 0);
 	/* about 3:1, as the zones' sizes */
 	ck_assert_int_ge(n.steal_direct, 2 * d.steal_direct);
 	ck_assert_int_le(n.steal_direct, 4 * d.steal_direct);
-	zt_teardown(&z);
 }
 END_TEST
 
