@@ -110,6 +110,10 @@ awk -v m="$WIN_MAX" 'BEGIN { exit !(m > 0) }' ||
 # it had got when the OOM killer ended it (the sampling's reaction bound;
 # with the tracer, its alarm's), 5 times
 for p in "${apids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+# reaped before the limit write below: a SIGCHLD arriving during it makes
+# it fail with EINTR, as the kernel's mem_cgroup_resize_max does with a
+# signal pending
+for p in "${apids[@]}"; do wait "$p" 2>/dev/null || true; done
 mkdir "$mnt/burst"
 echo 256M > "$mnt/burst/memory.limit_in_bytes"
 over=()

@@ -627,7 +627,9 @@ md.append("Setup: `bench/bench_nodes.c`, replays in simulated time through the e
           "and a 2-way machine; qsbench's stand-in (one task, a 350M array touched at random on "
           "a 2-way 256M machine). Policies: fixed (2.6.3), batching (zone-balancing-batching), "
           "proportional (the priority-shift accumulators). A steal ratio with no DMA steal is a "
-          "lower bound (DMA counted as 1).\n")
+          "lower bound (DMA counted as 1). Nothing in B5 was fitted: the watermarks, batches and "
+          "policies are 2004's code, the costs B1's, so every figure below is a prediction of "
+          "the mechanisms.\n")
 rows = []
 for pol in ("fixed", "batching", "proportional"):
     for m in ("up", "2way"):
