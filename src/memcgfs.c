@@ -707,6 +707,8 @@ out_args:
 	free(o.kernel);
 	free(o.memory);
 	free(o.swap);
+	free(o.zones);
+	free(o.min_free);
 	free(o.enforce);
 	free(o.page_cache);
 	free(o.acl_inherit);
