@@ -545,17 +545,9 @@ static int memcgfs_machine(const struct memcgfs_opts *o, struct mcg_machine *cfg
 		fprintf(stderr, "memcgfs: nodes= at most 64, cpus= at most 4096\n");
 		return -1;
 	}
-	if (o->zones) {
-		static const char *const names[] = { "off", "fixed", "batching", "accumulate" };
-		unsigned i = 0;
-
-		while (i < 4 && strcmp(o->zones, names[i]))
-			i++;
-		if (i == 4) {
-			fprintf(stderr, "memcgfs: zones= takes off, fixed, batching or accumulate\n");
-			return -1;
-		}
-		cfg->zones = (enum mcg_zone_policy)i;
+	if (o->zones && mcg_zone_policy_parse(o->zones, &cfg->zones)) {
+		fprintf(stderr, "memcgfs: zones= takes off, fixed, batching or accumulate\n");
+		return -1;
 	}
 	if (o->min_free && cfg->zones == MCG_ZONES_OFF) {
 		fprintf(stderr, "memcgfs: min_free= needs zones=\n");

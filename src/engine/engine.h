@@ -650,6 +650,9 @@ int mcg_kswapd_step(struct mcg_engine *e);
  * owner's usage hooks); mcg_engine_free does it too. */
 void mcg_kswapd_stop(struct mcg_engine *e);
 
+/* A policy by its name: off, fixed, batching or accumulate. 0 or -EINVAL. */
+int mcg_zone_policy_parse(const char *name, enum mcg_zone_policy *policy);
+
 struct mcg_zone_counts {
 	long size, free, min, low, high, batch;   /* pages */
 	long scan_direct, scan_kswapd, steal_direct, steal_kswapd;

@@ -436,6 +436,13 @@ long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim
 	return rc.reclaimed;
 }
 
+/* g's inactive pages on node zone */
+static long reclaim_zone_inactive(const struct mcg_group *g, unsigned zone)
+{
+	return stat_lru_local(g, LRU_INACTIVE_ANON, (int)zone) +
+	       stat_lru_local(g, LRU_INACTIVE_FILE, (int)zone);
+}
+
 long reclaim_zone(struct mcg_engine *e, unsigned zone, long nr, int prio, bool accumulate,
 		  enum reclaim_ctx ctx, long *scanned)
 {
@@ -444,6 +451,7 @@ long reclaim_zone(struct mcg_engine *e, unsigned zone, long nr, int prio, bool a
 		.swappiness = mcg_swappiness(e->root), .ctx = ctx, .no_acc = !accumulate,
 	};
 	struct mcg_group *g = NULL;
+	long inactive = 0, floor = 0;   /* (2.6.3's scan only) */
 
 	wb_complete(e, reclaim_isolated_page);
 	if (nr <= 0 || zone >= e->pages.nr_nodes)
@@ -452,27 +460,18 @@ long reclaim_zone(struct mcg_engine *e, unsigned zone, long nr, int prio, bool a
 		/* 2.6.3: max_scan is the zone's inactive pages >> priority, and
 		 * at least twice what is asked for; shared by its lruvecs in
 		 * proportion to their inactive pages */
-		long inactive = 0;
-
 		while ((g = mcg_iter(e->root, g)))
-			inactive += stat_lru_local(g, LRU_INACTIVE_ANON, (int)zone) +
-				    stat_lru_local(g, LRU_INACTIVE_FILE, (int)zone);
-		rc.floor = inactive >> prio > 2 * nr ? inactive >> prio : 2 * nr;
-		if (ctx == RECLAIM_BACKGROUND && rc.floor < RECLAIM_CLUSTER)
-			rc.floor = RECLAIM_CLUSTER;   /* kswapd's floor in 2.6.3 */
-		while (rc.reclaimed < nr && rc.floor > 0 && (g = mcg_iter(e->root, g))) {
-			long mine = stat_lru_local(g, LRU_INACTIVE_ANON, (int)zone) +
-				    stat_lru_local(g, LRU_INACTIVE_FILE, (int)zone);
-			long floor = rc.floor;
+			inactive += reclaim_zone_inactive(g, zone);
+		floor = inactive >> prio > 2 * nr ? inactive >> prio : 2 * nr;
+		if (ctx == RECLAIM_BACKGROUND && floor < RECLAIM_CLUSTER)
+			floor = RECLAIM_CLUSTER;      /* kswapd's floor in 2.6.3 */
+	}
+	while (rc.reclaimed < nr && (g = mcg_iter(e->root, g))) {
+		long mine = floor ? reclaim_zone_inactive(g, zone) : 0;
 
-			if (inactive > 0 && mine < inactive)
-				rc.floor = (long)((__int128)floor * mine / inactive);
-			reclaim_lruvec(&rc, g, zone, prio);
-			rc.floor = floor;
-		}
-	} else {
-		while (rc.reclaimed < nr && (g = mcg_iter(e->root, g)))
-			reclaim_lruvec(&rc, g, zone, prio);
+		rc.floor = inactive > 0 && mine < inactive ?
+			   (long)((__int128)floor * mine / inactive) : floor;
+		reclaim_lruvec(&rc, g, zone, prio);
 	}
 	if (g)
 		mcg_put(g);

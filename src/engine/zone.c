@@ -23,6 +23,7 @@
  * Never charges, never does I/O. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine/engine.h"
 #include "engine/internal.h"
@@ -71,12 +72,7 @@ static long zone_default_min_free(long pages)
 
 	while (kb < 16384 && (kb + 1) * (kb + 1) <= want)   /* int_sqrt, once */
 		kb++;
-
-	if (kb < 128)
-		kb = 128;
-	if (kb > 16384)
-		kb = 16384;
-	return kb / page_kb;
+	return (kb < 128 ? 128 : kb) / page_kb;
 }
 
 int zone_init(struct mcg_engine *e)
@@ -204,15 +200,23 @@ uint32_t zone_alloc(struct mcg_engine *e)
 	return idx;
 }
 
+/* The first zone, in allocation order, under pages_high, or the zone
+ * count when every zone is balanced. */
+static unsigned zone_first_short(struct mcg_engine *e)
+{
+	unsigned n = 0;
+
+	while (n < e->pages.nr_nodes && page_node_free(&e->pages, n) >= e->pages.node[n].wm_high)
+		n++;
+	return n;
+}
+
 /* One pass of balance_pgdat at prio; adds the pages it reclaimed to *got.
  * Returns true while a zone is under pages_high (the balance goes on). */
 static bool zone_balance_pass(struct mcg_engine *e, int prio, long *got)
 {
-	unsigned nodes = e->pages.nr_nodes, first = nodes;
+	unsigned nodes = e->pages.nr_nodes, first = zone_first_short(e);
 
-	for (unsigned n = 0; n < nodes && first == nodes; n++)
-		if (page_node_free(&e->pages, n) < e->pages.node[n].wm_high)
-			first = n;
 	if (first == nodes)
 		return false;
 	for (unsigned n = 0; n < nodes; n++) {
@@ -234,10 +238,7 @@ static bool zone_balance_pass(struct mcg_engine *e, int prio, long *got)
 			break;
 		}
 	}
-	for (unsigned n = 0; n < nodes; n++)
-		if (page_node_free(&e->pages, n) < e->pages.node[n].wm_high)
-			return true;
-	return false;
+	return zone_first_short(e) < nodes;
 }
 
 /* After a pass at prio that left a zone short, having reclaimed got pages
@@ -254,6 +255,19 @@ static int zone_next_prio(const struct mcg_engine *e, int prio, long got)
 	if (got >= ZONE_CLUSTER)
 		return ZONE_PRIO_DEF;
 	return prio > 0 ? prio - 1 : -1;
+}
+
+/* One pass of a balance at *prio, then *prio and *got for the next one:
+ * false when the balance is over (every zone balanced, or its last
+ * priority spent). */
+static bool zone_balance_step(struct mcg_engine *e, int *prio, long *got)
+{
+	int next = zone_balance_pass(e, *prio, got) ? zone_next_prio(e, *prio, *got) : -1;
+
+	if (next == ZONE_PRIO_DEF)
+		*got = 0;
+	*prio = next;
+	return next >= 0;
 }
 
 /* kswapd's thread: balance_pgdat's passes while woken. */
@@ -275,13 +289,8 @@ static void *zone_kswapd_main(void *arg)
 		atomic_store(&zs->wanted, false);
 		pthread_mutex_unlock(&zs->lock);
 		atomic_fetch_add(&zs->pageoutrun, 1);
-		while (prio >= 0 && !zone_stopping(zs) && zone_balance_pass(e, prio, &got)) {
-			int next = zone_next_prio(e, prio, got);
-
-			if (next == ZONE_PRIO_DEF)
-				got = 0;
-			prio = next;
-		}
+		while (!zone_stopping(zs) && zone_balance_step(e, &prio, &got))
+			;
 		pthread_mutex_lock(&zs->lock);
 	}
 	pthread_mutex_unlock(&zs->lock);
@@ -291,7 +300,6 @@ static void *zone_kswapd_main(void *arg)
 int mcg_kswapd_step(struct mcg_engine *e)
 {
 	struct zone_state *zs = e->zones;
-	int next;
 
 	if (!zs)
 		return 0;
@@ -310,12 +318,20 @@ int mcg_kswapd_step(struct mcg_engine *e)
 		zs->got = 0;
 		atomic_fetch_add(&zs->pageoutrun, 1);
 	}
-	next = zone_balance_pass(e, zs->prio, &zs->got) ? zone_next_prio(e, zs->prio, zs->got) : -1;
-	if (next == ZONE_PRIO_DEF)
-		zs->got = 0;
-	zs->prio = next;
-	zs->balancing = next >= 0;
+	zs->balancing = zone_balance_step(e, &zs->prio, &zs->got);
 	return 1;
+}
+
+int mcg_zone_policy_parse(const char *name, enum mcg_zone_policy *policy)
+{
+	static const char *const names[] = { "off", "fixed", "batching", "accumulate" };
+
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i])) {
+			*policy = (enum mcg_zone_policy)i;
+			return 0;
+		}
+	return -EINVAL;
 }
 
 void mcg_zone_counts(struct mcg_engine *e, unsigned n, struct mcg_zone_counts *zc)

@@ -363,16 +363,8 @@ static int rp_st_machine(struct rp *rp, char **argv, int argc)
 	rp->disk = rp->disk_seek || rp->disk_xfer;
 	if ((v = wl_arg(argv, argc, "node_mem")) && rp_node_mem(rp, argv, argc, v))
 		return -EINVAL;
-	if ((v = wl_arg(argv, argc, "zones"))) {
-		static const char *const names[] = { "off", "fixed", "batching", "accumulate" };
-		unsigned i = 0;
-
-		while (i < 4 && strcmp(v, names[i]))
-			i++;
-		if (i == 4)
-			return rp_fail(rp, "zones=off|fixed|batching|accumulate");
-		rp->m.zones = (enum mcg_zone_policy)i;
-	}
+	if ((v = wl_arg(argv, argc, "zones")) && mcg_zone_policy_parse(v, &rp->m.zones))
+		return rp_fail(rp, "zones=off|fixed|batching|accumulate");
 	if ((v = wl_arg(argv, argc, "min_free"))) {
 		if ((p = wl_pages(v)) <= 0 || p >= rp->m.mem_pages)
 			return rp_fail(rp, "bad min_free %s (more than 0, less than memory)", v);
@@ -935,19 +927,21 @@ static int rp_task_step(struct rp *rp, struct rp_task *t)
 	return err;
 }
 
-/* One time slice of the simulated kswapd: balance passes until it has used
- * RP_SLICE of CPU or every zone is balanced. Its scanning is CPU time, its
- * swap-outs I/O, as the background reclaimer's. */
-static void rp_ks_step(struct rp *rp)
+/* One time slice of a simulated reclaimer, from *ready: step() batches
+ * until they used RP_SLICE of CPU or it has nothing left to do. Their
+ * scanning is CPU time (under the LRU locks with lru_lock), their
+ * swap-outs I/O; a reclaimer never waits for writeback. Moves *ready past
+ * the slice; false when the first batch found nothing (*ready stays). */
+static bool rp_reclaimer_slice(struct rp *rp, uint64_t *ready,
+			       bool (*step)(struct rp *rp, uint64_t *next), uint64_t *next)
 {
 	long mark[RP_MAX], out0 = rp_swapouts(rp);
 	uint64_t cpu = 0, scan[RP_MAX], end;
 	bool worked = false;
 
-	rp->now = rp->ks_ready;
+	rp->now = *ready;
 	rp_scan_marks(rp, 1, mark);
-	memset(scan, 0, sizeof(scan));
-	while (cpu < RP_SLICE && mcg_kswapd_step(rp->e)) {
+	while (cpu < RP_SLICE && step(rp, next)) {
 		worked = true;
 		rp_scan_time(rp, 1, mark, scan);
 		cpu = 0;
@@ -955,42 +949,45 @@ static void rp_ks_step(struct rp *rp)
 			cpu += scan[i];
 	}
 	rp->stall = 0;
-	if (!worked) {
-		rp->ks_active = false;
-		return;
-	}
-	end = rp_run_cpu(rp, rp->ks_ready, 0, scan);
-	rp->ks_ready = rp_run_io(rp, end, 0, rp_swapouts(rp) - out0);
+	if (!worked)
+		return false;
+	end = rp_run_cpu(rp, *ready, 0, scan);
+	*ready = rp_run_io(rp, end, 0, rp_swapouts(rp) - out0);
+	return true;
 }
 
-/* One time slice of the simulated background reclaimer: batches until it
- * has used RP_SLICE of CPU, as compute does, or has nothing left to do.
- * Its scanning is CPU time (under the LRU locks with lru_lock), its
- * swap-outs I/O; it never waits for writeback. */
+/* the background reclaimer's batch (bgr_step); *next: when delayed work is due */
+static bool rp_bg_batch(struct rp *rp, uint64_t *next)
+{
+	return bgr_step(rp->e, next);
+}
+
+/* The simulated background reclaimer's slice; with nothing to do, it
+ * sleeps until its delayed work is due, if any. */
 static void rp_bg_step(struct rp *rp)
 {
-	long mark[RP_MAX], out0 = rp_swapouts(rp);
-	uint64_t next = UINT64_MAX, cpu = 0, scan[RP_MAX], end;
-	bool worked = false;
+	uint64_t next = UINT64_MAX;
 
-	rp->now = rp->bg_ready;
-	rp_scan_marks(rp, 1, mark);
-	while (cpu < RP_SLICE && bgr_step(rp->e, &next)) {
-		worked = true;
-		rp_scan_time(rp, 1, mark, scan);
-		cpu = 0;
-		for (int i = 0; i < rp->ngrp; i++)
-			cpu += scan[i];
-	}
-	rp->stall = 0;                    /* (it never waits for writeback) */
-	if (!worked) {
-		rp->bg_active = next != UINT64_MAX;
-		if (rp->bg_active)
-			rp->bg_ready = next;
+	if (rp_reclaimer_slice(rp, &rp->bg_ready, rp_bg_batch, &next))
 		return;
-	}
-	end = rp_run_cpu(rp, rp->bg_ready, 0, scan);
-	rp->bg_ready = rp_run_io(rp, end, 0, rp_swapouts(rp) - out0);
+	rp->bg_active = next != UINT64_MAX;
+	if (rp->bg_active)
+		rp->bg_ready = next;
+}
+
+/* kswapd's pass (mcg_kswapd_step) */
+static bool rp_ks_pass(struct rp *rp, uint64_t *next)
+{
+	(void)next;
+	return mcg_kswapd_step(rp->e);
+}
+
+/* The simulated kswapd's slice: balance passes until every zone is
+ * balanced; then it sleeps until the next wake. */
+static void rp_ks_step(struct rp *rp)
+{
+	if (!rp_reclaimer_slice(rp, &rp->ks_ready, rp_ks_pass, NULL))
+		rp->ks_active = false;
 }
 
 static int rp_simulate(struct rp *rp)

@@ -28,8 +28,12 @@ static void zt_sleep(uint64_t ns, void *arg)
 /* no start_worker: kswapd is stepped by the test */
 static const struct mcg_env_ops zt_env_ops = { .now = zt_clock, .sleep = zt_sleep };
 
-/* mem=64M as seed 004 booted: NORMAL 48 MiB (node 0), DMA 16 MiB (node 1) */
-static struct mcg_engine *zt_engine(enum mcg_zone_policy policy, long min_free)
+static const struct mcg_env zt_env = { &zt_env_ops, NULL };
+
+/* mem=64M as seed 004 booted: NORMAL 48 MiB (node 0), DMA 16 MiB (node 1),
+ * in env (NULL: the real one, kswapd a thread) */
+static struct mcg_engine *zt_engine_in(enum mcg_zone_policy policy, long min_free,
+				       const struct mcg_env *env)
 {
 	struct mcg_machine cfg = {
 		.mem_pages = 16384, .nodes = 2, .node_pages = { 12288, 4096 }, .cpus = 1,
@@ -39,9 +43,14 @@ static struct mcg_engine *zt_engine(enum mcg_zone_policy policy, long min_free)
 	struct mcg_engine *e;
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
-	e = mcg_engine_new(&cfg, &(struct mcg_env){ &zt_env_ops, NULL }, NULL);
+	e = mcg_engine_new(&cfg, env, NULL);
 	ck_assert_ptr_nonnull(e);
 	return e;
+}
+
+static struct mcg_engine *zt_engine(enum mcg_zone_policy policy, long min_free)
+{
+	return zt_engine_in(policy, min_free, &zt_env);
 }
 
 static struct mcg_zone_counts zt_zone(struct mcg_engine *e, unsigned n)
@@ -52,8 +61,8 @@ static struct mcg_zone_counts zt_zone(struct mcg_engine *e, unsigned n)
 	return zc;
 }
 
-/* A file of the machine's size in group a, and its pages touched one at
- * a time from *next while more says so. */
+/* A file in group a of the small machine, its pages touched in order from
+ * next (zt_touch). */
 struct zt {
 	struct mcg_engine *e;
 	struct mcg_group *a;
@@ -62,14 +71,19 @@ struct zt {
 	uint32_t next;
 };
 
-static void zt_setup(struct zt *z, enum mcg_zone_policy policy)
+static void zt_setup_in(struct zt *z, enum mcg_zone_policy policy, const struct mcg_env *env)
 {
-	z->e = zt_engine(policy, 0);
+	z->e = zt_engine_in(policy, 0, env);
 	z->a = mk(z->e, "a", 0);
 	z->o = vm_object_new(z->e, z->a, false, 1);
 	ck_assert_ptr_nonnull(z->o);
 	ck_assert_int_eq(vm_region_new(z->o, PK_FILE, 1u << 20, &z->r), 0);
 	z->next = 0;
+}
+
+static void zt_setup(struct zt *z, enum mcg_zone_policy policy)
+{
+	zt_setup_in(z, policy, &zt_env);
 }
 
 static void zt_touch(struct zt *z, long n)
@@ -244,20 +258,10 @@ END_TEST
  * the engine. */
 START_TEST(test_zone_kswapd_worker)
 {
-	struct mcg_machine cfg = {
-		.mem_pages = 16384, .nodes = 2, .node_pages = { 12288, 4096 }, .cpus = 1,
-		.vm_swappiness = 60, .no_stock = true, .zones = MCG_ZONES_BATCHING,
-	};
 	struct zt z;
 	int waited = 0;
 
-	prof_init(&cfg.prof, PROF_DEFAULT);
-	z.e = mcg_engine_new(&cfg, NULL, NULL);
-	ck_assert_ptr_nonnull(z.e);
-	z.a = mk(z.e, "a", 0);
-	z.o = vm_object_new(z.e, z.a, false, 1);
-	ck_assert_int_eq(vm_region_new(z.o, PK_FILE, 1u << 20, &z.r), 0);
-	z.next = 0;
+	zt_setup_in(&z, MCG_ZONES_BATCHING, NULL);
 	zt_touch(&z, 16384 - 384 - 512 + 1);
 	ck_assert_int_ge(zt_zone(z.e, 0).kswapd_wakeups, 1);
 	/* (a wait for a thread, not a timing: 10 s is a hang) */
