@@ -434,6 +434,14 @@ static void sup_reap(struct sup *s)
 			s->stopping = s->failed = true;
 			continue;
 		}
+		if (!sup_mounted_at(s->p->mountpoint, NULL, 0)) {
+			/* unmounted, and the worker failed on its way out (a
+			 * sanitizer's leak report, say): nothing to serve */
+			mcg_log(MCG_LOG_WARNING, "worker %d ended with status %d after the unmount; "
+				"not restarted", pid, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+			s->stopping = true;
+			continue;
+		}
 		lived = sup_now_ms() - s->started;
 		if (lived >= SUP_STABLE_MS)
 			s->delay = 0;

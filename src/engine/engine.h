@@ -71,6 +71,7 @@ struct name_index;
 struct rstat_state;
 struct soft_heap;
 struct zone_state;
+struct blk_dev;
 
 /* Called when a group with notify_on_release set becomes empty after having
  * had tasks or children: after an rmdir with no engine lock held, but on a
@@ -122,6 +123,12 @@ struct mcg_machine {
 	 * free one, and a full machine reclaims from the root */
 	enum mcg_zone_policy zones;
 	long min_free_pages;     /* with zones: 0 for 2.6.3's sqrt(16 × KiB) */
+	/* the machine's block device in simulated time (blkdev.c), there
+	 * when either cost is: a seek, ns per page transferred, and each
+	 * direction's requests (0: BLK_NR_REQUESTS; the kernel's floor of
+	 * BLK_NR_REQUESTS_MIN applies) */
+	uint64_t disk_seek_ns, disk_xfer_ns;
+	unsigned nr_requests;
 #ifdef MCG_BENCH
 	/* bench/ only (seed B4's variant a): a page's writeback end leaves it
 	 * where it is, no rotation to the inactive tail */
@@ -199,6 +206,7 @@ struct mcg_engine {
 	struct rstat_state *rstat;    /* hierarchical statistics' flush */
 	struct name_index *names;     /* (parent, name) -> live child (names.c) */
 	struct zone_state *zones;     /* with m.zones: watermarks' kswapd (zone.c) */
+	struct blk_dev *blk;          /* with a disk: the block device (blkdev.c) */
 	/* with m.node_dirty_ratio: each node's dirty and writeback page cache */
 	atomic_long node_dirty[PAGE_MAX_NODES];
 };
@@ -662,6 +670,48 @@ struct mcg_zone_counts {
 /* Zone (node) n's watermarks and counts; the reclaim counts are 0 without
  * m.zones. */
 void mcg_zone_counts(struct mcg_engine *e, unsigned n, struct mcg_zone_counts *zc);
+
+/* ---- The machine's block device (blkdev.c, simulated time) ---- */
+
+enum blk_dir { BLK_READ, BLK_WRITE };
+
+#define BLK_POS_NONE UINT64_MAX        /* a request that follows nothing */
+#define BLK_NR_REQUESTS 128            /* BLKDEV_MAX_RQ: a direction's requests */
+#define BLK_NR_REQUESTS_MIN 4          /* BLKDEV_MIN_RQ */
+#define BLK_NR_REQUESTS_MAX 65536
+#define BLK_MAX_REQ_PAGES 128          /* BLK_DEF_MAX_SECTORS, 1024 × 512 B */
+#define BLK_CONGESTION_WAIT_NS 100000000ull   /* congestion_wait(.., HZ/10) */
+
+struct blk_io {
+	uint64_t go;     /* the submitter may go on: now, or later when its
+			  * direction's requests were all in flight */
+	uint64_t done;   /* its last page is written (read) */
+};
+
+struct blk_counts {
+	long reads, writes;            /* pages */
+	long requests, seq;            /* requests; those that paid no seek */
+	long full_waits;               /* submitters that found the queue full */
+	long naps, naps_early;         /* congestion waits; ended by a write */
+	uint64_t busy_ns, full_wait_ns, nap_ns;
+	unsigned nr_requests, congestion_on, congestion_off;
+};
+
+/* Submit pages pages from device page pos (below 2^62; BLK_POS_NONE: a
+ * place nothing follows, so it pays a seek; a request at pos + pages, the
+ * next one of a long submission included, pays none) in direction dir
+ * at time now: 0 and *io, -ENODEV without a device, -EINVAL. */
+int blk_submit(struct mcg_engine *e, uint64_t now, enum blk_dir dir, uint64_t pos, long pages,
+	       struct blk_io *io);
+/* dir's requests in flight at now reach its congestion threshold
+ * (bdi_write_congested for BLK_WRITE). false without a device. */
+bool blk_congested(struct mcg_engine *e, uint64_t now, enum blk_dir dir);
+/* congestion_wait(WRITE, timeout) at now: when the nap ends, at most
+ * now + timeout, earlier when writes in flight drop below the congestion
+ * threshold (the first write completion if they are below it). */
+uint64_t blk_congestion_wait(struct mcg_engine *e, uint64_t now, uint64_t timeout);
+/* The device's counts and queue geometry (all 0 without one). */
+void blk_counts(struct mcg_engine *e, struct blk_counts *c);
 
 /* ---- Statistics (stat.c, rstat.c, reclaim.c, writeback.c, swap.c) ---- */
 

@@ -106,19 +106,20 @@ struct rp {
 	int nheld;
 	bool step_throttled;
 	uint64_t throttle_until;
-	/* the disk (disk_seek/disk_rate): reads of major faults and swap
-	 * writes, one at a time, in order; a read that does not follow the
-	 * previous one on the disk pays a seek */
+	/* the disk (disk_seek/disk_rate): the engine's block device (blkdev.c)
+	 * takes the reads of major faults and the swap writes; a read that
+	 * does not follow the previous access pays a seek. Each region read
+	 * has its place on the disk: its number in disk_regions, then the page */
 	bool disk;
-	uint64_t disk_seek, disk_xfer;   /* ns; ns per page */
-	uint64_t disk_free;              /* when the disk is idle again */
-	const struct vm_region *last_r;  /* where the head is: after this page */
-	uint32_t last_page;
+	const struct vm_region **disk_regions;
+	unsigned ndisk_regions, disk_regions_cap;
+	unsigned disk_last;                /* the region of the last read */
+	uint64_t disk_next;                /* the access that would follow */
 	bool read_pending;               /* the step ended on a major fault */
 	const struct vm_region *pend_r;  /* of page pend_page of pend_r */
 	uint32_t pend_page;
 	long reads, seq_reads, swap_writes;
-	uint64_t disk_busy, io_wait;     /* ns */
+	uint64_t io_wait;                /* ns */
 	/* LRU locks in simulated time (lru_lock=1): each group's scanning
 	 * runs under its lock, one reclaimer at a time, spinning on the CPU */
 	bool lru_lock;
@@ -353,14 +354,23 @@ static int rp_st_machine(struct rp *rp, char **argv, int argc)
 		rp->cpu_model = strtoul(v, NULL, 10) != 0;
 	if ((v = wl_arg(argv, argc, "lru_lock")))
 		rp->lru_lock = strtoul(v, NULL, 10) != 0;
-	if ((v = wl_arg(argv, argc, "disk_seek")) && wl_time(v, &rp->disk_seek))
+	if ((v = wl_arg(argv, argc, "disk_seek")) && wl_time(v, &rp->m.disk_seek_ns))
 		return rp_fail(rp, "bad time %s", v);
 	if ((v = wl_arg(argv, argc, "disk_rate"))) {
 		if ((p = wl_pages(v)) <= 0)
 			return rp_fail(rp, "bad disk_rate %s", v);
-		rp->disk_xfer = 1000000000ull / (uint64_t)p;   /* per page */
+		rp->m.disk_xfer_ns = 1000000000ull / (uint64_t)p;   /* per page */
 	}
-	rp->disk = rp->disk_seek || rp->disk_xfer;
+	if ((v = wl_arg(argv, argc, "nr_requests"))) {
+		char *end;
+		unsigned long n = strtoul(v, &end, 10);
+
+		if (*end || n < 1 || n > BLK_NR_REQUESTS_MAX)
+			return rp_fail(rp, "bad nr_requests %s (1 to %d)", v, BLK_NR_REQUESTS_MAX);
+		rp->m.nr_requests = (unsigned)n;
+	}
+	rp->disk = rp->m.disk_seek_ns || rp->m.disk_xfer_ns;
+	rp->disk_next = BLK_POS_NONE;
 	if ((v = wl_arg(argv, argc, "node_mem")) && rp_node_mem(rp, argv, argc, v))
 		return -EINVAL;
 	if ((v = wl_arg(argv, argc, "zones")) && mcg_zone_policy_parse(v, &rp->m.zones))
@@ -699,10 +709,15 @@ static void rp_print_machine(struct rp *rp)
 				" marked=%ld immediate_listed=%ld rescued=%ld\n", inflight, done, rotated,
 				immediate, marked, listed, rescued);
 	}
-	if (rp->disk)
+	if (rp->disk) {
+		struct blk_counts bc;
+
+		blk_counts(rp->e, &bc);
 		fprintf(rp->out, "disk reads=%ld seq_reads=%ld swap_writes=%ld busy_us=%" PRIu64
-			" io_wait_us=%" PRIu64 "\n", rp->reads, rp->seq_reads, rp->swap_writes,
-			rp->disk_busy / 1000, rp->io_wait / 1000);
+			" io_wait_us=%" PRIu64 " nr_requests=%u full_waits=%ld full_wait_us=%" PRIu64 "\n",
+			rp->reads, rp->seq_reads, rp->swap_writes, bc.busy_ns / 1000, rp->io_wait / 1000,
+			bc.nr_requests, bc.full_waits, bc.full_wait_ns / 1000);
+	}
 	if (rp->lru_lock)
 		fprintf(rp->out, "lru_lock spin_us=%" PRIu64 "\n", rp->lock_spin / 1000);
 }
@@ -840,6 +855,32 @@ static uint64_t rp_run_cpu(struct rp *rp, uint64_t ready, uint64_t cpu, const ui
 	return t;
 }
 
+/* Region r's page i's place on the disk: the region's number (in the
+ * order the disk first saw them) above 2^32, then the page. BLK_POS_NONE
+ * without memory for the table (the read is then not made). */
+static uint64_t rp_disk_pos(struct rp *rp, const struct vm_region *r, uint32_t i)
+{
+	unsigned n = rp->disk_last;
+
+	if (n >= rp->ndisk_regions || rp->disk_regions[n] != r)
+		for (n = 0; n < rp->ndisk_regions && rp->disk_regions[n] != r; n++)
+			;
+	if (n == rp->ndisk_regions) {
+		if (n == rp->disk_regions_cap) {
+			unsigned cap = n ? 2 * n : 16;
+			const struct vm_region **nr = realloc(rp->disk_regions, cap * sizeof(*nr));
+
+			if (!nr)
+				return BLK_POS_NONE;
+			rp->disk_regions = nr;
+			rp->disk_regions_cap = cap;
+		}
+		rp->disk_regions[rp->ndisk_regions++] = r;
+	}
+	rp->disk_last = n;
+	return ((uint64_t)n << 32) | i;
+}
+
 /* What a step waits for once its CPU work ended at t, off the CPU: the
  * writeback it met (stall), its swap-outs, and the read its step ended on.
  * With a disk, swap writes go to it (a seek and the transfer) and the
@@ -851,32 +892,26 @@ static uint64_t rp_run_cpu(struct rp *rp, uint64_t ready, uint64_t cpu, const ui
 static uint64_t rp_run_io(struct rp *rp, uint64_t t, uint64_t stall, long swapouts)
 {
 	uint64_t t0 = t;
+	struct blk_io io;
 
 	t += stall;
-	if (swapouts > 0 && rp->disk) {
-		uint64_t start = rp_max(t, rp->disk_free);
-		uint64_t cost = rp->disk_seek + (uint64_t)swapouts * rp->disk_xfer;
-
-		rp->disk_free = start + cost;
-		rp->disk_busy += cost;
+	if (swapouts > 0 && rp->disk && !blk_submit(rp->e, t, BLK_WRITE, BLK_POS_NONE, swapouts, &io)) {
+		t = io.go;                        /* a full queue held the writer */
 		rp->swap_writes += swapouts;
-		rp->last_r = NULL;                /* the head is in the swap area */
+		rp->disk_next = BLK_POS_NONE;     /* the head is in the swap area */
 	} else if (swapouts > 0) {
 		t += (uint64_t)swapouts * rp->swapout_ns;
 	}
 	if (rp->read_pending) {
-		bool seq = rp->pend_r == rp->last_r && rp->pend_page == rp->last_page + 1;
-		uint64_t start = rp_max(t, rp->disk_free);
-		uint64_t cost = (seq ? 0 : rp->disk_seek) + rp->disk_xfer;
+		uint64_t pos = rp_disk_pos(rp, rp->pend_r, rp->pend_page);
 
-		rp->disk_free = start + cost;
-		rp->disk_busy += cost;
-		rp->reads++;
-		rp->seq_reads += seq;
-		rp->last_r = rp->pend_r;
-		rp->last_page = rp->pend_page;
 		rp->read_pending = false;
-		t = start + cost;
+		if (pos != BLK_POS_NONE && !blk_submit(rp->e, t, BLK_READ, pos, 1, &io)) {
+			rp->reads++;
+			rp->seq_reads += pos == rp->disk_next;
+			rp->disk_next = pos + 1;
+			t = io.done;
+		}
 	}
 	rp->io_wait += t - t0;
 	return t;
@@ -1096,6 +1131,7 @@ int replay_run(const char *text, FILE *out, FILE *err)
 	for (int i = 0; i < rp->ngrp; i++)
 		mcg_put(rp->grp[i].g);
 	mcg_engine_free(rp->e);
+	free(rp->disk_regions);
 	free(copy);
 	free(rp);
 	return ret;

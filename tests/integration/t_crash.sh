@@ -3,8 +3,9 @@
 # flight fail, a queued call is served by the next worker, a handle of the
 # dead worker is EBADF, a stopped process is continued); kill -9 of the
 # supervisor (no stale mount, a new daemon mounts); a stale mount recovered
-# by a new daemon; SIGTERM and fusermount3 -u (status 0, mount gone); an
-# ended daemon's unmount agent leaves a newer mount on its device alone.
+# by a new daemon; SIGTERM and fusermount3 -u (status 0, mount gone); a
+# worker dying after the unmount is not restarted; an ended daemon's
+# unmount agent leaves a newer mount on its device alone.
 . "$(dirname "$0")/lib.sh"
 CRASH_TEST=1                      # the workers' restarts here are ours
 CLIENT="$(cd "$(dirname "$0")" && pwd)/crash_client.py"
@@ -202,6 +203,23 @@ fusermount3 -u "$MNT"
 wait "$SUP"
 expect "fusermount3 -u: exit status 0" "$?" 0
 daemon_gone "$W" && ok || bad "the worker outlived the unmount"
+FG_PID=
+rmdir "$MNT"; MNT=
+
+# --- 4b: a worker that fails after the unmount is not restarted (a
+# sanitizer's leak report at exit looked like a crash, and its supervisor
+# restarted it until the end of the run) ---
+start
+kill -STOP "$W"
+wait_until 5 all_stopped "$W" || bad "the worker did not stop"
+fusermount3 -u -z "$MNT"
+wait_until 5 unmounted "$MNT" && ok || bad "the lazy unmount left the mount"
+kill -9 "$W"
+wait "$SUP"
+expect "a worker killed after the unmount: exit status 0" "$?" 0
+expect "... and not restarted" \
+	"$(grep -c "worker $W ended with status 137 after the unmount; not restarted" "$LOG")" 1
+expect "... no restart logged" "$(grep -c "worker $W killed by signal" "$LOG")" 0
 FG_PID=
 rmdir "$MNT"; MNT=
 

@@ -101,7 +101,7 @@ ENGINE_RANKS='
 4  rstat.h
 5  lru.h engine.h
 6  internal.h
-7  stat.c names oom_wait
+7  stat.c names oom_wait blkdev
 8  rstat.c
 9  lru.c
 10 memcg.c

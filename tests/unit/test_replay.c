@@ -50,6 +50,14 @@ static long value(const char *out, const char *path, const char *key)
 	return last_value(out, " %s usage=", path, key);
 }
 
+/* The number after the first key in out (-1 without one). */
+static long field(const char *out, const char *key)
+{
+	const char *p = strstr(out, key);
+
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
 static const char *scenario =
 	"seed 7\n"
 	"machine memory=64M swap=16M cpus=2\n"
@@ -67,6 +75,51 @@ static const char *scenario =
 	"t2 alloc anon heap 2M\n"
 	"t2 touch heap seq write\n"
 	"t2 touch heap random count=500\n";
+
+/* The disk's request queue: a task swapping out past its limit never
+ * waits for its writes while the queue has room (128), and with 4
+ * requests it waits, for exactly the time its queue was full, once more
+ * than 4 of its step's writes are in flight; nr_requests=0 is refused. */
+START_TEST(test_disk_queue_holds_swap_writer)
+{
+	static const char *text =
+		"machine memory=64M swap=64M disk_seek=8ms disk_rate=4M nr_requests=%s\n"
+		"group /a limit=8M\n"
+		"task t group=/a\n"
+		"t alloc anon heap 16M\n"
+		"t touch heap seq write\n"
+		"t exit\n";
+	char buf[512];
+	int ret;
+	char *deep, *shallow, *out;
+	long end_deep, end_shallow;
+
+	snprintf(buf, sizeof(buf), text, "128");
+	deep = run(buf, &ret);
+	ck_assert_int_eq(ret, 0);
+	snprintf(buf, sizeof(buf), text, "4");
+	shallow = run(buf, &ret);
+	ck_assert_int_eq(ret, 0);
+	ck_assert_ptr_nonnull(strstr(deep, "swap_writes=2048 "));
+	ck_assert_ptr_nonnull(strstr(deep, " io_wait_us=0 nr_requests=128 full_waits=0 full_wait_us=0\n"));
+	ck_assert_ptr_nonnull(strstr(shallow, "swap_writes=2048 "));
+	ck_assert_ptr_nonnull(strstr(shallow, " nr_requests=4 full_waits="));
+	ck_assert_int_gt(field(shallow, "full_waits="), 0);
+	ck_assert_int_eq(field(shallow, "full_wait_us="), field(shallow, "io_wait_us="));
+	/* the same disk's work either way; the writer ends later */
+	ck_assert_int_eq(field(shallow, "busy_us="), field(deep, "busy_us="));
+	end_deep = field(deep, "task t exited end=");
+	end_shallow = field(shallow, "task t exited end=");
+	ck_assert_int_gt(end_shallow, end_deep + field(shallow, "full_wait_us=") / 2);
+	free(deep);
+	free(shallow);
+	snprintf(buf, sizeof(buf), text, "0");
+	out = run(buf, &ret);
+	ck_assert_int_ne(ret, 0);
+	ck_assert_ptr_nonnull(strstr(out, "bad nr_requests 0"));
+	free(out);
+}
+END_TEST
 
 /* The machine's nodes of unequal size, the disk and the LRU locks: a read
  * through the page cache (touch FILE) is charged to the reader's group
@@ -320,6 +373,7 @@ UNIT_SUITE(replay)
 	tcase_add_test(tc, test_background_reclaim_in_simulated_time);
 	tcase_add_test(tc, test_cpu_model_shares_cpus);
 	tcase_add_test(tc, test_nodes_disk_and_file_reads);
+	tcase_add_test(tc, test_disk_queue_holds_swap_writer);
 	suite_add_tcase(s, tc);
 	return s;
 }
