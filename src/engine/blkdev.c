@@ -2,7 +2,11 @@
  * item 1). The disk serves requests one at a time in the order they come:
  * each starts when the disk is free and costs a seek (unless it follows
  * the previous request's last page) and its pages' transfer. A write or
- * read of many pages is cut into requests of at most BLK_MAX_REQ_PAGES.
+ * read of many pages is cut into requests of at most BLK_MAX_REQ_PAGES,
+ * and one that starts where the newest request of its direction ends
+ * joins it while the disk has not started it (the elevator's back merge),
+ * up to that size: reclaim's single-page writes to consecutive swap slots
+ * go out as one request, as they did.
  *
  * The request queue is the block layer's of 2.6.x (ll_rw_blk.c, later
  * blk-core.c): each direction has nr_requests requests (BLKDEV_MAX_RQ,
@@ -45,6 +49,10 @@
 struct blk_queue {
 	uint64_t *done;          /* [nr]: the last nr completion times, a ring */
 	unsigned next;           /* the oldest, where the next one goes */
+	/* the newest request: when the disk starts it, its pages, and the
+	 * page after its last (a request that follows it may merge) */
+	uint64_t last_start, last_end;
+	long last_pages;
 };
 
 struct blk_dev {
@@ -125,6 +133,14 @@ static unsigned blk_inflight(const struct blk_dev *d, const struct blk_queue *q,
 	return d->nr - i;
 }
 
+static void blk_count_pages(struct blk_dev *d, enum blk_dir dir, long n)
+{
+	if (dir == BLK_READ)
+		d->c.reads += n;
+	else
+		d->c.writes += n;
+}
+
 int blk_submit(struct mcg_engine *e, uint64_t now, enum blk_dir dir, uint64_t pos, long pages,
 	       struct blk_io *io)
 {
@@ -147,6 +163,30 @@ int blk_submit(struct mcg_engine *e, uint64_t now, enum blk_dir dir, uint64_t po
 		long n = pages < BLK_MAX_REQ_PAGES ? pages : BLK_MAX_REQ_PAGES;
 		uint64_t oldest = blk_nth(d, q, 0), start, cost;
 		bool seq = pos == d->head;
+		unsigned newest = (q->next + d->nr - 1) % d->nr;
+
+		if (seq && q->last_end == pos && q->last_start > t && q->done[newest] == d->free_at) {
+			/* the elevator's back merge: onto the newest request,
+			 * still waiting for the disk and the disk's last */
+			long m = BLK_MAX_REQ_PAGES - q->last_pages;
+
+			if (m > n)
+				m = n;
+			if (m > 0) {
+				cost = (uint64_t)m * d->xfer_ns;
+				d->free_at += cost;
+				d->c.busy_ns += cost;
+				d->c.merges++;
+				q->done[newest] = d->free_at;
+				q->last_pages += m;
+				q->last_end += (uint64_t)m;
+				blk_count_pages(d, dir, m);
+				pos += (uint64_t)m;
+				d->head = pos;
+				pages -= m;
+				continue;
+			}
+		}
 
 		if (oldest > t) {                 /* all nr in flight: wait for one */
 			d->c.full_waits++;
@@ -161,10 +201,10 @@ int blk_submit(struct mcg_engine *e, uint64_t now, enum blk_dir dir, uint64_t po
 		d->c.seq += seq;
 		q->done[q->next] = d->free_at;
 		q->next = (q->next + 1) % d->nr;
-		if (dir == BLK_READ)
-			d->c.reads += n;
-		else
-			d->c.writes += n;
+		q->last_start = start;
+		q->last_pages = n;
+		q->last_end = pos + (uint64_t)n;
+		blk_count_pages(d, dir, n);
 		pos += (uint64_t)n;
 		d->head = pos;
 		pages -= n;

@@ -691,6 +691,7 @@ struct blk_io {
 struct blk_counts {
 	long reads, writes;            /* pages */
 	long requests, seq;            /* requests; those that paid no seek */
+	long merges;                   /* submissions merged into a waiting request */
 	long full_waits;               /* submitters that found the queue full */
 	long naps, naps_early;         /* congestion waits; ended by a write */
 	uint64_t busy_ns, full_wait_ns, nap_ns;

@@ -143,6 +143,29 @@ static void reclaim_rescue(struct reclaim_ctl *rc, struct mcg_group *g, unsigned
 /* Decide one isolated inactive page. Returns true when it was reclaimed. */
 static bool reclaim_isolated_page(struct mcg_group *g, uint32_t idx);
 
+/* With the machine's disk, an anon page goes to swap through the swap
+ * cache (shrink_page_list's add_to_swap and pageout): a slot cached for
+ * it, and the page, still charged, written to the slot's place on the
+ * disk and put back marked for reclaim; when the write is done it rotates
+ * to the inactive tail, and a later scan frees it (swap_cache_reuse). No
+ * reclaimer gets the page back before the disk has written it. Returns
+ * false: nothing is freed now. */
+static bool reclaim_swap_write(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t idx)
+{
+	struct mcg_engine *e = rc->e;
+	uint32_t slot = swap_out_cached(e, idx);
+
+	if (slot == SWAP_NONE) {
+		reclaim_putback(rc, g, idx, PG_ACTIVE, 0);
+		return false;
+	}
+	pgstate_swapcache(e, idx, true);
+	pgstate_flags(e, idx, PG_WRITEBACK | PG_RECLAIM, PG_DIRTY);
+	wb_submit(e, idx, wb_swap_pos(slot));
+	reclaim_putback_marked(rc, g, idx);
+	return false;
+}
+
 static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t idx, bool anon)
 {
 	struct mcg_engine *e = rc->e;
@@ -161,17 +184,18 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 		reclaim_putback(rc, g, idx, PG_ACTIVE, PG_REFERENCED);
 		return false;
 	}
-	if (!anon && (flags & PG_WRITEBACK) && rc->ctx == RECLAIM_DIRECT && !rc->global) {
+	if ((flags & PG_WRITEBACK) && rc->ctx == RECLAIM_DIRECT && !rc->global) {
 		/* memcg reclaim waits for a page it marked (legacy memcg has
 		 * no dirty throttling); it comes back clean. The machine's
 		 * reclaim never waits (the kernel's global reclaim marks the
-		 * page and moves on) */
+		 * page and moves on). Anon pages are under writeback only on
+		 * their way to swap, with the machine's disk */
 		wb_wait(e, idx, reclaim_isolated_page);
 		spin_lock(&v->lock);
 		flags = p->flags;
 		spin_unlock(&v->lock);
 	}
-	if (!anon && (flags & PG_WRITEBACK)) {
+	if (flags & PG_WRITEBACK) {
 		reclaim_putback_marked(rc, g, idx);
 		return false;
 	}
@@ -179,7 +203,7 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 		/* Reclaim does not write pages: it hands them to the writeback
 		 * device and finds them again, clean, after it is done. */
 		pgstate_flags(e, idx, PG_WRITEBACK | PG_RECLAIM, PG_DIRTY);
-		wb_submit(e, idx);
+		wb_submit(e, idx, p->owner);
 		reclaim_putback_marked(rc, g, idx);
 		return false;
 	}
@@ -189,6 +213,8 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 		if (rc->may_swap && pgstate_swapcache(e, idx, false) &&
 		    (slot = swap_cache_reuse(g, idx)) != SWAP_NONE)
 			reused = true;
+		else if (rc->may_swap && e->blk)
+			return reclaim_swap_write(rc, g, idx);
 		else if (!rc->may_swap || (slot = swap_out(g)) == SWAP_NONE) {
 			reclaim_putback(rc, g, idx, PG_ACTIVE, 0);
 			return false;
@@ -407,6 +433,18 @@ void reclaim_wb_complete(struct mcg_engine *e)
 	wb_complete(e, reclaim_isolated_page);
 }
 
+void reclaim_congestion_nap(struct mcg_engine *e)
+{
+	uint64_t now, wake;
+
+	if (!e->blk)
+		return;
+	now = env_now(&e->env);
+	wake = blk_congestion_wait(e, now, BLK_CONGESTION_WAIT_NS);
+	env_sleep(&e->env, wake - now);  /* a simulated clock moves by it */
+	wb_complete(e, reclaim_isolated_page);
+}
+
 long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim_ctx ctx)
 {
 	struct reclaim_ctl rc = {
@@ -422,11 +460,15 @@ long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim
 	/* Limit reclaim with swappiness 0 may still not swap (§3.13). */
 	for (prio = RECLAIM_PRIO_DEF; prio >= 0 && rc.reclaimed < nr; prio--) {
 		struct mcg_group *g = NULL;
+		long scanned = rc.scanned;
 
 		while (rc.reclaimed < nr && (g = mcg_iter(top, g)))
 			reclaim_group(&rc, g, prio);
 		if (g)
 			mcg_put(g);       /* stopped early: the walk's last */
+		if (rc.global && ctx == RECLAIM_DIRECT && rc.reclaimed < nr &&
+		    rc.scanned > scanned && prio < RECLAIM_PRIO_DEF - 2)
+			reclaim_congestion_nap(rc.e);
 	}
 	/* vmpressure: what this reclaim aimed at top found, and how deep it
 	 * had to go (the last priority it scanned at) */

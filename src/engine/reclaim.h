@@ -53,4 +53,11 @@ long reclaim_soft_limits(struct mcg_engine *e, long nr);
  * immediate policy hands back (seed topic 4). Cheap when nothing is due. */
 void reclaim_wb_complete(struct mcg_engine *e);
 
+/* The machine's direct reclaim fell short after a pass below priority
+ * DEF_PRIORITY - 2 that scanned: try_to_free_pages' "take a nap, wait for
+ * some writeback to complete" (congestion_wait(WRITE, HZ/10), 2.6 to
+ * 5.15), through the environment's sleep; then the writeback due by its
+ * end completes. Only with the machine's disk (blkdev.c); else nothing. */
+void reclaim_congestion_nap(struct mcg_engine *e);
+
 #endif

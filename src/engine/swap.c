@@ -54,20 +54,30 @@ void swap_destroy(struct mcg_engine *e)
 	e->swap = NULL;
 }
 
-uint32_t swap_out(struct mcg_group *g)
+/* A free slot, or SWAP_NONE. Caller holds s->lock. */
+static uint32_t swap_slot_take(struct swap_dev *s)
 {
-	struct swap_dev *s = g->eng->swap;
 	uint32_t slot = SWAP_NONE;
 
-	pthread_mutex_lock(&s->lock);
 	if (s->free_head != SWAP_NONE) {
 		slot = s->free_head;
 		s->free_head = s->next[slot];
 	} else if (s->bump < s->nr_slots) {
 		slot = s->bump++;
 	}
-	if (slot != SWAP_NONE) {
+	if (slot != SWAP_NONE)
 		s->nr_free--;
+	return slot;
+}
+
+uint32_t swap_out(struct mcg_group *g)
+{
+	struct swap_dev *s = g->eng->swap;
+	uint32_t slot;
+
+	pthread_mutex_lock(&s->lock);
+	slot = swap_slot_take(s);
+	if (slot != SWAP_NONE) {
 		s->outs++;
 		s->memcg[slot] = (uint16_t)g->id;
 	}
@@ -246,6 +256,23 @@ bool swap_cache_keep(struct mcg_engine *e, uint32_t slot, uint32_t page)
 	pthread_mutex_unlock(&s->lock);
 	swap_disown(e, id, true);         /* the page's memsw stands for both now */
 	return true;
+}
+
+uint32_t swap_out_cached(struct mcg_engine *e, uint32_t page)
+{
+	struct swap_dev *s = e->swap;
+	uint32_t slot = SWAP_NONE, i;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->cache_page && (slot = swap_slot_take(s)) != SWAP_NONE) {
+		s->outs++;
+		i = swap_cache_find(s, page);
+		s->cache_page[i] = page;      /* (a page has one entry at most) */
+		s->cache_slot[i] = slot;
+		s->nr_cached++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return slot;
 }
 
 uint32_t swap_cache_reuse(struct mcg_group *g, uint32_t page)

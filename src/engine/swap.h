@@ -49,6 +49,11 @@ long swap_nr_free(struct mcg_engine *e);
  * statistic go (as swap_release) but the slot stays, cached for the page;
  * false when it was released instead. */
 bool swap_cache_keep(struct mcg_engine *e, uint32_t slot, uint32_t page);
+/* A swap-out through the swap cache (with the machine's disk): a slot
+ * for resident page, cached for it and charged to nobody (the page's memsw
+ * stands for both) while its write is in flight; a later scan frees the
+ * page through swap_cache_reuse. SWAP_NONE when swap is full or absent. */
+uint32_t swap_out_cached(struct mcg_engine *e, uint32_t page);
 /* Reclaim swaps a cached page out again: its slot, now owned (charged
  * statistic and group reference) by g, without a write; or SWAP_NONE. */
 uint32_t swap_cache_reuse(struct mcg_group *g, uint32_t page);

@@ -1,12 +1,14 @@
-/* writeback.c: a FIFO of pages under writeback with completion times
+/* writeback.c: a FIFO of pages under writeback with completion times:
+ * the machine's disk's (blkdev.c), when it has one, else the device's own
  * (max(now, previous completion) + 1/bandwidth + latency). Entries carry
  * the page's owner and group, so a page freed (and reused) while under
- * writeback is recognised and skipped. Lock order: wb lock alone; the
- * completion work runs after it is dropped. */
+ * writeback is recognised and skipped. Lock order: wb lock, then the
+ * disk's (blk_submit); the completion work runs after it is dropped. */
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "engine/blkdev.h"
 #include "engine/engine.h"
 #include "engine/internal.h"
 #include "engine/lru.h"
@@ -53,36 +55,50 @@ void wb_destroy(struct mcg_engine *e)
 	e->wb = NULL;
 }
 
-void wb_submit(struct mcg_engine *e, uint32_t idx)
+/* The ring is full: twice the room. false without memory. Lock held. */
+static bool wb_grow(struct wb_dev *w)
+{
+	size_t ncap = w->cap ? w->cap * 2 : 256;
+	struct wb_entry *nq = malloc(ncap * sizeof(*nq));
+
+	if (!nq)
+		return false;
+	for (size_t i = 0; i < w->len; i++)
+		nq[i] = w->q[(w->head + i) % (w->cap ? w->cap : 1)];
+	free(w->q);
+	w->q = nq;
+	w->cap = ncap;
+	w->head = 0;
+	return true;
+}
+
+void wb_submit(struct mcg_engine *e, uint32_t idx, uint64_t pos)
 {
 	struct wb_dev *w = e->wb;
 	struct page *p = &e->pages.pages[idx];
-	uint64_t now = env_now(&e->env), start;
+	uint64_t now = env_now(&e->env), done;
+	struct blk_io io = { .go = now };
 
 	pthread_mutex_lock(&w->lock);
-	if (w->len == w->cap) {
-		size_t ncap = w->cap ? w->cap * 2 : 256;
-		struct wb_entry *nq = malloc(ncap * sizeof(*nq));
-
-		if (!nq) {
-			pthread_mutex_unlock(&w->lock);
-			return;               /* the page stays flagged; a later pass retries */
-		}
-		for (size_t i = 0; i < w->len; i++)
-			nq[i] = w->q[(w->head + i) % (w->cap ? w->cap : 1)];
-		free(w->q);
-		w->q = nq;
-		w->cap = ncap;
-		w->head = 0;
+	if (w->len == w->cap && !wb_grow(w)) {
+		pthread_mutex_unlock(&w->lock);
+		return;               /* the page stays flagged; a later pass retries */
 	}
-	start = w->last_done > now ? w->last_done : now;
-	w->last_done = start + 1000000000u / e->m.wb_pages_per_s;
+	if (e->blk && !blk_submit(e, now, BLK_WRITE, pos, 1, &io)) {
+		done = io.done;       /* the machine's disk, in its order */
+	} else {
+		uint64_t start = w->last_done > now ? w->last_done : now;
+
+		w->last_done = start + 1000000000u / e->m.wb_pages_per_s;
+		done = w->last_done + e->m.wb_latency_ns;
+	}
 	w->q[(w->head + w->len++) % w->cap] = (struct wb_entry){
-		.idx = idx, .owner = p->owner, .memcg = p->memcg,
-		.done = w->last_done + e->m.wb_latency_ns,
+		.idx = idx, .owner = p->owner, .memcg = p->memcg, .done = done,
 	};
 	atomic_fetch_add(&w->inflight, 1);
 	pthread_mutex_unlock(&w->lock);
+	if (io.go > now)
+		env_sleep(&e->env, io.go - now);   /* the queue was full (get_request_wait) */
 }
 
 static bool wb_no_rotate(const struct mcg_engine *e)

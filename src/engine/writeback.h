@@ -22,8 +22,18 @@ typedef bool (*wb_reclaim_fn)(struct mcg_group *g, uint32_t idx);
 
 int wb_init(struct mcg_engine *e);
 void wb_destroy(struct mcg_engine *e);
-/* Queue page idx (charged, isolated or listed; its owner is vpage). */
-void wb_submit(struct mcg_engine *e, uint32_t idx);
+/* Queue page idx (charged, isolated or listed; its owner is vpage), to
+ * be written at pos of the machine's disk when there is one (the vpage of
+ * a file page, wb_swap_pos(slot) for a swap-out), whose full queue makes
+ * the caller wait (through the environment's sleep) for a request. */
+void wb_submit(struct mcg_engine *e, uint32_t idx, uint64_t pos);
+
+/* A swap slot's place on the machine's disk: the swap area, after every
+ * virtual page's. */
+static inline uint64_t wb_swap_pos(uint32_t slot)
+{
+	return (1ull << 40) + slot;
+}
 /* Complete everything due by now; pages for immediate reclaim go to
  * RECLAIM. Cheap when nothing is due. */
 void wb_complete(struct mcg_engine *e, wb_reclaim_fn reclaim);

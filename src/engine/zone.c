@@ -121,8 +121,10 @@ void zone_destroy(struct mcg_engine *e)
 	e->zones = NULL;
 }
 
-/* One zone's reclaim, counted as direct (who 0) or kswapd's (1). */
-static long zone_shrink(struct mcg_engine *e, unsigned n, long nr, int prio, int who)
+/* One zone's reclaim, counted as direct (who 0) or kswapd's (1); adds
+ * what it scanned to *scanned when given. */
+static long zone_shrink(struct mcg_engine *e, unsigned n, long nr, int prio, int who,
+			long *scanned_sum)
 {
 	long scanned = 0, got;
 
@@ -130,6 +132,8 @@ static long zone_shrink(struct mcg_engine *e, unsigned n, long nr, int prio, int
 			   who ? RECLAIM_BACKGROUND : RECLAIM_DIRECT, &scanned);
 	atomic_fetch_add(&e->zones->scan[who][n], scanned);
 	atomic_fetch_add(&e->zones->steal[who][n], got);
+	if (scanned_sum)
+		*scanned_sum += scanned;
 	return got;
 }
 
@@ -142,11 +146,12 @@ static long zone_direct_reclaim(struct mcg_engine *e)
 
 	atomic_fetch_add(&e->zones->allocstall, 1);
 	for (int prio = ZONE_PRIO_DEF; prio >= 0; prio--) {
-		long pass = 0;
+		long pass = 0, scanned = 0;
 
 		for (unsigned n = 0; n < nodes; n++) {
 			pass += zone_shrink(e, n, e->m.zones == MCG_ZONES_BATCHING ?
-					    e->pages.node[n].reclaim_batch : ZONE_CLUSTER, prio, 0);
+					    e->pages.node[n].reclaim_batch : ZONE_CLUSTER, prio, 0,
+					    &scanned);
 			/* 2.6.3 went on to the next zone only while short */
 			if (e->m.zones == MCG_ZONES_FIXED && pass >= ZONE_CLUSTER)
 				break;
@@ -154,6 +159,8 @@ static long zone_direct_reclaim(struct mcg_engine *e)
 		total += pass;
 		if (total >= ZONE_CLUSTER)
 			break;
+		if (scanned && prio < ZONE_PRIO_DEF - 2)
+			reclaim_congestion_nap(e);   /* with the machine's disk */
 	}
 	return total;
 }
@@ -226,15 +233,15 @@ static bool zone_balance_pass(struct mcg_engine *e, int prio, long *got)
 		switch (e->m.zones) {
 		case MCG_ZONES_FIXED:
 			if (want > 0)
-				*got += zone_shrink(e, n, want, prio, 1);
+				*got += zone_shrink(e, n, want, prio, 1, NULL);
 			break;
 		case MCG_ZONES_BATCHING:
-			*got += zone_shrink(e, n, pn->reclaim_batch, prio, 1);
+			*got += zone_shrink(e, n, pn->reclaim_batch, prio, 1, NULL);
 			break;
 		default:
 			/* the zones that can serve the first one short */
 			if (n >= first)
-				*got += zone_shrink(e, n, ZONE_CLUSTER, prio, 1);
+				*got += zone_shrink(e, n, ZONE_CLUSTER, prio, 1, NULL);
 			break;
 		}
 	}

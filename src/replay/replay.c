@@ -108,13 +108,8 @@ struct rp {
 	uint64_t throttle_until;
 	/* the disk (disk_seek/disk_rate): the engine's block device (blkdev.c)
 	 * takes the reads of major faults and the swap writes; a read that
-	 * does not follow the previous access pays a seek. Each region read
-	 * has its place on the disk: its number in disk_regions, then the page */
+	 * does not follow the previous access pays a seek */
 	bool disk;
-	const struct vm_region **disk_regions;
-	unsigned ndisk_regions, disk_regions_cap;
-	unsigned disk_last;                /* the region of the last read */
-	uint64_t disk_next;                /* the access that would follow */
 	bool read_pending;               /* the step ended on a major fault */
 	const struct vm_region *pend_r;  /* of page pend_page of pend_r */
 	uint32_t pend_page;
@@ -370,7 +365,6 @@ static int rp_st_machine(struct rp *rp, char **argv, int argc)
 		rp->m.nr_requests = (unsigned)n;
 	}
 	rp->disk = rp->m.disk_seek_ns || rp->m.disk_xfer_ns;
-	rp->disk_next = BLK_POS_NONE;
 	if ((v = wl_arg(argv, argc, "node_mem")) && rp_node_mem(rp, argv, argc, v))
 		return -EINVAL;
 	if ((v = wl_arg(argv, argc, "zones")) && mcg_zone_policy_parse(v, &rp->m.zones))
@@ -733,9 +727,13 @@ static struct rp_task *rp_next(struct rp *rp)
 	return best;
 }
 
+/* The engine's clock: the step's start, and what the step has waited so
+ * far (a second wait in one step starts where the first ended). */
 static uint64_t rp_clock(void *arg)
 {
-	return ((struct rp *)arg)->now;
+	const struct rp *rp = arg;
+
+	return rp->now + rp->stall;
 }
 
 static void rp_kill(uint32_t id, struct mcg_group *over, struct mcg_group *vg, void *arg)
@@ -855,61 +853,43 @@ static uint64_t rp_run_cpu(struct rp *rp, uint64_t ready, uint64_t cpu, const ui
 	return t;
 }
 
-/* Region r's page i's place on the disk: the region's number (in the
- * order the disk first saw them) above 2^32, then the page. BLK_POS_NONE
- * without memory for the table (the read is then not made). */
-static uint64_t rp_disk_pos(struct rp *rp, const struct vm_region *r, uint32_t i)
+/* Region r's page i's place on the disk: its page's number in the
+ * simulated address space (the page of the file, for a file's mapping),
+ * where the engine's writeback writes it too. */
+static uint64_t rp_disk_pos(const struct vm_region *r, uint32_t i)
 {
-	unsigned n = rp->disk_last;
+	const struct vm_region *t = r->file ? r->file : r;
 
-	if (n >= rp->ndisk_regions || rp->disk_regions[n] != r)
-		for (n = 0; n < rp->ndisk_regions && rp->disk_regions[n] != r; n++)
-			;
-	if (n == rp->ndisk_regions) {
-		if (n == rp->disk_regions_cap) {
-			unsigned cap = n ? 2 * n : 16;
-			const struct vm_region **nr = realloc(rp->disk_regions, cap * sizeof(*nr));
-
-			if (!nr)
-				return BLK_POS_NONE;
-			rp->disk_regions = nr;
-			rp->disk_regions_cap = cap;
-		}
-		rp->disk_regions[rp->ndisk_regions++] = r;
-	}
-	rp->disk_last = n;
-	return ((uint64_t)n << 32) | i;
+	return (uint64_t)t->vbase + (r->file ? r->file_off : 0) + i;
 }
 
-/* What a step waits for once its CPU work ended at t, off the CPU: the
- * writeback it met (stall), its swap-outs, and the read its step ended on.
- * With a disk, swap writes go to it (a seek and the transfer) and the
- * reclaimer does not wait for them (pageout is asynchronous), and the read
- * waits its turn (a seek unless it follows the disk's previous access, then
- * the transfer); without one, a swap-out costs swapout ns of waiting.
- * wait_swap: the reclaimer waits for its swap writes (no disk). Returns
+/* What a step waits for once its CPU work ended at t, off the CPU: what
+ * the engine made it wait (stall: writeback it met, a full request
+ * queue), its swap-outs, and the read its step ended on. With a disk, the
+ * engine's reclaim wrote the swap-outs to it through the swap cache (the
+ * reclaimer waits only for a free request), and the read waits its turn
+ * (a seek unless it follows the disk's previous access, then the
+ * transfer); without one, a swap-out costs swapout ns of waiting. Returns
  * when the task is ready again. */
 static uint64_t rp_run_io(struct rp *rp, uint64_t t, uint64_t stall, long swapouts)
 {
 	uint64_t t0 = t;
-	struct blk_io io;
 
 	t += stall;
-	if (swapouts > 0 && rp->disk && !blk_submit(rp->e, t, BLK_WRITE, BLK_POS_NONE, swapouts, &io)) {
-		t = io.go;                        /* a full queue held the writer */
-		rp->swap_writes += swapouts;
-		rp->disk_next = BLK_POS_NONE;     /* the head is in the swap area */
-	} else if (swapouts > 0) {
+	if (swapouts > 0 && rp->disk)
+		rp->swap_writes += swapouts;      /* the engine wrote them to the disk */
+	else if (swapouts > 0)
 		t += (uint64_t)swapouts * rp->swapout_ns;
-	}
 	if (rp->read_pending) {
-		uint64_t pos = rp_disk_pos(rp, rp->pend_r, rp->pend_page);
+		struct blk_counts before, after;
+		struct blk_io io;
 
 		rp->read_pending = false;
-		if (pos != BLK_POS_NONE && !blk_submit(rp->e, t, BLK_READ, pos, 1, &io)) {
+		blk_counts(rp->e, &before);
+		if (!blk_submit(rp->e, t, BLK_READ, rp_disk_pos(rp->pend_r, rp->pend_page), 1, &io)) {
+			blk_counts(rp->e, &after);
 			rp->reads++;
-			rp->seq_reads += pos == rp->disk_next;
-			rp->disk_next = pos + 1;
+			rp->seq_reads += after.seq - before.seq;
 			t = io.done;
 		}
 	}
@@ -1131,7 +1111,6 @@ int replay_run(const char *text, FILE *out, FILE *err)
 	for (int i = 0; i < rp->ngrp; i++)
 		mcg_put(rp->grp[i].g);
 	mcg_engine_free(rp->e);
-	free(rp->disk_regions);
 	free(copy);
 	free(rp);
 	return ret;

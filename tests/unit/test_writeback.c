@@ -230,6 +230,93 @@ START_TEST(test_global_reclaim_does_not_wait)
 }
 END_TEST
 
+/* With the machine's disk, swap-out goes through the swap cache (issue 22,
+ * item 3): a reclaimed anon page is written to its slot's place on the
+ * disk and stays charged, in the swap cache, under writeback, until the
+ * write completes; only a later scan frees it. Reclaim that does not wait
+ * (background) gets nothing back before the disk wrote it; limit reclaim
+ * waits for it (legacy memcg) and gets it. */
+START_TEST(test_swap_out_through_swap_cache)
+{
+	struct mcg_machine cfg = {
+		.mem_pages = 4096, .swap_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60,
+		.no_stock = true, .disk_seek_ns = 1000000, .disk_xfer_ns = 1000000,
+	};
+	struct mcg_engine *e;
+	struct mcg_group *a, *b;
+	struct vm_object *o, *ob;
+	struct vm_region *r, *rb;
+	long got, writing;
+	struct blk_counts bc;
+	enum vm_fault f;
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	wb_test_now = 1000000000;
+	e = mcg_engine_new(&cfg, &(struct mcg_env){ &wb_test_env_ops, NULL }, NULL);
+	ck_assert_ptr_nonnull(e);
+	a = mk(e, "a", 0);
+	o = vm_object_new(e, a, true, 1);
+	ck_assert_int_eq(vm_region_new(o, PK_ANON, 64, &r), 0);
+	fill(r, 64);
+	wb_test_slept = 0;
+	/* background reclaim: the pages go to the disk, none comes back */
+	got = reclaim_subtree(a, 32, true, RECLAIM_BACKGROUND);
+	ck_assert_int_eq(got, 0);
+	writing = stat_local(a, STAT_WRITEBACK);
+	ck_assert_int_gt(writing, 0);
+	ck_assert_int_eq(stat_local(a, STAT_SWAPCACHED), writing);
+	ck_assert_int_eq(stat_local(a, STAT_SWAP), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 64);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEMSW]), 64);
+	ck_assert_int_eq(swap_outs(e), writing);
+	ck_assert_uint_eq(wb_test_slept, 0);
+	blk_counts(e, &bc);
+	ck_assert_int_eq(bc.writes, writing);
+	/* consecutive slots: one seek, merged into few requests */
+	ck_assert_int_lt(bc.requests, writing);
+	CHECK_OK(e);
+	/* still in flight: a second pass frees nothing either */
+	ck_assert_int_eq(reclaim_subtree(a, 32, true, RECLAIM_BACKGROUND), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 64);
+	/* the disk wrote them: clean, still charged, at the inactive tail */
+	wb_test_now += 1000000000;
+	reclaim_wb_complete(e);
+	ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 64);
+	ck_assert_int_ge(stat_local(a, STAT_SWAPCACHED), writing);
+	/* now a scan frees them without writing again */
+	got = reclaim_subtree(a, writing, true, RECLAIM_BACKGROUND);
+	ck_assert_int_eq(got, writing);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 64 - writing);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEMSW]), 64);
+	ck_assert_int_eq(stat_local(a, STAT_SWAP), writing);
+	ck_assert_int_eq(swap_outs(e), writing + stat_local(a, STAT_WRITEBACK));
+	CHECK_OK(e);
+	/* and a page that went comes back from swap */
+	for (uint32_t i = 0; i < 64; i++)
+		ck_assert_int_eq(vm_touch(r, i, 0, false, &f), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 64);
+	CHECK_OK(e);
+	/* limit reclaim of pages never written waits for the writes it
+	 * starts: the memory comes back after at least one write's time */
+	b = mk(e, "b", 0);
+	ob = vm_object_new(e, b, true, 2);
+	ck_assert_int_eq(vm_region_new(ob, PK_ANON, 64, &rb), 0);
+	fill(rb, 64);
+	wb_test_slept = 0;
+	ck_assert_int_eq(mcg_set_limit(b, MCG_MEM, 8, NULL, NULL), 0);
+	ck_assert_int_le(pc_usage(&b->cnt[MCG_MEM]), 8);
+	ck_assert_uint_ge(wb_test_slept, 2000000);
+	ck_assert_int_eq(pc_usage(&b->cnt[MCG_MEMSW]), 64);
+	CHECK_OK(e);
+	vm_object_free(ob);
+	mcg_put(b);
+	vm_object_free(o);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
 /* Per-node dirty limits (seed 4.4): written page cache goes to the first
  * node under 20 % dirty, then the next; clean pages keep to the toucher's
  * node. */
@@ -271,6 +358,7 @@ UNIT_SUITE(writeback)
 	tcase_add_test(tc, test_writeback_immediate_list);
 	tcase_add_test(tc, test_global_reclaim_does_not_wait);
 	tcase_add_test(tc, test_node_dirty_limits);
+	tcase_add_test(tc, test_swap_out_through_swap_cache);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
