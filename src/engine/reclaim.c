@@ -423,9 +423,12 @@ void reclaim_node_counts(struct mcg_group *g, unsigned node, long *scanned, long
  * by the device, freed now if it can be. */
 static bool reclaim_isolated_page(struct mcg_group *g, uint32_t idx)
 {
-	struct reclaim_ctl rc = { .e = g->eng, .want = 1, .stop = 1, .ctx = RECLAIM_DIRECT };
+	/* an anon page here was written to swap: it goes to its slot */
+	bool anon = (g->eng->pages.pages[idx].kind & PK_MASK) != PK_FILE;
+	struct reclaim_ctl rc = { .e = g->eng, .want = 1, .stop = 1, .ctx = RECLAIM_DIRECT,
+				  .may_swap = anon };
 
-	return reclaim_page(&rc, g, idx, false);
+	return reclaim_page(&rc, g, idx, anon);
 }
 
 void reclaim_wb_complete(struct mcg_engine *e)

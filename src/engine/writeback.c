@@ -82,7 +82,10 @@ void wb_submit(struct mcg_engine *e, uint32_t idx, uint64_t pos)
 	pthread_mutex_lock(&w->lock);
 	if (w->len == w->cap && !wb_grow(w)) {
 		pthread_mutex_unlock(&w->lock);
-		return;               /* the page stays flagged; a later pass retries */
+		/* no memory for the queue: written at once, rather than
+		 * left under writeback with nothing to end it */
+		pgstate_flags(e, idx, 0, PG_WRITEBACK);
+		return;
 	}
 	if (e->blk && !blk_submit(e, now, BLK_WRITE, pos, 1, &io)) {
 		done = io.done;       /* the machine's disk, in its order */
@@ -117,7 +120,8 @@ static bool wb_no_rotate(const struct mcg_engine *e)
 static void wb_finish(struct mcg_engine *e, const struct wb_entry *en, wb_reclaim_fn reclaim)
 {
 	struct page *p = &e->pages.pages[en->idx];
-	struct mcg_group *g = mcg_by_id(e, en->memcg);
+	unsigned id = en->memcg;
+	struct mcg_group *g = mcg_by_id(e, id);
 	struct lru_vec *v;
 	bool reclaim_now = false;
 
@@ -125,7 +129,19 @@ static void wb_finish(struct mcg_engine *e, const struct wb_entry *en, wb_reclai
 		return;
 	v = lru_vec_of(e, g, en->idx);
 	spin_lock(&v->lock);
-	if (p->memcg == en->memcg && p->owner == en->owner && (p->flags & PG_WRITEBACK)) {
+	if (p->memcg != id && p->owner == en->owner && (p->flags & PG_WRITEBACK)) {
+		/* moved to another group while written (move charge holds
+		 * both groups' locks to change it, so this read is stable):
+		 * finish it there */
+		id = p->memcg;
+		spin_unlock(&v->lock);
+		mcg_put(g);
+		if (!(g = mcg_by_id(e, id)))
+			return;
+		v = lru_vec_of(e, g, en->idx);
+		spin_lock(&v->lock);
+	}
+	if (p->memcg == id && p->owner == en->owner && (p->flags & PG_WRITEBACK)) {
 		bool was_reclaim = p->flags & PG_RECLAIM;
 		bool isolated = p->kind & PS_ISOLATED;
 

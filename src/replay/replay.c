@@ -889,7 +889,8 @@ static uint64_t rp_run_io(struct rp *rp, uint64_t t, uint64_t stall, long swapou
 		if (!blk_submit(rp->e, t, BLK_READ, rp_disk_pos(rp->pend_r, rp->pend_page), 1, &io)) {
 			blk_counts(rp->e, &after);
 			rp->reads++;
-			rp->seq_reads += after.seq - before.seq;
+			/* (a read merged into a waiting one follows it too) */
+			rp->seq_reads += after.seq - before.seq + after.merges - before.merges;
 			t = io.done;
 		}
 	}
@@ -951,7 +952,7 @@ static bool rp_reclaimer_slice(struct rp *rp, uint64_t *ready,
 			       bool (*step)(struct rp *rp, uint64_t *next), uint64_t *next)
 {
 	long mark[RP_MAX], out0 = rp_swapouts(rp);
-	uint64_t cpu = 0, scan[RP_MAX], end;
+	uint64_t cpu = 0, scan[RP_MAX], end, stall;
 	bool worked = false;
 
 	rp->now = *ready;
@@ -963,11 +964,12 @@ static bool rp_reclaimer_slice(struct rp *rp, uint64_t *ready,
 		for (int i = 0; i < rp->ngrp; i++)
 			cpu += scan[i];
 	}
+	stall = rp->stall;                /* a full request queue's waits */
 	rp->stall = 0;
 	if (!worked)
 		return false;
 	end = rp_run_cpu(rp, *ready, 0, scan);
-	*ready = rp_run_io(rp, end, 0, rp_swapouts(rp) - out0);
+	*ready = rp_run_io(rp, end, stall, rp_swapouts(rp) - out0);
 	return true;
 }
 

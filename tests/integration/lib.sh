@@ -41,6 +41,32 @@ expect() {
 	if [ "$2" = "$3" ]; then ok; else bad "$1: got [$2], want [$3]"; return 1; fi
 }
 
+# The host's cgroup hierarchies, read only: every directory down to depth 3.
+host_cgroups() { find /sys/fs/cgroup -maxdepth 3 -type d 2>/dev/null | sort; }
+
+# expect_host_cgroups DESC BEFORE: the host's directories now are BEFORE's
+# (a host_cgroups listing taken at the start). One exception, printed and
+# not failed: the sandbox harness of some CI machines keeps its own
+# processes (this test's among them) in memory:/process_api/SESSION and
+# makes and removes those as its sessions come and go; a change below a
+# process_api directory that was there before is that harness's.
+expect_host_cgroups() {
+	local changed ours=
+	changed=$(diff <(printf '%s\n' "$2") <(host_cgroups) | sed -n 's/^[<>] //p')
+	while IFS= read -r d; do
+		[ -n "$d" ] || continue
+		case $d in
+		/sys/fs/cgroup/*/process_api/*)
+			if grep -qxF "${d%/process_api/*}/process_api" <<< "$2"; then
+				echo "$1: the harness's $d changed meanwhile (not ours)" >&2
+				continue
+			fi ;;
+		esac
+		ours="$ours $d"
+	done <<< "$changed"
+	expect "$1" "${ours# }" ""
+}
+
 # expect_wr DESC ERRNAME FILE DATA: one write(2), compare the errno name.
 expect_wr() {
 	expect "$1" "$("$WR" "$3" "$4")" "$2"

@@ -40,9 +40,10 @@ reader r 64
 # (bounds as t_mirror's: 256 KiB below, up to 4 MiB above for memhog's own
 # output and the stand-ins of its binary's and libraries' mappings). The
 # scan looks every 100 ms: a pass that ran while the last reads were being
-# made saw part of them, the next one sees all (wait for it, up to 5 s)
+# made saw part of them, the next one sees all (wait for it, up to 15 s:
+# under ASan, beside other work, a pass was seen to take more than 5 s)
 cache_at_least() { [ "$(stat_key "$1" cache)" -ge "$2" ]; }
-wait_until 5 cache_at_least r $((64 * MiB - 256 * 1024))
+wait_until 15 cache_at_least r $((64 * MiB - 256 * 1024))
 between "r: read(2) of 64 MiB is cache" "$(stat_key r cache)" $((64 * MiB - 256 * 1024)) $((68 * MiB))
 between "r: ... on the inactive file list" "$(stat_key r inactive_file)" $((64 * MiB - 256 * 1024)) \
 	$((68 * MiB))

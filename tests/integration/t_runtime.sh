@@ -34,8 +34,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-host_tree() { find /sys/fs/cgroup -maxdepth 3 -type d 2>/dev/null | sort | md5sum; }
-HOST_TREE=$(host_tree)
+HOST_CGROUPS=$(host_cgroups)
 mount_fs || exit 1
 
 # the bundle: busybox-static and the allocator, crun's default spec
@@ -186,7 +185,7 @@ expect "lxc: lxc-cgroup reads the limit, lxc-info -S the use, memcgfs's group ho
 expect "lxc: a container allocating 256 MiB is killed" "$?" 137
 expect "lxc: after: memcgfs's group is gone" "$([ -e "$MNT/lxc.payload.$ID" ] && echo left || echo gone)" gone
 
-expect "the host's cgroup hierarchies unchanged" "$(host_tree)" "$HOST_TREE"
+expect_host_cgroups "the host's cgroup hierarchies unchanged" "$HOST_CGROUPS"
 wait_until 10 sh -c "! pgrep -f '^$RUN .*$DATA' > /dev/null"
 expect "no memcgfs-run left (supervisors, stand-ins' servers)" "$(pgrep -fc "^$RUN .*$DATA")" 0
 summary

@@ -27,8 +27,7 @@ ensure_users
 mount_fs || exit 1
 r() { "$RUN" --mount "$MNT" "$@"; }
 # the host's cgroup hierarchies, read only: every directory below them
-host_tree() { find /sys/fs/cgroup -maxdepth 3 -type d 2>/dev/null | sort | md5sum; }
-HOST_TREE=$(host_tree)
+HOST_CGROUPS=$(host_cgroups)
 HOST_MI=$(awk '{ print $5, $9 }' /proc/self/mountinfo | grep -v "^$MNT " | sort | md5sum)
 has_ctl() { awk -v c="$1" '$1 == c { f = 1 } END { exit !f }' /proc/cgroups; }
 
@@ -171,7 +170,7 @@ expect "as a user: /proc/self/cgroup names every hierarchy" \
 
 # --- outside: nothing changed, and the server went ---
 r -- sh -c 'mkdir /sys/fs/cgroup/devices/left /sys/fs/cgroup/pids/left'
-expect "the host's cgroup hierarchies unchanged" "$(host_tree)" "$HOST_TREE"
+expect_host_cgroups "the host's cgroup hierarchies unchanged" "$HOST_CGROUPS"
 expect "the host's mounts unchanged" "$(awk '{ print $5, $9 }' /proc/self/mountinfo | grep -v "^$MNT " | sort | md5sum)" "$HOST_MI"
 r -- sh -c 'sleep 0.1' "marker-standin-$$"
 gone() { ! pgrep -f "marker-standin-$$" > /dev/null; }

@@ -13,6 +13,7 @@
 #include "engine/charge.h"
 #include "engine/check.h"
 #include "engine/engine.h"
+#include "engine/move.h"
 #include "engine/oom.h"
 #include "engine/reclaim.h"
 #include "engine/swap.h"
@@ -317,6 +318,95 @@ START_TEST(test_swap_out_through_swap_cache)
 }
 END_TEST
 
+/* The immediate policy with the machine's disk: an anon page whose swap
+ * write completes goes to its slot at once (a swap entry, its memsw kept),
+ * not dropped as if it were clean page cache, and faults back in as a
+ * swap-in. */
+START_TEST(test_swap_write_immediate_reclaim)
+{
+	struct mcg_machine cfg = {
+		.mem_pages = 4096, .swap_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60,
+		.no_stock = true, .disk_seek_ns = 1000000, .disk_xfer_ns = 1000000,
+		.immediate_reclaim = true,
+	};
+	struct mcg_engine *e;
+	struct mcg_group *a;
+	struct vm_object *o;
+	struct vm_region *r;
+	long writing, inflight, done, rotated, immediate;
+	enum vm_fault f;
+	int swapins = 0;
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	wb_test_now = 1000000000;
+	e = mcg_engine_new(&cfg, &(struct mcg_env){ &wb_test_env_ops, NULL }, NULL);
+	ck_assert_ptr_nonnull(e);
+	a = mk(e, "a", 0);
+	o = vm_object_new(e, a, true, 1);
+	ck_assert_int_eq(vm_region_new(o, PK_ANON, 64, &r), 0);
+	fill(r, 64);
+	ck_assert_int_eq(reclaim_subtree(a, 32, true, RECLAIM_BACKGROUND), 0);
+	writing = stat_local(a, STAT_WRITEBACK);
+	ck_assert_int_gt(writing, 0);
+	wb_test_now += 1000000000;
+	reclaim_wb_complete(e);
+	wb_counts(e, &inflight, &done, &rotated, &immediate);
+	ck_assert_int_eq(immediate, writing);
+	ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 64 - writing);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEMSW]), 64);
+	ck_assert_int_eq(stat_local(a, STAT_SWAP), writing);
+	CHECK_OK(e);
+	for (uint32_t i = 0; i < 64; i++) {
+		ck_assert_int_eq(vm_touch(r, i, 0, false, &f), 0);
+		swapins += f == VM_MAJOR || f == VM_REFAULT;
+	}
+	ck_assert_int_eq(swapins, writing);
+	ck_assert_int_eq(stat_local(a, STAT_REFAULT_FILE), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 64);
+	CHECK_OK(e);
+	vm_object_free(o);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* A page moved to another group while under writeback (move charge at
+ * immigrate, file pages) ends its writeback there: clean, rotated, then
+ * reclaimable, not left under writeback for good. */
+START_TEST(test_writeback_end_after_move)
+{
+	struct mcg_engine *e = wb_engine(false);
+	struct mcg_group *a = mk(e, "a", 0), *b = mk(e, "b", 0);
+	struct vm_object *t = vm_object_new(e, a, true, 1);
+	struct vm_object *file = vm_object_new(e, e->root, false, 2);
+	struct vm_region *fr, *m;
+	struct move_stats st;
+	long writing;
+
+	ck_assert_int_eq(vm_region_new(file, PK_FILE, 40, &fr), 0);
+	ck_assert_int_eq(vm_map_file(t, fr, 0, 40, &m), 0);
+	fill(m, 40);                                  /* dirty, a's */
+	ck_assert_int_eq(reclaim_subtree(a, 40, true, RECLAIM_BACKGROUND), 0);
+	writing = stat_local(a, STAT_WRITEBACK);
+	ck_assert_int_gt(writing, 0);
+	ck_assert_int_eq(move_charges(t, b, MOVE_FILE, &st), 0);
+	ck_assert_int_eq(st.pages, 40);
+	ck_assert_int_eq(stat_local(b, STAT_WRITEBACK), writing);
+	wb_test_now += 10000000000ull;
+	reclaim_wb_complete(e);
+	ck_assert_int_eq(stat_local(b, STAT_WRITEBACK), 0);
+	ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), 0);
+	ck_assert_int_ge(reclaim_subtree(b, writing, true, RECLAIM_BACKGROUND), writing);
+	CHECK_OK(e);
+	vm_object_free(t);
+	vm_object_free(file);
+	mcg_put(a);
+	mcg_put(b);
+	mcg_engine_free(e);
+}
+END_TEST
+
 /* Per-node dirty limits (seed 4.4): written page cache goes to the first
  * node under 20 % dirty, then the next; clean pages keep to the toucher's
  * node. */
@@ -359,6 +449,8 @@ UNIT_SUITE(writeback)
 	tcase_add_test(tc, test_global_reclaim_does_not_wait);
 	tcase_add_test(tc, test_node_dirty_limits);
 	tcase_add_test(tc, test_swap_out_through_swap_cache);
+	tcase_add_test(tc, test_swap_write_immediate_reclaim);
+	tcase_add_test(tc, test_writeback_end_after_move);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
