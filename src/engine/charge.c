@@ -148,8 +148,13 @@ static __attribute__((noinline)) int charge_try_counters(struct mcg_group *g, un
 		}
 		if (reclaimed && n <= CHARGE_COSTLY_PAGES && progress_retries-- > 0)
 			continue;
-		if (retries-- > 0)
+		if (retries-- > 0) {
+			/* 2.6.24's mem_cgroup_charge: a reclaim that gave
+			 * nothing is retried after congestion_wait(WRITE, HZ/10) */
+			if (e->m.era == MCG_ERA_2_6_24 && !reclaimed)
+				reclaim_congestion_nap(e);
 			continue;
+		}
 		if (move_wait(over)) {
 			/* a move into or out of this subtree was in flight:
 			 * its pre-charge was temporary, try again (seed 2) */

@@ -93,6 +93,17 @@ enum mcg_zone_policy {
 	MCG_ZONES_ACCUMULATE,    /* the priority-shift accumulators */
 };
 
+/* Whose reclaim physics (issue 22, item 5): the waits of a kernel era,
+ * chosen by a scenario; the file surface stays the profile's (kernel=).
+ * What each changes is in docs/design.md, "The block device". */
+enum mcg_era {
+	MCG_ERA_TODAY,           /* legacy memcg reclaim waits on writeback (3.6+) */
+	MCG_ERA_2_6_24,          /* congestion_wait in the memcg charge loop and
+				  * in every direct reclaim's priority loop */
+	MCG_ERA_2_6_39,          /* wait_iff_congested in the priority loop; */
+	MCG_ERA_3_2,             /* no wait on writeback in memcg reclaim */
+};
+
 /* The simulated machine: plain data, read by every module. */
 struct mcg_machine {
 	struct prof prof;
@@ -129,6 +140,7 @@ struct mcg_machine {
 	 * BLK_NR_REQUESTS_MIN applies) */
 	uint64_t disk_seek_ns, disk_xfer_ns;
 	unsigned nr_requests;
+	enum mcg_era era;        /* the reclaim physics' era (0: today's) */
 #ifdef MCG_BENCH
 	/* bench/ only (seed B4's variant a): a page's writeback end leaves it
 	 * where it is, no rotation to the inactive tail */
@@ -713,6 +725,9 @@ bool blk_congested(struct mcg_engine *e, uint64_t now, enum blk_dir dir);
 uint64_t blk_congestion_wait(struct mcg_engine *e, uint64_t now, uint64_t timeout);
 /* The device's counts and queue geometry (all 0 without one). */
 void blk_counts(struct mcg_engine *e, struct blk_counts *c);
+
+/* An era by its name: today, 2.6.24, 2.6.39 or 3.2. 0 or -EINVAL. */
+int mcg_era_parse(const char *name, enum mcg_era *era);
 
 /* ---- Statistics (stat.c, rstat.c, reclaim.c, writeback.c, swap.c) ---- */
 

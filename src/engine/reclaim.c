@@ -14,6 +14,7 @@
  * the environment's sleep) for a page marked for reclaim under
  * writeback, as legacy memcg reclaim does. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine/charge_core.h"
 #include "engine/engine.h"
@@ -184,12 +185,15 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 		reclaim_putback(rc, g, idx, PG_ACTIVE, PG_REFERENCED);
 		return false;
 	}
-	if ((flags & PG_WRITEBACK) && rc->ctx == RECLAIM_DIRECT && !rc->global) {
+	if ((flags & PG_WRITEBACK) && rc->ctx == RECLAIM_DIRECT && !rc->global &&
+	    e->m.era == MCG_ERA_TODAY) {
 		/* memcg reclaim waits for a page it marked (legacy memcg has
-		 * no dirty throttling); it comes back clean. The machine's
+		 * no dirty throttling; since 3.6, "memcg: prevent OOM with too
+		 * many dirty pages"); it comes back clean. The machine's
 		 * reclaim never waits (the kernel's global reclaim marks the
-		 * page and moves on). Anon pages are under writeback only on
-		 * their way to swap, with the machine's disk */
+		 * page and moves on), nor did memcg reclaim before 3.6 (the
+		 * older eras). Anon pages are under writeback only on their
+		 * way to swap, with the machine's disk */
 		wb_wait(e, idx, reclaim_isolated_page);
 		spin_lock(&v->lock);
 		flags = p->flags;
@@ -436,6 +440,39 @@ void reclaim_wb_complete(struct mcg_engine *e)
 	wb_complete(e, reclaim_isolated_page);
 }
 
+int mcg_era_parse(const char *name, enum mcg_era *era)
+{
+	static const char *const names[] = { "today", "2.6.24", "2.6.39", "3.2" };
+
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i])) {
+			*era = (enum mcg_era)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* Direct reclaim fell short after a pass below DEF_PRIORITY - 2 that
+ * scanned: does do_try_to_free_pages nap here? 2.6.24: congestion_wait,
+ * for a group's reclaim as for the machine's; 2.6.37 to 3.x:
+ * wait_iff_congested, only while the write queue is congested; today's
+ * throttle (reclaim_throttle) is stood for by the nap, for the machine's
+ * reclaim only, memcg reclaim waiting on writeback instead. */
+static bool reclaim_naps(const struct reclaim_ctl *rc)
+{
+	struct mcg_engine *e = rc->e;
+
+	switch (e->m.era) {
+	case MCG_ERA_2_6_24:
+		return true;
+	case MCG_ERA_2_6_39:
+	case MCG_ERA_3_2:
+		return blk_congested(e, env_now(&e->env), BLK_WRITE);
+	default:
+		return rc->global;
+	}
+}
+
 void reclaim_congestion_nap(struct mcg_engine *e)
 {
 	uint64_t now, wake;
@@ -469,8 +506,8 @@ long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim
 			reclaim_group(&rc, g, prio);
 		if (g)
 			mcg_put(g);       /* stopped early: the walk's last */
-		if (rc.global && ctx == RECLAIM_DIRECT && rc.reclaimed < nr &&
-		    rc.scanned > scanned && prio < RECLAIM_PRIO_DEF - 2)
+		if (ctx == RECLAIM_DIRECT && rc.reclaimed < nr && rc.scanned > scanned &&
+		    prio < RECLAIM_PRIO_DEF - 2 && reclaim_naps(&rc))
 			reclaim_congestion_nap(rc.e);
 	}
 	/* vmpressure: what this reclaim aimed at top found, and how deep it

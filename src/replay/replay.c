@@ -110,6 +110,9 @@ struct rp {
 	 * takes the reads of major faults and the swap writes; a read that
 	 * does not follow the previous access pays a seek */
 	bool disk;
+	/* during a step: the reclaim scan marks it started from (rp_clock) */
+	const long *clock_mark;
+	int clock_who;
 	bool read_pending;               /* the step ended on a major fault */
 	const struct vm_region *pend_r;  /* of page pend_page of pend_r */
 	uint32_t pend_page;
@@ -367,6 +370,8 @@ static int rp_st_machine(struct rp *rp, char **argv, int argc)
 	rp->disk = rp->m.disk_seek_ns || rp->m.disk_xfer_ns;
 	if ((v = wl_arg(argv, argc, "node_mem")) && rp_node_mem(rp, argv, argc, v))
 		return -EINVAL;
+	if ((v = wl_arg(argv, argc, "era")) && mcg_era_parse(v, &rp->m.era))
+		return rp_fail(rp, "era=today|2.6.24|2.6.39|3.2");
 	if ((v = wl_arg(argv, argc, "zones")) && mcg_zone_policy_parse(v, &rp->m.zones))
 		return rp_fail(rp, "zones=off|fixed|batching|accumulate");
 	if ((v = wl_arg(argv, argc, "min_free"))) {
@@ -708,9 +713,11 @@ static void rp_print_machine(struct rp *rp)
 
 		blk_counts(rp->e, &bc);
 		fprintf(rp->out, "disk reads=%ld seq_reads=%ld swap_writes=%ld busy_us=%" PRIu64
-			" io_wait_us=%" PRIu64 " nr_requests=%u full_waits=%ld full_wait_us=%" PRIu64 "\n",
+			" io_wait_us=%" PRIu64 " nr_requests=%u full_waits=%ld full_wait_us=%" PRIu64
+			" naps=%ld naps_early=%ld nap_us=%" PRIu64 "\n",
 			rp->reads, rp->seq_reads, rp->swap_writes, bc.busy_ns / 1000, rp->io_wait / 1000,
-			bc.nr_requests, bc.full_waits, bc.full_wait_ns / 1000);
+			bc.nr_requests, bc.full_waits, bc.full_wait_ns / 1000, bc.naps, bc.naps_early,
+			bc.nap_ns / 1000);
 	}
 	if (rp->lru_lock)
 		fprintf(rp->out, "lru_lock spin_us=%" PRIu64 "\n", rp->lock_spin / 1000);
@@ -727,13 +734,25 @@ static struct rp_task *rp_next(struct rp *rp)
 	return best;
 }
 
-/* The engine's clock: the step's start, and what the step has waited so
- * far (a second wait in one step starts where the first ended). */
+static void rp_scan_time(struct rp *rp, int who, const long *mark, uint64_t *scan);
+
+/* The engine's clock: the step's start, what the step has waited so far
+ * (a second wait in one step starts where the first ended), and the CPU
+ * time of the scanning its reclaim has done so far (so that reclaim's
+ * retries take time, and writes complete meanwhile, as in the kernel). */
 static uint64_t rp_clock(void *arg)
 {
 	const struct rp *rp = arg;
+	uint64_t t = rp->now + rp->stall;
 
-	return rp->now + rp->stall;
+	if (rp->clock_mark && rp->scan_ns) {
+		uint64_t scan[RP_MAX];
+
+		rp_scan_time((struct rp *)rp, rp->clock_who, rp->clock_mark, scan);
+		for (int i = 0; i < rp->ngrp; i++)
+			t += scan[i];
+	}
+	return t;
 }
 
 static void rp_kill(uint32_t id, struct mcg_group *over, struct mcg_group *vg, void *arg)
@@ -911,7 +930,10 @@ static int rp_task_step(struct rp *rp, struct rp_task *t)
 	rp->step_cpu = 0;
 	rp->nheld = 0;
 	rp->step_throttled = false;
+	rp->clock_mark = mark;
+	rp->clock_who = 0;
 	err = rp_step(rp, t);
+	rp->clock_mark = NULL;
 	rp_scan_time(rp, 0, mark, scan);
 	end = rp_run_cpu(rp, t->ready, rp->step_cpu, scan);
 	t->ready = rp_run_io(rp, end, rp->stall, rp_swapouts(rp) - out0);
@@ -957,6 +979,8 @@ static bool rp_reclaimer_slice(struct rp *rp, uint64_t *ready,
 
 	rp->now = *ready;
 	rp_scan_marks(rp, 1, mark);
+	rp->clock_mark = mark;
+	rp->clock_who = 1;
 	while (cpu < RP_SLICE && step(rp, next)) {
 		worked = true;
 		rp_scan_time(rp, 1, mark, scan);
@@ -964,6 +988,7 @@ static bool rp_reclaimer_slice(struct rp *rp, uint64_t *ready,
 		for (int i = 0; i < rp->ngrp; i++)
 			cpu += scan[i];
 	}
+	rp->clock_mark = NULL;
 	stall = rp->stall;                /* a full request queue's waits */
 	rp->stall = 0;
 	if (!worked)

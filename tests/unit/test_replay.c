@@ -135,6 +135,60 @@ START_TEST(test_disk_swap_cache_and_queue)
 }
 END_TEST
 
+/* The eras' waits (issue 22, item 5), a group swapping past its limit on
+ * a disk: today's memcg reclaim waits for the pages it sent to swap and
+ * never naps; 2.6.24's never waits for them but naps (congestion_wait in
+ * its charge and reclaim loops), all its waiting naps; 2.6.39's neither
+ * waits nor naps (wait_iff_congested: the merged swap writes never
+ * congest the queue), its reclaim scanning on over the pages being
+ * written until they are, which takes the scanning's time. Each ends,
+ * no earlier than the disk wrote the 2,048 pages that had to go. */
+START_TEST(test_eras_waits)
+{
+	static const char *text =
+		"machine memory=64M swap=64M disk_seek=8ms disk_rate=4M era=%s\n"
+		"cost scan=200ns\n"
+		"group /a limit=8M\n"
+		"task t group=/a\n"
+		"t alloc anon heap 16M\n"
+		"t touch heap seq write\n"
+		"t exit\n";
+	char buf[512];
+	int ret;
+	char *today, *old, *mid, *out;
+
+	snprintf(buf, sizeof(buf), text, "today");
+	today = run(buf, &ret);
+	ck_assert_int_eq(ret, 0);
+	snprintf(buf, sizeof(buf), text, "2.6.24");
+	old = run(buf, &ret);
+	ck_assert_int_eq(ret, 0);
+	snprintf(buf, sizeof(buf), text, "2.6.39");
+	mid = run(buf, &ret);
+	ck_assert_int_eq(ret, 0);
+	ck_assert_int_eq(field(today, " naps="), 0);
+	ck_assert_int_gt(field(today, "io_wait_us="), 0);
+	ck_assert_int_gt(field(old, " naps="), 0);
+	ck_assert_int_eq(field(old, "nap_us="), field(old, "io_wait_us="));
+	ck_assert_int_eq(field(mid, " naps="), 0);
+	ck_assert_int_eq(field(mid, "io_wait_us="), 0);
+	ck_assert_int_gt(value(mid, "/a", "scan_direct"), 10 * value(today, "/a", "scan_direct"));
+	ck_assert_ptr_nonnull(strstr(today, "task t exited"));
+	ck_assert_ptr_nonnull(strstr(old, "task t exited"));
+	ck_assert_ptr_nonnull(strstr(mid, "task t exited"));
+	ck_assert_int_ge(field(today, "task t exited end="), 2048 * 976562L / 1000);
+	ck_assert_int_ge(field(old, "task t exited end="), 2048 * 976562L / 1000);
+	ck_assert_int_ge(field(mid, "task t exited end="), 2048 * 976562L / 1000);
+	free(today);
+	free(old);
+	free(mid);
+	out = run("machine era=2.6.11\n", &ret);
+	ck_assert_int_ne(ret, 0);
+	ck_assert_ptr_nonnull(strstr(out, "era=today|2.6.24|2.6.39|3.2"));
+	free(out);
+}
+END_TEST
+
 /* The machine's nodes of unequal size, the disk and the LRU locks: a read
  * through the page cache (touch FILE) is charged to the reader's group
  * and, in order, costs one seek and then the transfers; the end block
@@ -388,6 +442,7 @@ UNIT_SUITE(replay)
 	tcase_add_test(tc, test_cpu_model_shares_cpus);
 	tcase_add_test(tc, test_nodes_disk_and_file_reads);
 	tcase_add_test(tc, test_disk_swap_cache_and_queue);
+	tcase_add_test(tc, test_eras_waits);
 	suite_add_tcase(s, tc);
 	return s;
 }
