@@ -167,18 +167,33 @@ static bool reclaim_swap_write(struct reclaim_ctl *rc, struct mcg_group *g, uint
 	return false;
 }
 
+/* may_write_to_queue (2.6 to 3.x): only kswapd (PF_SWAPWRITE) and the
+ * background reclaimers write to a congested queue; direct reclaim keeps
+ * the page for later (pageout's PAGE_KEEP). Today's kernels have no such
+ * skip. Without the machine's disk nothing is congested. An anon page is
+ * kept before it gets a slot (the kernel adds it to swap first, and keeps
+ * it dirty in the swap cache). */
+static bool reclaim_may_write(const struct reclaim_ctl *rc)
+{
+	struct mcg_engine *e = rc->e;
+
+	return !e->blk || e->m.era == MCG_ERA_TODAY || rc->ctx != RECLAIM_DIRECT ||
+	       !blk_congested(e, env_now(&e->env), BLK_WRITE);
+}
+
 static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t idx, bool anon)
 {
 	struct mcg_engine *e = rc->e;
 	struct page *p = &e->pages.pages[idx];
 	struct lru_vec *v = lru_vec_of(e, g, idx);
 	uint32_t slot = SWAP_NONE;
-	uint8_t flags;
+	uint8_t flags, kind;
 	bool doomed, reused = false;
 
 	/* accesses may still set bits of an isolated page: read them locked */
 	spin_lock(&v->lock);
 	flags = p->flags;
+	kind = p->kind;
 	spin_unlock(&v->lock);
 	if (flags & PG_REFERENCED) {
 		/* second chance: used since it was last looked at */
@@ -201,6 +216,12 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 	}
 	if (flags & PG_WRITEBACK) {
 		reclaim_putback_marked(rc, g, idx);
+		return false;
+	}
+	if (!reclaim_may_write(rc) &&
+	    (anon ? rc->may_swap && !(kind & PS_SWAPCACHE) : (flags & PG_DIRTY) != 0)) {
+		/* a page that needs a write, and the queue is congested */
+		reclaim_putback(rc, g, idx, 0, 0);
 		return false;
 	}
 	if (!anon && (flags & PG_DIRTY)) {

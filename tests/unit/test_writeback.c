@@ -407,6 +407,54 @@ START_TEST(test_writeback_end_after_move)
 }
 END_TEST
 
+/* may_write_to_queue (the older eras): with the write queue congested,
+ * direct reclaim leaves dirty pages for later and writes none, while a
+ * background reclaimer (kswapd's PF_SWAPWRITE) still writes them; today's
+ * direct reclaim writes (there is no such skip). */
+START_TEST(test_congested_queue_skipped_by_direct_reclaim)
+{
+	for (int era = 0; era < 2; era++) {
+		struct mcg_machine cfg = {
+			.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60,
+			.no_stock = true, .disk_seek_ns = 1000000000, .nr_requests = 4,
+			.era = era ? MCG_ERA_2_6_24 : MCG_ERA_TODAY,
+		};
+		struct mcg_engine *e;
+		struct mcg_group *a;
+		struct vm_object *fo;
+		struct blk_counts bc;
+		struct blk_io io;
+
+		prof_init(&cfg.prof, PROF_DEFAULT);
+		wb_test_now = 1000000000;
+		e = mcg_engine_new(&cfg, &(struct mcg_env){ &wb_test_env_ops, NULL }, NULL);
+		ck_assert_ptr_nonnull(e);
+		a = mk(e, "a", 0);
+		dirty_file(e, a, &fo, 40);
+		/* four writes of a second each: the queue of 4 is congested */
+		for (int i = 0; i < 4; i++)
+			ck_assert_int_eq(blk_submit(e, wb_test_now, BLK_WRITE, BLK_POS_NONE, 1, &io), 0);
+		ck_assert(blk_congested(e, wb_test_now, BLK_WRITE));
+		reclaim_subtree(a, 32, true, RECLAIM_DIRECT);
+		blk_counts(e, &bc);
+		if (era) {
+			ck_assert_int_eq(bc.writes, 4);          /* none of a's */
+			ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), 0);
+			ck_assert_int_eq(stat_local(a, STAT_DIRTY), 40);
+			/* the background reclaimer writes to it all the same */
+			reclaim_subtree(a, 8, true, RECLAIM_BACKGROUND);
+			blk_counts(e, &bc);
+		}
+		ck_assert_int_gt(bc.writes, 4);
+		ck_assert_int_lt(stat_local(a, STAT_DIRTY), 40);
+		CHECK_OK(e);
+		vm_object_free(fo);
+		mcg_put(a);
+		mcg_engine_free(e);
+	}
+}
+END_TEST
+
 /* Per-node dirty limits (seed 4.4): written page cache goes to the first
  * node under 20 % dirty, then the next; clean pages keep to the toucher's
  * node. */
@@ -451,6 +499,7 @@ UNIT_SUITE(writeback)
 	tcase_add_test(tc, test_swap_out_through_swap_cache);
 	tcase_add_test(tc, test_swap_write_immediate_reclaim);
 	tcase_add_test(tc, test_writeback_end_after_move);
+	tcase_add_test(tc, test_congested_queue_skipped_by_direct_reclaim);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
