@@ -7,6 +7,7 @@
 #include "engine/blkdev.h"
 #include "engine/charge.h"
 #include "engine/engine.h"
+#include "engine/flusher.h"
 #include "engine/internal.h"
 #include "engine/move.h"
 #include "engine/names.h"
@@ -50,7 +51,7 @@ struct mcg_engine *mcg_engine_new(const struct mcg_machine *m, const struct mcg_
 	    page_pool_init(&e->pages, e->m.mem_pages, e->m.nodes, e->m.node_pages) || uncharge_init(e) || charge_core_init(e) ||
 	    swap_init(e, e->m.swap_pages) || vm_init(e) || oom_init(e) || move_init(e) || wb_init(e) ||
 	    bgr_init(e) || soft_init(e) || rstat_init(e) || names_init(e) || zone_init(e) ||
-	    blk_init(e)) {
+	    blk_init(e) || flusher_init(e)) {
 		mcg_engine_free(e);
 		return NULL;
 	}
@@ -90,6 +91,7 @@ void mcg_engine_free(struct mcg_engine *e)
 	soft_destroy(e);               /* after the tree: it holds no reference */
 	names_destroy(e);              /* (nor does the name index) */
 	zone_destroy(e);
+	flusher_destroy(e);
 	blk_destroy(e);
 	pthread_rwlock_destroy(&e->tree_lock);
 	pthread_mutex_destroy(&e->id_lock);

@@ -72,6 +72,7 @@ struct rstat_state;
 struct soft_heap;
 struct zone_state;
 struct blk_dev;
+struct flusher;
 
 /* Called when a group with notify_on_release set becomes empty after having
  * had tasks or children: after an rmdir with no engine lock held, but on a
@@ -219,6 +220,7 @@ struct mcg_engine {
 	struct name_index *names;     /* (parent, name) -> live child (names.c) */
 	struct zone_state *zones;     /* with m.zones: watermarks' kswapd (zone.c) */
 	struct blk_dev *blk;          /* with a disk: the block device (blkdev.c) */
+	struct flusher *flusher;      /* with a disk: the flusher (flusher.c) */
 	/* with m.node_dirty_ratio: each node's dirty and writeback page cache */
 	atomic_long node_dirty[PAGE_MAX_NODES];
 };
@@ -487,6 +489,13 @@ struct vm_object {
 	atomic_long swapped;
 	struct charge_mode *mode;     /* how its faults charge (NULL: the
 				       * default); the owner's, set once */
+	/* with the machine's disk (flusher.c), under the object's lock: a
+	 * file's first dirtying since it was clean (0: clean) and where its
+	 * writeback goes on from; a task's pages dirtied since its last
+	 * balance_dirty_pages */
+	uint64_t dirtied_when;
+	uint32_t wb_index;
+	unsigned nr_dirtied;
 };
 
 struct vm_region {
@@ -725,6 +734,30 @@ bool blk_congested(struct mcg_engine *e, uint64_t now, enum blk_dir dir);
 uint64_t blk_congestion_wait(struct mcg_engine *e, uint64_t now, uint64_t timeout);
 /* The device's counts and queue geometry (all 0 without one). */
 void blk_counts(struct mcg_engine *e, struct blk_counts *c);
+
+/* ---- The flusher and dirty throttling (flusher.c, with a disk) ---- */
+
+/* An environment without workers (replay): when the flusher is due next
+ * (its periodic wake, or when balance_dirty_pages wanted it), UINT64_MAX
+ * without a disk. */
+uint64_t mcg_flusher_due(struct mcg_engine *e);
+/* One pass of the flusher at the environment's now: the files dirtied
+ * more than dirty_expire (30 s) ago, and more while the dirty pages are
+ * over the background threshold, written from where each file's
+ * writeback stopped, at most MAX_WRITEBACK_PAGES (1024) a file a round;
+ * the next periodic wake is dirty_writeback_interval (5 s) on. */
+void mcg_flusher_step(struct mcg_engine *e);
+
+struct mcg_flusher_counts {
+	long written;          /* pages the flusher wrote */
+	long passes;
+	long throttled;        /* balance_dirty_pages holding a writer */
+	long throttle_written; /* pages writers wrote themselves (<= 3.1) */
+	uint64_t pause_ns;     /* writers' time held */
+	long bg_thresh, thresh; /* the thresholds at the last check, pages */
+};
+
+void mcg_flusher_counts(struct mcg_engine *e, struct mcg_flusher_counts *c);
 
 /* An era by its name: today, 2.6.24, 2.6.39 or 3.2. 0 or -EINVAL. */
 int mcg_era_parse(const char *name, enum mcg_era *era);

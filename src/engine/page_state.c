@@ -80,14 +80,15 @@ bool pgstate_swapcache(struct mcg_engine *e, uint32_t idx, bool on)
 	return was;
 }
 
-void pgstate_accessed(struct mcg_engine *e, uint32_t idx, uint8_t set)
+uint8_t pgstate_accessed(struct mcg_engine *e, uint32_t idx, uint8_t set)
 {
 	struct page *p = &e->pages.pages[idx];
 	struct mcg_group *g = mcg_by_id_pinned(e, p->memcg);
 	struct lru_vec *v = lru_vec_of(e, g, idx);
-	uint8_t clear = 0;
+	uint8_t clear = 0, was;
 
 	spin_lock(&v->lock);
+	was = p->flags;
 	if ((p->kind & PK_MASK) == PK_ANON)
 		set &= (uint8_t)~(PG_DIRTY | PG_MAPPED);   /* page-cache states */
 	if ((p->flags & PG_REFERENCED) && !(p->flags & PG_ACTIVE)) {
@@ -98,4 +99,20 @@ void pgstate_accessed(struct mcg_engine *e, uint32_t idx, uint8_t set)
 	}
 	pgstate_flags_locked(e, g, idx, set, clear);
 	spin_unlock(&v->lock);
+	return was;
+}
+
+bool pgstate_start_writeback(struct mcg_engine *e, uint32_t idx)
+{
+	struct page *p = &e->pages.pages[idx];
+	struct mcg_group *g = mcg_by_id_pinned(e, p->memcg);
+	struct lru_vec *v = lru_vec_of(e, g, idx);
+	bool start;
+
+	spin_lock(&v->lock);
+	start = (p->flags & PG_DIRTY) && !(p->flags & PG_WRITEBACK) && !(p->kind & PS_ISOLATED);
+	if (start)
+		pgstate_flags_locked(e, g, idx, PG_WRITEBACK, PG_DIRTY);
+	spin_unlock(&v->lock);
+	return start;
 }

@@ -93,8 +93,12 @@ void pgstate_flags(struct mcg_engine *e, uint32_t idx, uint8_t set, uint8_t clea
 
 /* An access (mark_page_accessed): a referenced inactive page is promoted,
  * others get the referenced bit; set is added (dirty, mapped) for page
- * cache. All decided under the lruvec lock. */
-void pgstate_accessed(struct mcg_engine *e, uint32_t idx, uint8_t set);
+ * cache. All decided under the lruvec lock; returns the flags before. */
+uint8_t pgstate_accessed(struct mcg_engine *e, uint32_t idx, uint8_t set);   /* the old flags */
+
+/* The flusher's test: a dirty page not under writeback nor held by
+ * reclaim goes under writeback (clean), true; else nothing, false. */
+bool pgstate_start_writeback(struct mcg_engine *e, uint32_t idx);
 
 /* Set or clear a page's swap-cache state (its statistic follows); the
  * state it had. */

@@ -11,14 +11,16 @@
 
 #include "engine/charge.h"
 #include "engine/engine.h"
+#include "engine/flusher.h"
 #include "engine/internal.h"
 #include "engine/page_state.h"
 #include "engine/swap.h"
 #include "engine/vm.h"
 
-static void vm_accessed(struct mcg_engine *e, uint32_t idx, bool write, bool mapped)
+/* The page's flags before the access. */
+static uint8_t vm_accessed(struct mcg_engine *e, uint32_t idx, bool write, bool mapped)
 {
-	pgstate_accessed(e, idx, (uint8_t)((write ? PG_DIRTY : 0) | (mapped ? PG_MAPPED : 0)));
+	return pgstate_accessed(e, idx, (uint8_t)((write ? PG_DIRTY : 0) | (mapped ? PG_MAPPED : 0)));
 }
 
 int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_fault *fault)
@@ -54,10 +56,14 @@ int vm_touch_by(struct vm_object *who, struct vm_region *r, uint32_t i, unsigned
 			if (write && e->swap->nr_slots && t->kind != PK_FILE &&
 			    pgstate_swapcache(e, v, false))
 				swap_cache_drop(e, v);
-			vm_accessed(e, v, write, r->file != NULL);
+			bool dirtied = !(vm_accessed(e, v, write, r->file != NULL) & PG_DIRTY) &&
+				       write && t->kind == PK_FILE;
+
 			pthread_mutex_unlock(&o->lock);
 			mcg_put(charge_to);
 			*fault = VM_HIT;
+			if (dirtied)
+				flusher_dirtied(who, o);   /* balance_dirty_pages */
 			return 0;
 		}
 		pthread_mutex_unlock(&o->lock);
@@ -113,6 +119,8 @@ int vm_touch_by(struct vm_object *who, struct vm_region *r, uint32_t i, unsigned
 		if (*fault != VM_MINOR)
 			stat_add(faulter, STAT_PGMAJFAULT, 1);
 		mcg_put(charge_to);
+		if (write && t->kind == PK_FILE)
+			flusher_dirtied(who, o);      /* a new dirty page */
 		return 0;
 	}
 }

@@ -146,7 +146,9 @@ static void wb_finish(struct mcg_engine *e, const struct wb_entry *en, wb_reclai
 		bool isolated = p->kind & PS_ISOLATED;
 
 		bool listed = !isolated && (p->kind & PS_IMMEDIATE);
-		bool stay = !isolated && !listed && wb_no_rotate(e);
+		/* only a page reclaim marked rotates (rotate_reclaimable_page);
+		 * one the flusher wrote stays where it is */
+		bool stay = !isolated && !listed && (wb_no_rotate(e) || !was_reclaim);
 
 		pgstate_stats(g, p, -1);
 		if (!isolated && !stay)

@@ -98,6 +98,9 @@ struct rp {
 	 * wakeups moves, asleep once a pass finds every zone balanced */
 	bool ks_active;
 	uint64_t ks_ready;
+	/* the simulated flusher (with a disk): free again after its last
+	 * pass's waits */
+	uint64_t fl_free;
 	long ks_wakeups;
 	/* throttled direct reclaim */
 	struct rp_slots slots[RP_MAX];
@@ -709,6 +712,14 @@ static void rp_print_machine(struct rp *rp)
 				immediate, marked, listed, rescued);
 	}
 	if (rp->disk) {
+		struct mcg_flusher_counts fc;
+
+		mcg_flusher_counts(rp->e, &fc);
+		fprintf(rp->out, "flusher written=%ld passes=%ld throttled=%ld throttle_written=%ld"
+			" pause_us=%" PRIu64 " bg_thresh=%ld thresh=%ld\n", fc.written, fc.passes,
+			fc.throttled, fc.throttle_written, fc.pause_ns / 1000, fc.bg_thresh, fc.thresh);
+	}
+	if (rp->disk) {
 		struct blk_counts bc;
 
 		blk_counts(rp->e, &bc);
@@ -1032,6 +1043,30 @@ static void rp_ks_step(struct rp *rp)
 		rp->ks_active = false;
 }
 
+/* The simulated flusher's pass at at (mcg_flusher_step); its waits for a
+ * full request queue are its own time. */
+static void rp_fl_step(struct rp *rp, uint64_t at)
+{
+	rp->now = at;
+	rp->stall = 0;
+	mcg_flusher_step(rp->e);
+	rp->fl_free = rp->now + rp->stall;
+	rp->stall = 0;
+}
+
+/* When the flusher runs next: when it is due, once free, not before now */
+static uint64_t rp_fl_at(struct rp *rp)
+{
+	uint64_t due;
+
+	if (!rp->disk)
+		return UINT64_MAX;
+	due = mcg_flusher_due(rp->e);
+	if (due == UINT64_MAX)
+		return due;
+	return rp_max(rp_max(due, rp->fl_free), rp->now);
+}
+
 static int rp_simulate(struct rp *rp)
 {
 	uint64_t next_print = rp->every;
@@ -1044,10 +1079,17 @@ static int rp_simulate(struct rp *rp)
 		bool bg = rp->bg_active && rp->bg_ready <= t->ready;
 		uint64_t at = bg ? rp->bg_ready : t->ready;
 		bool ks = rp->ks_active && rp->ks_ready <= at;
+		uint64_t fl_at = rp_fl_at(rp);
+		bool fl;
 
 		if (ks) {
 			bg = false;
 			at = rp->ks_ready;
+		}
+		fl = fl_at <= at;
+		if (fl) {
+			bg = ks = false;
+			at = fl_at;
 		}
 
 		if (rp->until && at > rp->until)
@@ -1069,6 +1111,10 @@ static int rp_simulate(struct rp *rp)
 		}
 		if (ks) {
 			rp_ks_step(rp);
+			continue;
+		}
+		if (fl) {
+			rp_fl_step(rp, at);
 			continue;
 		}
 		rp->now = t->ready;

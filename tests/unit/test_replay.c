@@ -189,6 +189,53 @@ START_TEST(test_eras_waits)
 }
 END_TEST
 
+/* balance_dirty_pages (issue 22, item 4): a task writing 64M of a new file
+ * on a 256M machine with a 4 MB/s disk. Today's (3.2 on) pauses it, with
+ * no I/O of its own, once the dirty pages pass the setpoint (the middle of
+ * the 10 % and 20 % thresholds), so it cannot end before the disk wrote
+ * what was over the setpoint; 2.6.24's (thresholds 5 % and 10 %) makes it
+ * write chunks itself and nap, so it cannot end before the disk wrote what
+ * was over 10 %. Without a disk there is no flusher and no throttle. */
+START_TEST(test_dirty_throttle)
+{
+	static const char *text =
+		"machine memory=256M disk_seek=8ms disk_rate=4M era=%s\n"
+		"group /a\n"
+		"file f 64M\n"
+		"task t group=/a\n"
+		"t touch f seq write\n"
+		"t exit\n";
+	char buf[512];
+	int ret;
+	char *today, *old, *none;
+	long setpoint, limit;
+
+	snprintf(buf, sizeof(buf), text, "today");
+	today = run(buf, &ret);
+	ck_assert_int_eq(ret, 0);
+	snprintf(buf, sizeof(buf), text, "2.6.24");
+	old = run(buf, &ret);
+	ck_assert_int_eq(ret, 0);
+	none = run("machine memory=256M\ngroup /a\nfile f 64M\ntask t group=/a\n"
+		   "t touch f seq write\nt exit\n", &ret);
+	ck_assert_int_eq(ret, 0);
+	setpoint = (field(today, "bg_thresh=") + field(today, " thresh=")) / 2;
+	ck_assert_int_gt(field(today, "pause_us="), 0);
+	ck_assert_int_eq(field(today, "throttle_written="), 0);
+	ck_assert_int_ge(field(today, "task t exited end="), (16384 - setpoint) * 976562L / 1000);
+	limit = field(old, " thresh=");
+	ck_assert_int_eq(limit, field(today, " thresh=") / 2);
+	ck_assert_int_gt(field(old, "throttle_written="), 0);
+	ck_assert_int_gt(field(old, " naps="), 0);
+	ck_assert_int_ge(field(old, "task t exited end="), (16384 - limit) * 976562L / 1000);
+	ck_assert_ptr_null(strstr(none, "flusher "));
+	ck_assert_int_lt(field(none, "task t exited end="), field(today, "task t exited end=") / 4);
+	free(today);
+	free(old);
+	free(none);
+}
+END_TEST
+
 /* The machine's nodes of unequal size, the disk and the LRU locks: a read
  * through the page cache (touch FILE) is charged to the reader's group
  * and, in order, costs one seek and then the transfers; the end block
@@ -443,6 +490,7 @@ UNIT_SUITE(replay)
 	tcase_add_test(tc, test_nodes_disk_and_file_reads);
 	tcase_add_test(tc, test_disk_swap_cache_and_queue);
 	tcase_add_test(tc, test_eras_waits);
+	tcase_add_test(tc, test_dirty_throttle);
 	suite_add_tcase(s, tc);
 	return s;
 }

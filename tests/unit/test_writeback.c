@@ -455,6 +455,79 @@ START_TEST(test_congested_queue_skipped_by_direct_reclaim)
 }
 END_TEST
 
+/* The flusher (issue 22, item 4): a file's dirty pages are written once
+ * they are 30 s old (kupdate, every 5 s), not before while the dirty pages
+ * are under the background threshold (10 % of dirtyable memory); over it,
+ * young pages are written too, down to the threshold. Written pages stay
+ * where they are on the LRU (only reclaim's rotate). */
+START_TEST(test_flusher_expiry_and_background)
+{
+	struct mcg_machine cfg = {
+		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
+		.disk_seek_ns = 1000000, .disk_xfer_ns = 100000,
+	};
+	struct mcg_engine *e;
+	struct mcg_group *a;
+	struct vm_object *t, *file, *big;
+	struct vm_region *fr, *m, *br, *bm;
+	struct mcg_flusher_counts fc;
+	long tail_before;
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	wb_test_now = 1000000000;
+	e = mcg_engine_new(&cfg, &(struct mcg_env){ &wb_test_env_ops, NULL }, NULL);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_uint_eq(mcg_flusher_due(e), wb_test_now + 5000000000ull);
+	a = mk(e, "a", 0);
+	t = vm_object_new(e, a, true, 1);
+	file = vm_object_new(e, a, false, 2);
+	ck_assert_int_eq(vm_region_new(file, PK_FILE, 40, &fr), 0);
+	ck_assert_int_eq(vm_map_file(t, fr, 0, 40, &m), 0);
+	fill(m, 40);                                    /* 40 dirty pages at 1 s */
+	ck_assert_int_eq(stat_local(a, STAT_DIRTY), 40);
+	tail_before = stat_lru_local(a, LRU_INACTIVE_FILE, -1);
+	/* 10 s old, 40 pages under the threshold: nothing written */
+	wb_test_now += 10000000000ull;
+	mcg_flusher_step(e);
+	ck_assert_int_eq(stat_local(a, STAT_DIRTY), 40);
+	ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), 0);
+	/* 31 s old: all written, in order (one seek) */
+	wb_test_now += 21000000000ull;
+	mcg_flusher_step(e);
+	ck_assert_int_eq(stat_local(a, STAT_DIRTY), 0);
+	ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), 40);
+	mcg_flusher_counts(e, &fc);
+	ck_assert_int_eq(fc.written, 40);
+	ck_assert_int_eq(fc.bg_thresh, fc.thresh / 2);
+	ck_assert_int_gt(fc.bg_thresh, 40);
+	/* the disk wrote them: clean, where they were */
+	wb_test_now += 1000000000ull;
+	mcg_flusher_step(e);
+	ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), 0);
+	ck_assert_int_eq(stat_lru_local(a, LRU_INACTIVE_FILE, -1), tail_before);
+	CHECK_OK(e);
+	/* a young file dirtying more than the background threshold: written
+	 * down to it at the next pass */
+	big = vm_object_new(e, a, false, 3);
+	ck_assert_int_eq(vm_region_new(big, PK_FILE, 1024, &br), 0);
+	ck_assert_int_eq(vm_map_file(t, br, 0, 1024, &bm), 0);
+	fill(bm, 1024);
+	mcg_flusher_counts(e, &fc);
+	ck_assert_int_gt(1024, fc.bg_thresh);
+	ck_assert_uint_le(mcg_flusher_due(e), wb_test_now);   /* wanted now */
+	mcg_flusher_step(e);
+	mcg_flusher_counts(e, &fc);
+	ck_assert_int_le(stat_local(a, STAT_DIRTY), fc.bg_thresh);
+	ck_assert_int_ge(stat_local(a, STAT_WRITEBACK), 1024 - fc.bg_thresh);
+	CHECK_OK(e);
+	vm_object_free(t);
+	vm_object_free(file);
+	vm_object_free(big);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
 /* Per-node dirty limits (seed 4.4): written page cache goes to the first
  * node under 20 % dirty, then the next; clean pages keep to the toucher's
  * node. */
@@ -500,6 +573,7 @@ UNIT_SUITE(writeback)
 	tcase_add_test(tc, test_swap_write_immediate_reclaim);
 	tcase_add_test(tc, test_writeback_end_after_move);
 	tcase_add_test(tc, test_congested_queue_skipped_by_direct_reclaim);
+	tcase_add_test(tc, test_flusher_expiry_and_background);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
