@@ -37,15 +37,18 @@
  *   - a major fault (a page-cache miss or a swap-in) waits for the disk,
  *     off the CPU: one request at a time, 8 ms of seek unless it follows
  *     the previous access, then 68 us to transfer 4 KiB at 60 MB/s;
- *   - swap-out writes go to the same disk (a seek and the transfer per
- *     batch), asynchronously: the reclaimer does not wait for them;
+ *   - the disk is the machine's one block device (128 requests a
+ *     direction, merged when they follow each other): swap-outs go
+ *     through the swap cache (a page comes back once written), writeback
+ *     and the flusher's writes go to it too;
  *   - reclaim costs 200 ns of CPU per page scanned (direct: the charging
  *     job's; background: the reclaimer's own CPU time), spent holding the
  *     group's LRU lock: scans of one group serialise, and a scanner waiting
  *     for the lock spins on its CPU;
- *   - writeback: 60 MB/s with 8 ms latency; direct reclaim waits for a
- *     page it finds under writeback (legacy memcg has no dirty throttle),
- *     background reclaim never waits;
+ *   - the eras' waits (docs/design.md, "The block device"): the build runs
+ *     2.6.24's (no wait for writeback in memcg reclaim, congestion_wait in
+ *     the charge loop and the priority loop, balance_dirty_pages writing
+ *     chunks itself), Ying Han's scenario 2.6.39's (wait_iff_congested);
  *   - 8 simulated CPUs shared by the jobs and the background reclaimer;
  *     waits (the disk, writeback, a reclaim slot) do not hold a CPU.
  */
@@ -99,7 +102,7 @@ static char *scenario(int jobs, const struct config *c, const char *limit)
 	if (!f)
 		return NULL;
 	fprintf(f, "seed 1\n"
-		   "machine memory=2G swap=1G cpus=8 nodes=2 watermarks=%d throttle=%d" MACHINE "\n"
+		   "machine memory=2G swap=1G cpus=8 nodes=2 watermarks=%d throttle=%d era=2.6.24" MACHINE "\n"
 		   COSTS
 		   "group /kb%s%s\n"
 		   "file src 256M\n"
@@ -143,7 +146,7 @@ static char *ying(bool write, bool bg)
 	if (!f)
 		return NULL;
 	fprintf(f, "seed 1\n"
-		   "machine memory=2G swap=0 cpus=4 nodes=1 watermarks=%d throttle=0" MACHINE "\n"
+		   "machine memory=2G swap=0 cpus=4 nodes=1 watermarks=%d throttle=0 era=2.6.39" MACHINE "\n"
 		   COSTS
 		   "group /y limit=500M%s\n"
 		   "file big %dM\n"

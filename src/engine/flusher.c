@@ -116,16 +116,20 @@ static long fl_dirty(struct mcg_engine *e)
 }
 
 /* Up to max of file o's dirty pages under writeback from its
- * writeback_index on; *clean when a whole lap of it found none left. */
-static long fl_write_file(struct mcg_engine *e, struct vm_object *o, long max, bool *clean)
+ * writeback_index on. A whole lap that leaves no dirty page (none met, or
+ * every one met now written) makes the file clean: its age goes, and its
+ * next dirtying starts a new one. */
+static long fl_write_file(struct mcg_engine *e, struct vm_object *o, long max)
 {
 	struct vm_region *r = o->regions;
 	long written = 0;
 	uint32_t scanned = 0;
+	bool busy = false;                /* dirty pages left behind */
 
-	*clean = false;
 	if (!r || !r->npages) {
-		*clean = true;
+		pthread_mutex_lock(&o->lock);
+		o->dirtied_when = 0;
+		pthread_mutex_unlock(&o->lock);
 		return 0;
 	}
 	while (written < max && scanned < r->npages) {
@@ -136,23 +140,26 @@ static long fl_write_file(struct mcg_engine *e, struct vm_object *o, long max, b
 		while (n < FL_BATCH && written + n < max && scanned < r->npages) {
 			uint32_t i = o->wb_index % r->npages;
 			uint32_t v = atomic_load(&r->slot[i]);
+			int st;
 
 			o->wb_index = i + 1;
 			scanned++;
-			if (v != VM_EMPTY && (v & VM_TAG_MASK) == VM_TAG_PAGE &&
-			    pgstate_start_writeback(e, v)) {
+			if (v == VM_EMPTY || (v & VM_TAG_MASK) != VM_TAG_PAGE)
+				continue;
+			st = pgstate_start_writeback(e, v);
+			busy |= st < 0;
+			if (st > 0) {
 				idx[n] = v;
 				vpage[n++] = r->vbase + i;
 			}
 		}
-		if (scanned >= r->npages && n == 0 && written == 0)
-			o->dirtied_when = 0;          /* nothing dirty left */
+		if (scanned >= r->npages && !busy)
+			o->dirtied_when = 0;          /* clean once these are out */
 		pthread_mutex_unlock(&o->lock);
 		for (int k = 0; k < n; k++)
 			wb_submit(e, idx[k], vpage[k]);
 		written += n;
 	}
-	*clean = scanned >= r->npages && written == 0;
 	return written;
 }
 
@@ -165,7 +172,6 @@ static long fl_round(struct mcg_engine *e, uint64_t cutoff, long want)
 
 	for (struct vm_object *o = vm_space_objects(e->vm); o && written < want; o = o->next) {
 		uint64_t when;
-		bool clean;
 		long max = want - written < FL_MAX_WRITEBACK ? want - written : FL_MAX_WRITEBACK;
 
 		if (o->is_task)
@@ -175,7 +181,7 @@ static long fl_round(struct mcg_engine *e, uint64_t cutoff, long want)
 		pthread_mutex_unlock(&o->lock);
 		if (!when || when > cutoff)
 			continue;
-		written += fl_write_file(e, o, max, &clean);
+		written += fl_write_file(e, o, max);
 	}
 	return written;
 }
@@ -311,7 +317,7 @@ void flusher_dirtied(struct vm_object *who, struct vm_object *o)
 	if (dirty > bg) {
 		pthread_mutex_lock(&f->lock);
 		if (!f->wanted_at)
-			f->wanted_at = now;
+			f->wanted_at = now ? now : 1;
 		pthread_mutex_unlock(&f->lock);
 	}
 	dirty += rstat_item(e->root, STAT_WRITEBACK);

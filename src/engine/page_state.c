@@ -91,6 +91,8 @@ uint8_t pgstate_accessed(struct mcg_engine *e, uint32_t idx, uint8_t set)
 	was = p->flags;
 	if ((p->kind & PK_MASK) == PK_ANON)
 		set &= (uint8_t)~(PG_DIRTY | PG_MAPPED);   /* page-cache states */
+	else if ((p->kind & PK_MASK) == PK_SHMEM)
+		set &= (uint8_t)~PG_DIRTY;   /* shmem is never accounted dirty */
 	if ((p->flags & PG_REFERENCED) && !(p->flags & PG_ACTIVE)) {
 		set |= PG_ACTIVE;
 		clear |= PG_REFERENCED;
@@ -102,17 +104,25 @@ uint8_t pgstate_accessed(struct mcg_engine *e, uint32_t idx, uint8_t set)
 	return was;
 }
 
-bool pgstate_start_writeback(struct mcg_engine *e, uint32_t idx)
+int pgstate_start_writeback(struct mcg_engine *e, uint32_t idx)
 {
 	struct page *p = &e->pages.pages[idx];
 	struct mcg_group *g = mcg_by_id_pinned(e, p->memcg);
 	struct lru_vec *v = lru_vec_of(e, g, idx);
-	bool start;
+	int ret = 0;
 
 	spin_lock(&v->lock);
-	start = (p->flags & PG_DIRTY) && !(p->flags & PG_WRITEBACK) && !(p->kind & PS_ISOLATED);
-	if (start)
-		pgstate_flags_locked(e, g, idx, PG_WRITEBACK, PG_DIRTY);
+	if (p->flags & PG_DIRTY) {
+		ret = -1;
+		if (!(p->flags & PG_WRITEBACK) && !(p->kind & PS_ISOLATED)) {
+			/* in place: set_page_writeback moves no page (neither
+			 * flag changes its list) */
+			pgstate_stats(g, p, -1);
+			p->flags = (uint8_t)((p->flags | PG_WRITEBACK) & ~PG_DIRTY);
+			pgstate_stats(g, p, 1);
+			ret = 1;
+		}
+	}
 	spin_unlock(&v->lock);
-	return start;
+	return ret;
 }

@@ -97,8 +97,9 @@ void pgstate_flags(struct mcg_engine *e, uint32_t idx, uint8_t set, uint8_t clea
 uint8_t pgstate_accessed(struct mcg_engine *e, uint32_t idx, uint8_t set);   /* the old flags */
 
 /* The flusher's test: a dirty page not under writeback nor held by
- * reclaim goes under writeback (clean), true; else nothing, false. */
-bool pgstate_start_writeback(struct mcg_engine *e, uint32_t idx);
+ * reclaim goes under writeback (clean), where it is on its list: 1; a
+ * dirty page that cannot (written or held already): -1; a clean one: 0. */
+int pgstate_start_writeback(struct mcg_engine *e, uint32_t idx);
 
 /* Set or clear a page's swap-cache state (its statistic follows); the
  * state it had. */

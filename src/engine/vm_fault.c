@@ -70,7 +70,7 @@ int vm_touch_by(struct vm_object *who, struct vm_region *r, uint32_t i, unsigned
 
 		/* the faulting task's mode, not the file's */
 		idx = charge_new_page(charge_to, cpu, cpu, t->kind, t->vbase + off,
-				      (write && t->kind != PK_ANON ? PG_DIRTY : 0) |
+				      (write && t->kind == PK_FILE ? PG_DIRTY : 0) |
 				      (t->mapped ? PG_MAPPED : 0), who->mode);
 		if (idx < 0) {
 			mcg_put(charge_to);

@@ -13,6 +13,8 @@
 #include "engine/charge.h"
 #include "engine/check.h"
 #include "engine/engine.h"
+#include "engine/internal.h"
+#include "engine/lru.h"
 #include "engine/move.h"
 #include "engine/oom.h"
 #include "engine/reclaim.h"
@@ -457,58 +459,80 @@ END_TEST
 
 /* The flusher (issue 22, item 4): a file's dirty pages are written once
  * they are 30 s old (kupdate, every 5 s), not before while the dirty pages
- * are under the background threshold (10 % of dirtyable memory); over it,
- * young pages are written too, down to the threshold. Written pages stay
- * where they are on the LRU (only reclaim's rotate). */
+ * are under the background threshold (10 % of dirtyable memory); a page
+ * dirtied again while its write is in flight is not forgotten; written
+ * pages keep their place on the LRU (only reclaim's rotate); shmem is
+ * never dirty; over the background threshold, young pages are written
+ * too, down to it. The disk takes a second a page. */
 START_TEST(test_flusher_expiry_and_background)
 {
 	struct mcg_machine cfg = {
 		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
-		.disk_seek_ns = 1000000, .disk_xfer_ns = 100000,
+		.disk_seek_ns = 1000000, .disk_xfer_ns = 1000000000,
 	};
+	uint64_t t0 = 1000000000, s = 1000000000;
 	struct mcg_engine *e;
 	struct mcg_group *a;
-	struct vm_object *t, *file, *big;
-	struct vm_region *fr, *m, *br, *bm;
+	struct vm_object *t, *file, *clean, *big;
+	struct vm_region *fr, *m, *cr, *cm, *br, *bm, *sr;
 	struct mcg_flusher_counts fc;
-	long tail_before;
+	uint32_t tail_before;
+	enum vm_fault f;
 
 	prof_init(&cfg.prof, PROF_DEFAULT);
-	wb_test_now = 1000000000;
+	wb_test_now = t0;
 	e = mcg_engine_new(&cfg, &(struct mcg_env){ &wb_test_env_ops, NULL }, NULL);
 	ck_assert_ptr_nonnull(e);
-	ck_assert_uint_eq(mcg_flusher_due(e), wb_test_now + 5000000000ull);
+	ck_assert_uint_eq(mcg_flusher_due(e), t0 + 5 * s);
 	a = mk(e, "a", 0);
 	t = vm_object_new(e, a, true, 1);
 	file = vm_object_new(e, a, false, 2);
+	clean = vm_object_new(e, a, false, 3);
 	ck_assert_int_eq(vm_region_new(file, PK_FILE, 40, &fr), 0);
 	ck_assert_int_eq(vm_map_file(t, fr, 0, 40, &m), 0);
-	fill(m, 40);                                    /* 40 dirty pages at 1 s */
+	ck_assert_int_eq(vm_region_new(clean, PK_FILE, 10, &cr), 0);
+	ck_assert_int_eq(vm_map_file(t, cr, 0, 10, &cm), 0);
+	fill(m, 40);                                    /* 40 dirty pages at t0 */
+	for (uint32_t i = 0; i < 10; i++)               /* then 10 clean ones */
+		ck_assert_int_eq(vm_touch(cm, i, 0, false, &f), 0);
 	ck_assert_int_eq(stat_local(a, STAT_DIRTY), 40);
-	tail_before = stat_lru_local(a, LRU_INACTIVE_FILE, -1);
+	tail_before = a->lruvec[0].list[LRU_INACTIVE_FILE].tail;   /* dirty page 0 */
 	/* 10 s old, 40 pages under the threshold: nothing written */
-	wb_test_now += 10000000000ull;
+	wb_test_now = t0 + 10 * s;
 	mcg_flusher_step(e);
 	ck_assert_int_eq(stat_local(a, STAT_DIRTY), 40);
 	ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), 0);
-	/* 31 s old: all written, in order (one seek) */
-	wb_test_now += 21000000000ull;
+	/* 31 s old: all written, and where they were */
+	wb_test_now = t0 + 31 * s;
 	mcg_flusher_step(e);
 	ck_assert_int_eq(stat_local(a, STAT_DIRTY), 0);
 	ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), 40);
+	ck_assert_uint_eq(a->lruvec[0].list[LRU_INACTIVE_FILE].tail, tail_before);
 	mcg_flusher_counts(e, &fc);
 	ck_assert_int_eq(fc.written, 40);
 	ck_assert_int_eq(fc.bg_thresh, fc.thresh / 2);
 	ck_assert_int_gt(fc.bg_thresh, 40);
-	/* the disk wrote them: clean, where they were */
-	wb_test_now += 1000000000ull;
+	/* the last page written again while its write is in flight (until
+	 * t0 + 71 s): the next pass cannot start it and must not forget it */
+	ck_assert_int_eq(vm_touch(m, 39, 0, true, &f), 0);
+	ck_assert_int_eq(stat_local(a, STAT_DIRTY), 1);
+	wb_test_now = t0 + 36 * s;
 	mcg_flusher_step(e);
-	ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), 0);
-	ck_assert_int_eq(stat_lru_local(a, LRU_INACTIVE_FILE, -1), tail_before);
+	ck_assert_int_eq(stat_local(a, STAT_DIRTY), 1);
+	wb_test_now = t0 + 76 * s;
+	mcg_flusher_step(e);                            /* written again */
+	ck_assert_int_eq(stat_local(a, STAT_DIRTY), 0);
+	ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), 1);
+	ck_assert_uint_eq(a->lruvec[0].list[LRU_INACTIVE_FILE].tail, tail_before);
 	CHECK_OK(e);
+	/* shmem written is never accounted dirty */
+	ck_assert_int_eq(vm_region_new(t, PK_SHMEM, 8, &sr), 0);
+	fill(sr, 8);
+	ck_assert_int_eq(stat_local(a, STAT_SHMEM), 8);
+	ck_assert_int_eq(stat_local(a, STAT_DIRTY), 0);
 	/* a young file dirtying more than the background threshold: written
 	 * down to it at the next pass */
-	big = vm_object_new(e, a, false, 3);
+	big = vm_object_new(e, a, false, 4);
 	ck_assert_int_eq(vm_region_new(big, PK_FILE, 1024, &br), 0);
 	ck_assert_int_eq(vm_map_file(t, br, 0, 1024, &bm), 0);
 	fill(bm, 1024);
@@ -522,6 +546,7 @@ START_TEST(test_flusher_expiry_and_background)
 	CHECK_OK(e);
 	vm_object_free(t);
 	vm_object_free(file);
+	vm_object_free(clean);
 	vm_object_free(big);
 	mcg_put(a);
 	mcg_engine_free(e);
