@@ -1,6 +1,7 @@
 /* test_replay.c: scenarios run deterministically; kills, OOM waits, timed
  * limit changes and errors with line numbers. */
 #include <check.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,22 @@ static char *run(const char *text, int *ret)
 	}
 	free(ebuf);
 	return buf;
+}
+
+/* Run format fmt with its one %s as arg; ok: it must succeed (else fail). */
+static char *run_with(const char *fmt, const char *arg, bool ok)
+{
+	char text[1024];
+	int ret;
+	char *out;
+
+	snprintf(text, sizeof(text), fmt, arg);
+	out = run(text, &ret);
+	if (ok)
+		ck_assert_msg(ret == 0, "%s", out);
+	else
+		ck_assert_int_ne(ret, 0);
+	return out;
 }
 
 /* The value of key on the last line that starts with pat (a format with
@@ -99,7 +116,6 @@ START_TEST(test_disk_swap_cache_and_queue)
 		"task t group=/a\n"
 		"t touch f random count=4096 write\n"
 		"t exit\n";
-	char buf[512];
 	int ret;
 	char *out, *deep, *shallow;
 	long written;
@@ -113,12 +129,8 @@ START_TEST(test_disk_swap_cache_and_queue)
 	/* the 4,096 pages that had to go, 1e9 / 1024 ns each */
 	ck_assert_int_ge(field(out, "task t exited end="), 4096 * 976562L / 1000);
 	free(out);
-	snprintf(buf, sizeof(buf), writer, "128");
-	deep = run(buf, &ret);
-	ck_assert_int_eq(ret, 0);
-	snprintf(buf, sizeof(buf), writer, "4");
-	shallow = run(buf, &ret);
-	ck_assert_int_eq(ret, 0);
+	deep = run_with(writer, "128", true);
+	shallow = run_with(writer, "4", true);
 	ck_assert_ptr_nonnull(strstr(deep, " nr_requests=128 full_waits="));
 	ck_assert_ptr_nonnull(strstr(shallow, " nr_requests=4 full_waits="));
 	ck_assert_int_gt(field(shallow, "full_waits="), field(deep, "full_waits="));
@@ -127,9 +139,7 @@ START_TEST(test_disk_swap_cache_and_queue)
 	ck_assert_int_eq(field(shallow, "busy_us="), field(deep, "busy_us="));
 	free(deep);
 	free(shallow);
-	snprintf(buf, sizeof(buf), writer, "0");
-	out = run(buf, &ret);
-	ck_assert_int_ne(ret, 0);
+	out = run_with(writer, "0", false);
 	ck_assert_ptr_nonnull(strstr(out, "bad nr_requests 0"));
 	free(out);
 }
@@ -153,19 +163,12 @@ START_TEST(test_eras_waits)
 		"t alloc anon heap 16M\n"
 		"t touch heap seq write\n"
 		"t exit\n";
-	char buf[512];
 	int ret;
 	char *today, *old, *mid, *out;
 
-	snprintf(buf, sizeof(buf), text, "today");
-	today = run(buf, &ret);
-	ck_assert_int_eq(ret, 0);
-	snprintf(buf, sizeof(buf), text, "2.6.24");
-	old = run(buf, &ret);
-	ck_assert_int_eq(ret, 0);
-	snprintf(buf, sizeof(buf), text, "2.6.39");
-	mid = run(buf, &ret);
-	ck_assert_int_eq(ret, 0);
+	today = run_with(text, "today", true);
+	old = run_with(text, "2.6.24", true);
+	mid = run_with(text, "2.6.39", true);
 	ck_assert_int_eq(field(today, " naps="), 0);
 	ck_assert_int_gt(field(today, "io_wait_us="), 0);
 	ck_assert_int_gt(field(old, " naps="), 0);
@@ -205,17 +208,12 @@ START_TEST(test_dirty_throttle)
 		"task t group=/a\n"
 		"t touch f seq write\n"
 		"t exit\n";
-	char buf[512];
 	int ret;
 	char *today, *old, *none;
 	long setpoint, limit;
 
-	snprintf(buf, sizeof(buf), text, "today");
-	today = run(buf, &ret);
-	ck_assert_int_eq(ret, 0);
-	snprintf(buf, sizeof(buf), text, "2.6.24");
-	old = run(buf, &ret);
-	ck_assert_int_eq(ret, 0);
+	today = run_with(text, "today", true);
+	old = run_with(text, "2.6.24", true);
 	none = run("machine memory=256M\ngroup /a\nfile f 64M\ntask t group=/a\n"
 		   "t touch f seq write\nt exit\n", &ret);
 	ck_assert_int_eq(ret, 0);

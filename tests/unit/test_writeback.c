@@ -61,17 +61,31 @@ static void wb_test_sleep(uint64_t ns, void *arg)
 
 static const struct mcg_env_ops wb_test_env_ops = { .now = wb_test_clock, .sleep = wb_test_sleep };
 
-static struct mcg_engine *wb_engine(bool immediate)
+/* The small machine (4096 pages, one node and CPU, no stock) with what
+ * cfg adds (the disk, swap, a policy), in the test's simulated time from
+ * 1 s. */
+static struct mcg_engine *wb_sim_engine(struct mcg_machine cfg)
 {
-	struct mcg_machine cfg = {
-		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
-		.wb_pages_per_s = 1000, .wb_latency_ns = 2000000,
-		.immediate_reclaim = immediate,
-	};
+	struct mcg_engine *e;
 
+	cfg.mem_pages = cfg.mem_pages ? cfg.mem_pages : 4096;
+	cfg.nodes = cfg.nodes ? cfg.nodes : 1;
+	cfg.cpus = 1;
+	cfg.vm_swappiness = 60;
+	cfg.no_stock = true;
 	prof_init(&cfg.prof, PROF_DEFAULT);
 	wb_test_now = 1000000000;
-	return mcg_engine_new(&cfg, &(struct mcg_env){ &wb_test_env_ops, NULL }, NULL);
+	e = mcg_engine_new(&cfg, &(struct mcg_env){ &wb_test_env_ops, NULL }, NULL);
+	ck_assert_ptr_nonnull(e);
+	return e;
+}
+
+/* ... with the writeback device's own bandwidth and latency (1000 pages a
+ * second, 2 ms), reclaiming at writeback's end (immediate) or not. */
+static struct mcg_engine *wb_engine(bool immediate)
+{
+	return wb_sim_engine((struct mcg_machine){ .wb_pages_per_s = 1000, .wb_latency_ns = 2000000,
+						   .immediate_reclaim = immediate });
 }
 
 static void dirty_file(struct mcg_engine *e, struct mcg_group *a, struct vm_object **fo, int n)
@@ -160,7 +174,6 @@ START_TEST(test_writeback_immediate_list)
 {
 	struct mcg_engine *e;
 	struct mcg_machine cfg = {
-		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
 		.wb_pages_per_s = 1000, .wb_latency_ns = 2000000, .immediate_list = true,
 	};
 	struct mcg_group *a;
@@ -168,9 +181,7 @@ START_TEST(test_writeback_immediate_list)
 	struct mcg_reclaim_counts rc;
 	long inflight, done, rotated, immediate, marked, listed, rescued, scanned;
 
-	prof_init(&cfg.prof, PROF_DEFAULT);
-	wb_test_now = 1000000000;
-	e = mcg_engine_new(&cfg, &(struct mcg_env){ &wb_test_env_ops, NULL }, NULL);
+	e = wb_sim_engine(cfg);
 	a = mk(e, "a", 0);
 	dirty_file(e, a, &fo, 40);
 	ck_assert_int_eq(reclaim_subtree(a, 40, false, RECLAIM_BACKGROUND), 0);
@@ -242,8 +253,7 @@ END_TEST
 START_TEST(test_swap_out_through_swap_cache)
 {
 	struct mcg_machine cfg = {
-		.mem_pages = 4096, .swap_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60,
-		.no_stock = true, .disk_seek_ns = 1000000, .disk_xfer_ns = 1000000,
+		.swap_pages = 4096, .disk_seek_ns = 1000000, .disk_xfer_ns = 1000000,
 	};
 	struct mcg_engine *e;
 	struct mcg_group *a, *b;
@@ -253,10 +263,7 @@ START_TEST(test_swap_out_through_swap_cache)
 	struct blk_counts bc;
 	enum vm_fault f;
 
-	prof_init(&cfg.prof, PROF_DEFAULT);
-	wb_test_now = 1000000000;
-	e = mcg_engine_new(&cfg, &(struct mcg_env){ &wb_test_env_ops, NULL }, NULL);
-	ck_assert_ptr_nonnull(e);
+	e = wb_sim_engine(cfg);
 	a = mk(e, "a", 0);
 	o = vm_object_new(e, a, true, 1);
 	ck_assert_int_eq(vm_region_new(o, PK_ANON, 64, &r), 0);
@@ -327,8 +334,7 @@ END_TEST
 START_TEST(test_swap_write_immediate_reclaim)
 {
 	struct mcg_machine cfg = {
-		.mem_pages = 4096, .swap_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60,
-		.no_stock = true, .disk_seek_ns = 1000000, .disk_xfer_ns = 1000000,
+		.swap_pages = 4096, .disk_seek_ns = 1000000, .disk_xfer_ns = 1000000,
 		.immediate_reclaim = true,
 	};
 	struct mcg_engine *e;
@@ -339,10 +345,7 @@ START_TEST(test_swap_write_immediate_reclaim)
 	enum vm_fault f;
 	int swapins = 0;
 
-	prof_init(&cfg.prof, PROF_DEFAULT);
-	wb_test_now = 1000000000;
-	e = mcg_engine_new(&cfg, &(struct mcg_env){ &wb_test_env_ops, NULL }, NULL);
-	ck_assert_ptr_nonnull(e);
+	e = wb_sim_engine(cfg);
 	a = mk(e, "a", 0);
 	o = vm_object_new(e, a, true, 1);
 	ck_assert_int_eq(vm_region_new(o, PK_ANON, 64, &r), 0);
@@ -417,8 +420,7 @@ START_TEST(test_congested_queue_skipped_by_direct_reclaim)
 {
 	for (int era = 0; era < 2; era++) {
 		struct mcg_machine cfg = {
-			.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60,
-			.no_stock = true, .disk_seek_ns = 1000000000, .nr_requests = 4,
+			.disk_seek_ns = 1000000000, .nr_requests = 4,
 			.era = era ? MCG_ERA_2_6_24 : MCG_ERA_TODAY,
 		};
 		struct mcg_engine *e;
@@ -427,10 +429,7 @@ START_TEST(test_congested_queue_skipped_by_direct_reclaim)
 		struct blk_counts bc;
 		struct blk_io io;
 
-		prof_init(&cfg.prof, PROF_DEFAULT);
-		wb_test_now = 1000000000;
-		e = mcg_engine_new(&cfg, &(struct mcg_env){ &wb_test_env_ops, NULL }, NULL);
-		ck_assert_ptr_nonnull(e);
+		e = wb_sim_engine(cfg);
 		a = mk(e, "a", 0);
 		dirty_file(e, a, &fo, 40);
 		/* four writes of a second each: the queue of 4 is congested */
@@ -467,7 +466,6 @@ END_TEST
 START_TEST(test_flusher_expiry_and_background)
 {
 	struct mcg_machine cfg = {
-		.mem_pages = 4096, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
 		.disk_seek_ns = 1000000, .disk_xfer_ns = 1000000000,
 	};
 	uint64_t t0 = 1000000000, s = 1000000000;
@@ -479,10 +477,7 @@ START_TEST(test_flusher_expiry_and_background)
 	uint32_t tail_before;
 	enum vm_fault f;
 
-	prof_init(&cfg.prof, PROF_DEFAULT);
-	wb_test_now = t0;
-	e = mcg_engine_new(&cfg, &(struct mcg_env){ &wb_test_env_ops, NULL }, NULL);
-	ck_assert_ptr_nonnull(e);
+	e = wb_sim_engine(cfg);
 	ck_assert_uint_eq(mcg_flusher_due(e), t0 + 5 * s);
 	a = mk(e, "a", 0);
 	t = vm_object_new(e, a, true, 1);
