@@ -9,10 +9,13 @@
  * The machine's zones (zone.c) reclaim one node of every group at a time
  * (reclaim_zone), in 2.6.3's scan or through the accumulators. Pages
  * are isolated under the lruvec lock and decided with no lock held, so an
- * owner may free a page concurrently (it is then finished here). Never
- * charges; sleeps only in the writeback device's wait (wb_wait, through
- * the environment's sleep) for a page marked for reclaim under
- * writeback, as legacy memcg reclaim does. */
+ * owner may free a page concurrently (it is then finished here). With
+ * the machine's disk, anon pages go to swap through the swap cache and
+ * the eras' waits apply (docs/design.md, "The block device"). Never
+ * charges; sleeps only through the environment's sleep: in the writeback
+ * device's wait (wb_wait) for a page marked for reclaim under writeback,
+ * as legacy memcg reclaim does, for a full request queue (wb_submit), and
+ * in the congestion nap (reclaim_congestion_nap). */
 #include <stdlib.h>
 #include <string.h>
 
