@@ -234,7 +234,7 @@ void mcg_flusher_step(struct mcg_engine *e)
 	f->wanted_at = 0;
 	f->c.passes++;
 	pthread_mutex_unlock(&f->lock);
-	/* background: every file, oldest first, until under the threshold */
+	/* background: files in the objects' order until under the threshold */
 	dirty = fl_dirty(e);
 	if (dirty > bg)
 		written += fl_write(e, UINT64_MAX, dirty - bg);

@@ -234,11 +234,21 @@ static uint32_t swap_cache_remove(struct swap_dev *s, uint32_t page)
 	return slot;
 }
 
+/* page's copy is in slot (a page has one entry at most). Caller holds the
+ * lock. */
+static void swap_cache_insert(struct swap_dev *s, uint32_t page, uint32_t slot)
+{
+	uint32_t i = swap_cache_find(s, page);
+
+	s->cache_page[i] = page;
+	s->cache_slot[i] = slot;
+	s->nr_cached++;
+}
+
 bool swap_cache_keep(struct mcg_engine *e, uint32_t slot, uint32_t page)
 {
 	struct swap_dev *s = e->swap;
 	unsigned id;
-	uint32_t i;
 
 	pthread_mutex_lock(&s->lock);
 	/* vm_swap_full: with half the device in use, swap-ins free their slot */
@@ -249,10 +259,7 @@ bool swap_cache_keep(struct mcg_engine *e, uint32_t slot, uint32_t page)
 	}
 	id = s->memcg[slot];
 	s->memcg[slot] = 0;               /* allocated, charged to nobody */
-	i = swap_cache_find(s, page);
-	s->cache_page[i] = page;
-	s->cache_slot[i] = slot;
-	s->nr_cached++;
+	swap_cache_insert(s, page, slot);
 	pthread_mutex_unlock(&s->lock);
 	swap_disown(e, id, true);         /* the page's memsw stands for both now */
 	return true;
@@ -261,15 +268,12 @@ bool swap_cache_keep(struct mcg_engine *e, uint32_t slot, uint32_t page)
 uint32_t swap_out_cached(struct mcg_engine *e, uint32_t page)
 {
 	struct swap_dev *s = e->swap;
-	uint32_t slot = SWAP_NONE, i;
+	uint32_t slot = SWAP_NONE;
 
 	pthread_mutex_lock(&s->lock);
 	if (s->cache_page && (slot = swap_slot_take(s)) != SWAP_NONE) {
 		s->outs++;
-		i = swap_cache_find(s, page);
-		s->cache_page[i] = page;      /* (a page has one entry at most) */
-		s->cache_slot[i] = slot;
-		s->nr_cached++;
+		swap_cache_insert(s, page, slot);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return slot;
