@@ -5,8 +5,10 @@
  * read of many pages is cut into requests of at most BLK_MAX_REQ_PAGES,
  * and one that starts where the newest request of its direction ends
  * joins it while the disk has not started it (the elevator's back merge),
- * up to that size: reclaim's single-page writes to consecutive swap slots
- * go out as one request, as they did.
+ * up to that size, even with requests of the other direction queued
+ * behind it: reclaim's single-page writes to consecutive swap slots (swap
+ * slots are taken in ascending order, swap.c) go out as one request, as
+ * they did.
  *
  * The request queue is the block layer's of 2.6.x (ll_rw_blk.c, later
  * blk-core.c): each direction has nr_requests requests (BLKDEV_MAX_RQ,
@@ -165,10 +167,18 @@ int blk_submit(struct mcg_engine *e, uint64_t now, enum blk_dir dir, uint64_t po
 		bool seq = pos == d->head;
 		unsigned newest = (q->next + d->nr - 1) % d->nr;
 
-		if (seq && q->last_end == pos && q->last_start > t && q->done[newest] == d->free_at) {
-			/* the elevator's back merge: onto the newest request,
-			 * still waiting for the disk and the disk's last */
+		if (q->last_end == pos && q->last_start > t) {
+			/* the elevator's back merge: onto the newest request
+			 * of this direction, still waiting for the disk, even
+			 * with others queued behind it (the merge hash finds
+			 * it anywhere in the queue). It costs the disk no seek,
+			 * only the transfer, which is added at the disk's end
+			 * of the queue, since the times of the requests behind
+			 * it are already given: the disk's busy time is
+			 * right, and the merged pages complete with the
+			 * disk's last request, no sooner than they would. */
 			long m = BLK_MAX_REQ_PAGES - q->last_pages;
+			bool last = q->done[newest] == d->free_at;
 
 			if (m > n)
 				m = n;
@@ -182,7 +192,8 @@ int blk_submit(struct mcg_engine *e, uint64_t now, enum blk_dir dir, uint64_t po
 				q->last_end += (uint64_t)m;
 				blk_count_pages(d, dir, m);
 				pos += (uint64_t)m;
-				d->head = pos;
+				if (last)
+					d->head = pos;
 				pages -= m;
 				continue;
 			}

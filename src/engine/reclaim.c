@@ -1,7 +1,8 @@
 /* reclaim.c: page reclaim from a group's subtree. Priorities from 12 down to
  * 0 scan (list size >> priority) pages; active lists are aged into the
  * inactive ones, inactive pages get a second chance when referenced, and the
- * anon/file split follows the swappiness of the group reclaimed from. Each
+ * anon/file split follows the swappiness of the group reclaimed from (in
+ * 2.6.24's era, one LRU: both types alike, interleaved). Each
  * call gives every node a share of its want proportional to the node's
  * share of the subtree's pages, every pass visits each node still short of
  * its share, and lists are scanned through the priority-shift accumulators
@@ -346,9 +347,15 @@ static void reclaim_lruvec(struct reclaim_ctl *rc, struct mcg_group *g, unsigned
 	long af = stat_lru_local(g, LRU_ACTIVE_FILE, (int)node);
 	bool swap = rc->may_swap && rc->swappiness > 0 && swap_nr_free(rc->e) > 0;
 	bool acc = prio > 0 && !rc->no_acc;
+	/* 2.6.24's group has one LRU of both types: each page has the same
+	 * pressure (swappiness only decided whether mapped pages left the
+	 * active list, which a group of mapped anon pages always lets them) */
+	bool one_lru = rc->e->m.era == MCG_ERA_2_6_24;
+	unsigned sw = one_lru ? 100 : rc->swappiness;
 	/* swappiness 100 scans both types alike; 0 no anon; 200 no file */
-	long anon_scan = swap ? ((ia + aa) >> prio) * rc->swappiness / 100 : 0;
-	long file_scan = ((ifl + af) >> prio) * (200 - (swap ? rc->swappiness : 0)) / 100;
+	long anon_scan = swap ? ((ia + aa) >> prio) * sw / 100 : 0;
+	long file_scan = ((ifl + af) >> prio) * (200 - (swap ? sw : 0)) / 100;
+	long file_done = 0, anon_done = 0;
 
 	if (prio == 0) {        /* the last pass looks at everything it may */
 		anon_scan = swap ? ia + aa : 0;
@@ -379,19 +386,41 @@ static void reclaim_lruvec(struct reclaim_ctl *rc, struct mcg_group *g, unsigned
 		reclaim_age_active(rc, g, node, LRU_ACTIVE_ANON, prio ? aa >> prio : aa);
 	if (atomic_load_explicit(&g->lruvec[node].size[LRU_IMMEDIATE], memory_order_relaxed))
 		reclaim_rescue(rc, g, node);
-	if (file_scan) {
-		long done = reclaim_inactive(rc, g, node, LRU_INACTIVE_FILE, file_scan);
+	if (one_lru && file_scan && anon_scan) {
+		/* one list: the two types' pages come interleaved, in
+		 * clusters shared as their counts to scan are */
+		long cf = RECLAIM_CLUSTER * file_scan / (file_scan + anon_scan), ca;
 
-		if (acc && done < file_scan)
-			reclaim_unaccumulate(&g->lruvec[node], 1, file_scan - done, ifl + af);
-	}
-	if (anon_scan) {
-		long done = rc->reclaimed < rc->stop ?
-			reclaim_inactive(rc, g, node, LRU_INACTIVE_ANON, anon_scan) : 0;
+		cf = cf < 1 ? 1 : cf > RECLAIM_CLUSTER - 1 ? RECLAIM_CLUSTER - 1 : cf;
+		ca = RECLAIM_CLUSTER - cf;
+		bool fe = false, ae = false;    /* a list found empty */
 
-		if (acc && done < anon_scan)
-			reclaim_unaccumulate(&g->lruvec[node], 0, anon_scan - done, ia + aa);
+		while (rc->reclaimed < rc->stop &&
+		       ((!fe && file_done < file_scan) || (!ae && anon_done < anon_scan))) {
+			long f = fe ? 0 : file_scan - file_done < cf ? file_scan - file_done : cf;
+			long a = ae ? 0 : anon_scan - anon_done < ca ? anon_scan - anon_done : ca;
+			long df = f > 0 ? reclaim_inactive(rc, g, node, LRU_INACTIVE_FILE, f) : 0;
+			long da = a > 0 && rc->reclaimed < rc->stop ?
+				reclaim_inactive(rc, g, node, LRU_INACTIVE_ANON, a) : 0;
+
+			file_done += df;
+			anon_done += da;
+			if (rc->reclaimed >= rc->stop)
+				break;
+			/* short of what was asked, not on target: empty */
+			fe |= df < f;
+			ae |= da < a;
+		}
+	} else {
+		if (file_scan)
+			file_done = reclaim_inactive(rc, g, node, LRU_INACTIVE_FILE, file_scan);
+		if (anon_scan && rc->reclaimed < rc->stop)
+			anon_done = reclaim_inactive(rc, g, node, LRU_INACTIVE_ANON, anon_scan);
 	}
+	if (acc && file_scan && file_done < file_scan)
+		reclaim_unaccumulate(&g->lruvec[node], 1, file_scan - file_done, ifl + af);
+	if (acc && anon_scan && anon_done < anon_scan)
+		reclaim_unaccumulate(&g->lruvec[node], 0, anon_scan - anon_done, ia + aa);
 }
 
 /* Seed 5.2: each node is asked, for the whole call, for a share of want

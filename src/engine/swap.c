@@ -19,21 +19,22 @@ int swap_init(struct mcg_engine *e, long nr_slots)
 		return -ENOMEM;
 	e->swap = s;
 	pthread_mutex_init(&s->lock, NULL);
-	s->free_head = SWAP_NONE;
 	if (nr_slots <= 0)
 		return 0;
 	if (nr_slots >= (long)SWAP_NONE)
 		return -EINVAL;
 	s->memcg = calloc((size_t)nr_slots, sizeof(*s->memcg));
-	s->next = calloc((size_t)nr_slots, sizeof(*s->next));
+	s->used = calloc(((size_t)nr_slots + 63) / 64, sizeof(*s->used));
 	for (s->cache_mask = 1; s->cache_mask < 2 * (uint32_t)nr_slots; s->cache_mask <<= 1)
 		;
 	s->cache_page = malloc((size_t)s->cache_mask * sizeof(*s->cache_page));
 	s->cache_slot = malloc((size_t)s->cache_mask * sizeof(*s->cache_slot));
-	if (!s->memcg || !s->next || !s->cache_page || !s->cache_slot)
+	if (!s->memcg || !s->used || !s->cache_page || !s->cache_slot)
 		return -ENOMEM;
 	memset(s->cache_page, 0xff, (size_t)s->cache_mask * sizeof(*s->cache_page));
 	s->cache_mask--;
+	if (nr_slots % 64)    /* the last word's bits past the end: never free */
+		s->used[nr_slots / 64] = ~0ull << (nr_slots % 64);
 	s->nr_slots = (uint32_t)nr_slots;
 	s->nr_free = nr_slots;
 	return 0;
@@ -47,26 +48,76 @@ void swap_destroy(struct mcg_engine *e)
 		return;
 	pthread_mutex_destroy(&s->lock);
 	free(s->memcg);
-	free(s->next);
+	free(s->used);
 	free(s->cache_page);
 	free(s->cache_slot);
 	free(s);
 	e->swap = NULL;
 }
 
-/* A free slot, or SWAP_NONE. Caller holds s->lock. */
+static bool swap_slot_used(const struct swap_dev *s, uint32_t slot)
+{
+	return s->used[slot / 64] >> (slot % 64) & 1;
+}
+
+/* The first free slot at or after from, wrapping once, or SWAP_NONE. */
+static uint32_t swap_next_free(const struct swap_dev *s, uint32_t from)
+{
+	uint32_t words = (s->nr_slots + 63) / 64;
+
+	for (uint32_t n = 0; n <= words; n++) {
+		uint32_t w = (from / 64 + n) % words;
+		uint64_t free = ~s->used[w];
+
+		if (!n)
+			free &= ~0ull << (from % 64);     /* from on, in the first word */
+		if (free)
+			return w * 64 + (uint32_t)__builtin_ctzll(free);
+	}
+	return SWAP_NONE;
+}
+
+/* The first run of SWAP_CLUSTER free slots (aligned) at or after from,
+ * wrapping once, or SWAP_NONE. */
+static uint32_t swap_free_cluster(const struct swap_dev *s, uint32_t from)
+{
+	uint32_t clusters = s->nr_slots / SWAP_CLUSTER, per = SWAP_CLUSTER / 64;
+
+	for (uint32_t n = 0; n < clusters; n++) {
+		uint32_t c = (from / SWAP_CLUSTER + n) % clusters, w = c * per, i;
+
+		for (i = 0; i < per && !s->used[w + i]; i++)
+			;
+		if (i == per)
+			return c * SWAP_CLUSTER;
+	}
+	return SWAP_NONE;
+}
+
+/* A free slot, or SWAP_NONE. Caller holds s->lock. As the kernel's
+ * scan_swap_map: slots are taken in ascending order from a cursor, and
+ * every SWAP_CLUSTER slots the cursor moves to a run of that many free
+ * slots when there is one, so that pages swapped out one after the other
+ * have neighbouring slots and their writes follow each other on the disk
+ * (a free list would scatter them). */
 static uint32_t swap_slot_take(struct swap_dev *s)
 {
-	uint32_t slot = SWAP_NONE;
+	uint32_t slot;
 
-	if (s->free_head != SWAP_NONE) {
-		slot = s->free_head;
-		s->free_head = s->next[slot];
-	} else if (s->bump < s->nr_slots) {
-		slot = s->bump++;
+	if (!s->nr_free)
+		return SWAP_NONE;
+	if (!s->cluster_left) {
+		s->cluster_left = SWAP_CLUSTER;
+		if ((slot = swap_free_cluster(s, s->cursor)) != SWAP_NONE)
+			s->cursor = slot;
 	}
-	if (slot != SWAP_NONE)
-		s->nr_free--;
+	slot = swap_slot_used(s, s->cursor) ? swap_next_free(s, s->cursor) : s->cursor;
+	if (slot == SWAP_NONE)
+		return SWAP_NONE;
+	s->used[slot / 64] |= 1ull << (slot % 64);
+	s->cursor = slot + 1 < s->nr_slots ? slot + 1 : 0;
+	s->cluster_left--;
+	s->nr_free--;
 	return slot;
 }
 
@@ -109,8 +160,7 @@ static void swap_disown(struct mcg_engine *e, unsigned id, bool uncharge)
 /* Back on the free list. Caller holds s->lock. */
 static void swap_slot_push(struct swap_dev *s, uint32_t slot)
 {
-	s->next[slot] = s->free_head;
-	s->free_head = slot;
+	s->used[slot / 64] &= ~(1ull << (slot % 64));
 	s->nr_free++;
 }
 

@@ -11,6 +11,7 @@
 #include "engine/engine.h"
 
 #define SWAP_NONE UINT32_MAX
+#define SWAP_CLUSTER 256          /* SWAPFILE_CLUSTER */
 
 struct mcg_engine;
 struct mcg_group;
@@ -18,8 +19,9 @@ struct mcg_group;
 struct swap_dev {
 	pthread_mutex_t lock;
 	uint32_t nr_slots;
-	uint32_t bump;            /* [bump, nr_slots) never used */
-	uint32_t free_head;       /* freed slots, linked through next[] */
+	uint64_t *used;           /* a bit per slot: taken */
+	uint32_t cursor;          /* the next slot to try (cluster_next) */
+	unsigned cluster_left;    /* slots before looking for a free run */
 	long nr_free;
 	uint16_t *memcg;          /* owner id per slot, 0 when free */
 	long outs;                /* pages written out (swap_out, less cancels) */
@@ -29,7 +31,6 @@ struct swap_dev {
 	uint32_t *cache_page, *cache_slot;
 	uint32_t cache_mask;      /* capacity - 1 (a power of two) */
 	long nr_cached;
-	uint32_t *next;
 };
 
 int swap_init(struct mcg_engine *e, long nr_slots);

@@ -1,7 +1,7 @@
 /* test_blk.c: the machine's block device (blkdev.c, issue 22) in
  * isolation: the queue's geometry (2.6.x's congestion thresholds), seeks
  * and sequential transfers on one disk, long submissions cut into
- * requests, a full queue holding its submitter until a request is freed,
+ * requests, the back merge behind other requests, a full queue holding its submitter until a request is freed,
  * and congestion_wait ending at the completion that lifts congestion (or
  * the first one, or its timeout). Times are the test's, in ns. */
 #include <check.h>
@@ -118,6 +118,37 @@ START_TEST(test_blk_seek_and_sequence)
 }
 END_TEST
 
+START_TEST(test_blk_merge_behind_other_requests)
+{
+	/* a write that continues the newest write request merges into it
+	 * while it waits, though a read was queued behind it: no seek, the
+	 * transfer added at the disk's end */
+	struct mcg_engine *e = bt_engine(8 * MS, 100 * US, 0);
+	struct blk_io io;
+
+	bt_submit(e, 0, BLK_READ, 0, 1);                     /* the disk busy to 8.1 */
+	io = bt_submit(e, 0, BLK_WRITE, 100, 1);              /* waits: 8.1 + 8.1 */
+	ck_assert_uint_eq(io.done, 16 * MS + 200 * US);
+	io = bt_submit(e, 0, BLK_READ, 5000, 1);              /* behind it: 24.3 */
+	ck_assert_uint_eq(io.done, 24 * MS + 300 * US);
+	io = bt_submit(e, 0, BLK_WRITE, 101, 1);              /* merged */
+	ck_assert_uint_eq(io.done, 24 * MS + 400 * US);
+	struct blk_counts c = bt_counts(e);
+	ck_assert_int_eq(c.merges, 1);
+	ck_assert_int_eq(c.requests, 3);
+	ck_assert_int_eq(c.writes, 2);
+	ck_assert_uint_eq(c.busy_ns, 3 * 8 * MS + 4 * 100 * US);
+	/* once the request started, the next page is a request of its own,
+	 * and a seek: the disk's last access was the read */
+	io = bt_submit(e, 30 * MS, BLK_WRITE, 102, 1);
+	ck_assert_uint_eq(io.done, 38 * MS + 100 * US);
+	c = bt_counts(e);
+	ck_assert_int_eq(c.merges, 1);
+	ck_assert_int_eq(c.requests, 4);
+	mcg_engine_free(e);
+}
+END_TEST
+
 START_TEST(test_blk_full_queue_blocks_submitter)
 {
 	/* 4 requests a direction; each write its own place: 1 ms each */
@@ -195,6 +226,7 @@ UNIT_SUITE(blk)
 	tcase_add_test(tc, test_blk_geometry);
 	tcase_add_test(tc, test_blk_no_device);
 	tcase_add_test(tc, test_blk_seek_and_sequence);
+	tcase_add_test(tc, test_blk_merge_behind_other_requests);
 	tcase_add_test(tc, test_blk_full_queue_blocks_submitter);
 	tcase_add_test(tc, test_blk_congestion_wait);
 	suite_add_tcase(s, tc);

@@ -168,6 +168,86 @@ START_TEST(test_anon_swaps_out)
 }
 END_TEST
 
+START_TEST(test_swap_slots_ascend)
+{
+	/* scan_swap_map's order: ascending from a cursor, a new cluster of
+	 * SWAP_CLUSTER free slots every SWAP_CLUSTER slots, so that pages
+	 * swapped out one after another have neighbouring slots (a free
+	 * list would hand back the last freed first) */
+	struct mcg_engine *e = mk_engine(4096, 4 * SWAP_CLUSTER, 1, false);
+	struct mcg_group *a = fixture_group(e, e->root, "a");
+	uint32_t s[2 * SWAP_CLUSTER];
+
+	for (int i = 0; i < 2 * SWAP_CLUSTER; i++) {
+		s[i] = swap_out(a);
+		ck_assert_uint_eq(s[i], (uint32_t)i);
+	}
+	/* free every other slot of the first cluster: the cursor goes on
+	 * (no gaps filled), then takes the next free cluster, the third */
+	for (int i = 0; i < SWAP_CLUSTER; i += 2)
+		swap_cancel(e, s[i]);
+	for (int i = 0; i < SWAP_CLUSTER; i++)
+		ck_assert_uint_eq(swap_out(a), (uint32_t)(2 * SWAP_CLUSTER + i));
+	/* then the fourth; then no free cluster is left: the cursor wraps
+	 * and fills the first cluster's gaps in order */
+	for (int i = 0; i < SWAP_CLUSTER; i++)
+		ck_assert_uint_eq(swap_out(a), (uint32_t)(3 * SWAP_CLUSTER + i));
+	for (int i = 0; i < SWAP_CLUSTER / 2; i++)
+		ck_assert_uint_eq(swap_out(a), (uint32_t)(2 * i));
+	ck_assert_uint_eq(swap_out(a), SWAP_NONE);
+	ck_assert_int_eq(swap_nr_free(e), 0);
+	for (uint32_t i = 0; i < 4 * SWAP_CLUSTER; i++)
+		swap_cancel(e, i);
+	ck_assert_int_eq(swap_nr_free(e), 4 * SWAP_CLUSTER);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* Reclaim 500 pages of a group of 1000 anon and 1000 clean file pages
+ * (PG_MAPPED anon, as a fault maps it) in an era; returns how many of
+ * the reclaimed pages went to swap. */
+static long era_swapped(enum mcg_era era)
+{
+	struct mcg_machine cfg = {
+		.mem_pages = 8192, .swap_pages = 4096, .nodes = 1, .cpus = 1,
+		.vm_swappiness = 60, .no_stock = true, .era = era,
+	};
+	struct mcg_engine *e;
+	struct mcg_group *a;
+	long swapped;
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	e = mcg_engine_new(&cfg, NULL, NULL);
+	ck_assert_ptr_nonnull(e);
+	e->evict = evict_any;
+	a = fixture_group(e, e->root, "a");
+	for (uint32_t i = 0; i < 1000; i++) {
+		ck_assert_int_ge(charge_new_page(a, 0, 0, PK_ANON, i, PG_MAPPED, NULL), 0);
+		ck_assert_int_ge(charge_new_page(a, 0, 0, PK_FILE, 1000 + i, 0, NULL), 0);
+	}
+	ck_assert_int_eq(mcg_set_limit(a, MCG_MEM, 1500, NULL, NULL), 0);
+	ck_assert_int_le(pc_usage(&a->cnt[MCG_MEM]), 1500);
+	swapped = stat_local(a, STAT_SWAP);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_engine_free(e);
+	return swapped;
+}
+
+START_TEST(test_era_2_6_24_one_lru)
+{
+	/* today's split LRU with swappiness 60 scans file pages 1.4 : 0.6 to
+	 * anon, so about 150 of the 500 are anon; 2.6.24 had one LRU per
+	 * group: both types under the same pressure, about 250 each */
+	long today = era_swapped(MCG_ERA_TODAY), old = era_swapped(MCG_ERA_2_6_24);
+
+	ck_assert_int_lt(today, 175);   /* 0.6 : 1.4 of 500, 150 */
+	ck_assert_int_ge(old, 200);
+	ck_assert_int_le(old, 300);
+}
+END_TEST
+
 START_TEST(test_swappiness_zero_keeps_anon)
 {
 	struct mcg_engine *e = mk_engine(4096, 1024, 1, false);
@@ -611,6 +691,8 @@ UNIT_SUITE(charge)
 	tcase_add_test(tc, test_limit_reclaims_page_cache);
 	tcase_add_test(tc, test_anon_without_swap_fails);
 	tcase_add_test(tc, test_anon_swaps_out);
+	tcase_add_test(tc, test_swap_slots_ascend);
+	tcase_add_test(tc, test_era_2_6_24_one_lru);
 	tcase_add_test(tc, test_swappiness_zero_keeps_anon);
 	tcase_add_test(tc, test_second_chance);
 	tcase_add_test(tc, test_batched_uncharge);
