@@ -91,6 +91,8 @@ struct rp {
 	uint64_t scan_ns, swapout_ns;
 	uint64_t cpu_free[256];       /* when each simulated CPU is free */
 	uint64_t step_cpu;            /* CPU time of the step running now */
+	uint64_t cpu_busy;            /* ns of CPU used: work, scanning, spinning */
+	uint64_t cpu_reclaim;         /* of which reclaim's: scanning, spinning */
 	/* the simulated background reclaimer */
 	bool bg_active;
 	uint64_t bg_ready;
@@ -732,6 +734,9 @@ static void rp_print_machine(struct rp *rp)
 	}
 	if (rp->lru_lock)
 		fprintf(rp->out, "lru_lock spin_us=%" PRIu64 "\n", rp->lock_spin / 1000);
+	if (rp->cpu_model)
+		fprintf(rp->out, "cpu busy_us=%" PRIu64 " reclaim_us=%" PRIu64 "\n",
+			rp->cpu_busy / 1000, rp->cpu_reclaim / 1000);
 }
 
 /* The task due first; ties go to the one declared first. */
@@ -865,7 +870,10 @@ static uint64_t rp_run_cpu(struct rp *rp, uint64_t ready, uint64_t cpu, const ui
 		t = rp_max(ready, rp->cpu_free[best]);
 	}
 	t += cpu;
+	rp->cpu_busy += cpu;
 	for (int i = 0; i < rp->ngrp; i++) {
+		uint64_t t0 = t;
+
 		if (!scan[i])
 			continue;
 		if (rp->lru_lock) {
@@ -877,6 +885,8 @@ static uint64_t rp_run_cpu(struct rp *rp, uint64_t ready, uint64_t cpu, const ui
 		} else {
 			t += scan[i];
 		}
+		rp->cpu_busy += t - t0;
+		rp->cpu_reclaim += t - t0;
 	}
 	if (rp->cpu_model)
 		rp->cpu_free[best] = t;
