@@ -254,7 +254,11 @@ static uint64_t fl_pause(struct mcg_engine *e, long pages, long dirty, long bg, 
 {
 	long setpoint = (bg + thresh) / 2;
 	double x, pos;
-	uint64_t per_page = e->m.disk_xfer_ns ? e->m.disk_xfer_ns : 1000000000ull / 25600;
+	/* the disk's transfer of a page; a disk given only a seek transfers
+	 * at the writeback device's rate (wb_init's default, 100 MB/s) */
+	uint64_t per_page = e->m.disk_xfer_ns ? e->m.disk_xfer_ns :
+			    e->m.wb_pages_per_s ? 1000000000ull / e->m.wb_pages_per_s :
+			    1000000000ull / 25600;
 	double pause;
 
 	if (dirty >= thresh)

@@ -36,18 +36,28 @@ __attribute__((noinline)) void pgstate_account_shared(struct mcg_group *g, const
 		stat_shard_add(g->stat, event, 1);
 }
 
-/* Caller holds the lruvec lock. */
+/* Caller holds the lruvec lock. A page changes lists only when its
+ * flags put it on another (activated, unevictable), linked at the head;
+ * a flag that leaves it where it is (dirty, referenced) keeps its place,
+ * as in the kernel. The immediate list counts its pages under writeback:
+ * one that starts or ends writeback there is relinked for the count. */
 static void pgstate_flags_locked(struct mcg_engine *e, struct mcg_group *g, uint32_t idx,
 				     uint8_t set, uint8_t clear)
 {
 	struct page *p = &e->pages.pages[idx];
-	bool listed = !(p->kind & PS_ISOLATED);
+	struct page after = *p;
+	enum stat_lru was = lru_of(p);
+	bool relink;
 
+	after.flags = (uint8_t)((p->flags | set) & ~clear);
+	relink = !(p->kind & PS_ISOLATED) &&
+		 (lru_of(&after) != was ||
+		  (was == LRU_IMMEDIATE && ((p->flags ^ after.flags) & PG_WRITEBACK)));
 	pgstate_stats(g, p, -1);
-	if (listed)
+	if (relink)
 		lru_unlink(e, g, idx);
-	p->flags = (uint8_t)((p->flags | set) & ~clear);
-	if (listed)
+	p->flags = after.flags;
+	if (relink)
 		lru_link(e, g, idx);
 	pgstate_stats(g, p, 1);
 }

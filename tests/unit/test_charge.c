@@ -9,6 +9,7 @@
 #include "engine/check.h"
 #include "engine/engine.h"
 #include "engine/lru.h"
+#include "engine/page_state.h"
 #include "engine/reclaim.h"
 #include "engine/swap.h"
 #include "engine_fixture.h"
@@ -245,6 +246,35 @@ START_TEST(test_era_2_6_24_one_lru)
 	ck_assert_int_lt(today, 175);   /* 0.6 : 1.4 of 500, 150 */
 	ck_assert_int_ge(old, 200);
 	ck_assert_int_le(old, 300);
+}
+END_TEST
+
+START_TEST(test_flag_keeps_lru_place)
+{
+	/* a page dirtied keeps its place on its list (the kernel does not
+	 * move it); one activated goes to the head of the active list */
+	struct mcg_engine *e = mk_engine(4096, 0, 1, true);
+	struct mcg_group *a = fixture_group(e, e->root, "a");
+	long idx[3];
+
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_ge(idx[i] = charge_new_page(a, 0, 0, PK_FILE, (uint32_t)i, 0, NULL), 0);
+	struct page *p = &e->pages.pages[idx[1]];
+	uint32_t prev = p->prev, next = p->next;
+
+	ck_assert_uint_ne(prev, PAGE_NONE);
+	ck_assert_uint_ne(next, PAGE_NONE);
+	pgstate_flags(e, (uint32_t)idx[1], PG_DIRTY, 0);
+	ck_assert_uint_eq(p->prev, prev);
+	ck_assert_uint_eq(p->next, next);
+	ck_assert_int_eq(stat_local(a, STAT_DIRTY), 1);
+	pgstate_flags(e, (uint32_t)idx[1], PG_ACTIVE, 0);
+	ck_assert_uint_eq(a->lruvec[0].list[LRU_ACTIVE_FILE].head, (uint32_t)idx[1]);
+	ck_assert_uint_eq(e->pages.pages[prev].next, next);
+	pgstate_flags(e, (uint32_t)idx[1], 0, PG_DIRTY);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_engine_free(e);
 }
 END_TEST
 
@@ -693,6 +723,7 @@ UNIT_SUITE(charge)
 	tcase_add_test(tc, test_anon_swaps_out);
 	tcase_add_test(tc, test_swap_slots_ascend);
 	tcase_add_test(tc, test_era_2_6_24_one_lru);
+	tcase_add_test(tc, test_flag_keeps_lru_place);
 	tcase_add_test(tc, test_swappiness_zero_keeps_anon);
 	tcase_add_test(tc, test_second_chance);
 	tcase_add_test(tc, test_batched_uncharge);
