@@ -247,18 +247,23 @@ goal("engine", "engine.bytes_per_page", "<=", 16, "descriptor bytes per page <= 
 # --- B1 ---------------------------------------------------------------------
 md.append("## B1: watermarks and throttled direct reclaim (seed 000, Ying Han 2011)\n")
 step_note("wmark")
-md.append("Setup: `bench/bench_wmark.c`, replays in simulated time: a build of 256 "
-          "compile units as N jobs in an 800M group on 8 CPUs and 2 nodes, the "
-          "corrected cost model of `docs/benchmarks.md` (a 2007 disk: 8 ms a random "
-          "read, 60 MB/s; major faults wait for the disk, one read at a time; direct "
-          "reclaimers of a group serialise on its LRU lock). The tree is read once before "
-          "the build (kernbench's warm-up, %s, not timed).\n" % fmt("wmark.warmup_ms", 1))
+md.append("Setup: `bench/bench_wmark.c`, replays in simulated time in 2.6.24's era: a build of "
+          "256 compile units as N jobs in an 800M group on 8 CPUs and 2 nodes. Each unit, in 8 "
+          "rounds, reads its source in order and headers at random from a hot 16M set, grows a "
+          "35M heap and computes (4.24 s in all on average, the seed's -j4 (User + System) / 256, "
+          "0.5x to 1.5x per unit), then writes its 1M object once and frees its heap. The disk is "
+          "a 2007 desktop disk (8 ms a seek, 60 MB/s), with a request queue, the swap cache, the "
+          "flusher and 2.6.24's waits (`docs/benchmarks.md`). The tree and headers are read once "
+          "before the build (kernbench's warm-up, %s, not timed). Cells the seed did not measure "
+          "(700M/300M, automatic watermarks, watermarks or throttle alone) are the model's "
+          "predictions.\n" % fmt("wmark.warmup_ms", 1))
 configs = ["nowmark", "nowmark_throttle", "auto", "auto_throttle", "790_760",
            "790_760_throttle", "700_300", "700_300_throttle"]
 rows = []
 for n in ("j4", "j32"):
     for c in configs:
-        rows.append([n, c, fmt("wmark.completion_ms.%s.%s" % (n, c)),
+        measured = c in ("nowmark", "790_760_throttle")
+        rows.append([n, c if measured else c + " (prediction)", fmt("wmark.completion_ms.%s.%s" % (n, c)),
                      fmt("wmark.completion_ratio.%s.%s" % (n, c)),
                      fmt("wmark.direct_scan_pct.%s.%s" % (n, c), 1),
                      fmt("wmark.allocstall.%s.%s" % (n, c)),
@@ -270,21 +275,57 @@ table(["N", "configuration", "completion", "ratio to nowmark", "direct scan shar
        "allocstall", "iowait share"], rows)
 md.append("Seed (KAMEZAWA, 3 Dec 2007, ia64 8 CPUs, -j32): 353.957 s before, 232.32 s "
           "with patches 5-8 (ratio 0.656, -34.4 %); -j4 unchanged (266.1 / 267.0 s).\n")
+md.append("The regime: whether the model's -j32 build is in the seed's conditions. None of "
+          "these figures chose a parameter (the CPU time per unit came from -j4's, so "
+          "`cpu_busy_pct.j4` is not a check); the seed's are from its kernbench summary and its "
+          "`vmstat -n 60` (si, so, bi in KB/s, wa), before and after the patches.\n")
+table(["figure", "ours (nowmark)", "ours (790M/760M + throttle)", "seed before", "seed after"], [
+    ["CPU busy, % of 8 CPUs (`cpu_busy_pct.j32`)", fmt("wmark.cpu_busy_pct.j32.nowmark", 1),
+     fmt("wmark.cpu_busy_pct.j32.790_760_throttle", 1), "44.0 % (351.7 of 800)",
+     "67.2 % (537.7 of 800)"],
+    ["-j32 time over -j4's (`j32_over_j4.nowmark`)", fmt("wmark.j32_over_j4.nowmark"), "-",
+     "1.330 (354.0 / 266.1 s)", "0.870 (232.3 / 267.0 s)"],
+    ["swap-out (`swapout_mb_per_s.j32`)", fmt("wmark.swapout_mb_per_s.j32.nowmark", 2),
+     fmt("wmark.swapout_mb_per_s.j32.790_760_throttle", 2), "3.9-32.4 MB/s, mostly 15-31",
+     "8.2-32.4 MB/s"],
+    ["swap-in (`swapin_mb_per_s.j32`)", fmt("wmark.swapin_mb_per_s.j32.nowmark", 2),
+     fmt("wmark.swapin_mb_per_s.j32.790_760_throttle", 2), "0.03-0.52 MB/s", "0.01-0.35 MB/s"],
+    ["disk reads (`read_mb_per_s.j32`)", fmt("wmark.read_mb_per_s.j32.nowmark", 2),
+     fmt("wmark.read_mb_per_s.j32.790_760_throttle", 2), "0.32-1.18 MB/s", "0.41-1.28 MB/s"],
+    ["jobs' time waiting for I/O (`iowait_pct.j32`)", fmt("wmark.iowait_pct.j32.nowmark", 1),
+     fmt("wmark.iowait_pct.j32.790_760_throttle", 1), "wa 12-59 %", "wa 3-36 %"],
+    ["reclaim CPU (`reclaim_cpu_ms.j32`; seed: System time)", fmt("wmark.reclaim_cpu_ms.j32.nowmark"),
+     fmt("wmark.reclaim_cpu_ms.j32.790_760_throttle"), "154.6 s (-j4: 70.1 s)", "116.8 s"],
+    ["reclaim CPU with the patches over without (`reclaim_cpu_ratio.j32.790_760_throttle`)", "-",
+     fmt("wmark.reclaim_cpu_ratio.j32.790_760_throttle"), "-", "0.756 (System time)"],
+])
+
+
 def why_b1():
-    # the mechanism: background reclaim takes pages ahead of need and they
-    # come back as reads, so the watermark run reads more than nowmark's
-    a, b = R.get("wmark.disk_reads.j32.nowmark"), R.get("wmark.disk_reads.j32.790_760_throttle")
+    # the mechanism: the build waits on the disk's reads, not on reclaim:
+    # it swaps out a fraction of the seed's, reclaim costs next to nothing,
+    # so what the patches cut (reclaim's waits and CPU) is not its time
     io = R.get("wmark.iowait_pct.j32.nowmark")
-    if a is None or b is None or b <= a:
+    so = R.get("wmark.swapout_mb_per_s.j32.nowmark")
+    rc = R.get("wmark.reclaim_cpu_ms.j32.nowmark")
+    t = R.get("wmark.completion_ms.j32.nowmark")
+    a, b = R.get("wmark.disk_reads.j32.nowmark"), R.get("wmark.disk_reads.j32.790_760_throttle")
+    if None in (io, so, rc, t, a, b) or io < 50 or so >= 15 or rc >= 0.01 * t:
         return None
-    return ("the build waits on the disk (iowait %s %% of its time without watermarks); background "
-            "reclaim takes pages ahead of need and they come back as reads: disk reads %s -> %s; the "
-            "throttle alone gives %s" % (num(io, 1), num(a), num(b),
-                                          fmt("wmark.completion_ratio.j32.nowmark_throttle")))
+    return ("the build waits on the disk (iowait %s %% of its jobs' time without watermarks) for "
+            "its reads (%s of them: header and source pages reclaimed and read again), not on "
+            "reclaim: it swaps out %s MB/s to the seed's 15-31 and reclaim's CPU is "
+            "%s ms of a %s ms build, so what the patches cut (reclaim's waits and CPU) is not where "
+            "its time goes; with watermarks it reads %s times"
+            % (num(io, 1), num(a), num(so, 2), num(rc, 1), num(t, 0), num(b)))
 
 
-goal("B1", "wmark.completion_ratio.j32.790_760_throttle", "<=", 0.75,
-     "N=32, 790M/760M + throttle: completion at least 25 % faster", "0.656 (354 s -> 232 s)", why_b1)
+goal("B1", "wmark.completion_ratio.j32.790_760_throttle", "between", (0.60, 0.80),
+     "N=32, 790M/760M + throttle: completion 20-40 % faster", "0.656 (354 s -> 232 s)", why_b1)
+goal("B1", "wmark.cpu_busy_pct.j32.nowmark", "between", (35.0, 55.0),
+     "the regime: N=32 without watermarks keeps the CPUs 35-55 % busy", "44 % (351.7 of 800)")
+goal("B1", "wmark.j32_over_j4.nowmark", "between", (1.1, 1.7),
+     "the regime: N=32 without watermarks takes 1.1-1.7 x N=4's time", "1.33 (354.0 / 266.1 s)")
 goal("B1", "wmark.j4_identical", "true", None, "N=4: identical in every configuration",
      "266.1 / 267.0 s")
 goal("B1", "wmark.direct_scan_pct.j32.790_760_throttle", "<=", 50.0,
@@ -337,7 +378,7 @@ def why_write():
             % (num(t1, 1), num(t0, 1), num(sc), num(bg), num(dr)))
 
 
-goal("B1", "wmark.ying.write_direct_share_pct", "between", (40.0, 75.0),
+goal("B1", "wmark.ying.write_direct_share_pct", "between", (45.0, 75.0),
      "write: direct share of steals falls to roughly 50-70 %", "47.4 % / 72.2 %", why_write)
 goal("B1", "wmark.ying.write_throughput_ratio", "between", (0.98, 1.02),
      "write: throughput within +-2 %", "1.010 / 1.003", why_write)
