@@ -221,6 +221,11 @@ struct mcg_engine {
 	struct zone_state *zones;     /* with m.zones: watermarks' kswapd (zone.c) */
 	struct blk_dev *blk;          /* with a disk: the block device (blkdev.c) */
 	struct flusher *flusher;      /* with a disk: the flusher (flusher.c) */
+	/* 3.2's direct reclaim wakes the flusher for the pages it scanned
+	 * (wakeup_flusher_threads): reclaim, which ranks below the flusher,
+	 * adds the pages and the time; the flusher takes them */
+	atomic_long fl_kick;
+	_Atomic uint64_t fl_kick_at;
 	/* with m.node_dirty_ratio: each node's dirty and writeback page cache */
 	atomic_long node_dirty[PAGE_MAX_NODES];
 };
@@ -755,6 +760,8 @@ struct mcg_flusher_counts {
 	long throttle_written; /* pages writers wrote themselves (<= 3.1) */
 	uint64_t pause_ns;     /* writers' time held */
 	long bg_thresh, thresh; /* the thresholds at the last check, pages */
+	long kicked;           /* pages 3.2's direct reclaim asked it for */
+	long kick_written;     /* of which written (what was dirty) */
 };
 
 void mcg_flusher_counts(struct mcg_engine *e, struct mcg_flusher_counts *c);

@@ -21,6 +21,10 @@
  * middle of the two thresholds, over the limit's; at most MAX_PAUSE,
  * 200 ms), and not at all under the setpoint (freerun).
  *
+ * 3.2's direct reclaim wakes it for the pages it scanned (reclaim.c's
+ * reclaim_wake_flusher, through the engine's fl_kick and fl_kick_at):
+ * its next pass writes that many pages, any file's.
+ *
  * The thresholds are shares of dirtyable memory: free pages and page
  * cache, and anon pages too in 2.6.24 (determine_dirtyable_memory) and,
  * with swap, up to 3.13 (global_reclaimable_pages); 5 % and 10 % in
@@ -209,17 +213,19 @@ uint64_t mcg_flusher_due(struct mcg_engine *e)
 
 	if (!f)
 		return UINT64_MAX;
+	uint64_t kick = atomic_load(&e->fl_kick_at);
+
 	pthread_mutex_lock(&f->lock);
 	due = f->wanted_at && f->wanted_at < f->next ? f->wanted_at : f->next;
 	pthread_mutex_unlock(&f->lock);
-	return due;
+	return kick && kick < due ? kick : due;
 }
 
 void mcg_flusher_step(struct mcg_engine *e)
 {
 	struct flusher *f = e->flusher;
 	uint64_t now;
-	long bg, thresh, dirty, written = 0;
+	long bg, thresh, dirty, written = 0, kicked;
 	bool kupdate;
 
 	if (!f)
@@ -234,6 +240,19 @@ void mcg_flusher_step(struct mcg_engine *e)
 	f->wanted_at = 0;
 	f->c.passes++;
 	pthread_mutex_unlock(&f->lock);
+	/* reclaim's wake (3.2's wakeup_flusher_threads): the pages it asked
+	 * for, from any file */
+	atomic_store(&e->fl_kick_at, 0);
+	kicked = atomic_exchange(&e->fl_kick, 0);
+	if (kicked > 0) {
+		long got = fl_write(e, UINT64_MAX, kicked);
+
+		written += got;
+		pthread_mutex_lock(&f->lock);
+		f->c.kicked += kicked;
+		f->c.kick_written += got;
+		pthread_mutex_unlock(&f->lock);
+	}
 	/* background: files in the objects' order until under the threshold */
 	dirty = fl_dirty(e);
 	if (dirty > bg)

@@ -12,7 +12,9 @@
  * are isolated under the lruvec lock and decided with no lock held, so an
  * owner may free a page concurrently (it is then finished here). With
  * the machine's disk, anon pages go to swap through the swap cache and
- * the eras' waits apply (docs/design.md, "The block device"). Never
+ * the eras' waits apply (docs/design.md, "The block device"); in 3.2's
+ * era direct reclaim leaves dirty file pages to the flusher, which it
+ * wakes through the engine's fl_kick (it never calls the flusher). Never
  * charges; sleeps only through the environment's sleep: in the writeback
  * device's wait (wb_wait) for a page marked for reclaim under writeback,
  * as legacy memcg reclaim does, for a full request queue (wb_submit), and
@@ -51,6 +53,7 @@ struct reclaim_ctl {
 	long floor;
 	unsigned swappiness;
 	enum reclaim_ctx ctx;       /* the index of the pg_scanned counts */
+	int prio;                   /* of the pass under way */
 };
 
 /* Move up to nr pages from the tail of the active list to the inactive
@@ -185,6 +188,17 @@ static bool reclaim_may_write(const struct reclaim_ctl *rc)
 	       !blk_congested(e, env_now(&e->env), BLK_WRITE);
 }
 
+/* 3.2's shrink_page_list: direct reclaim never writes a file page
+ * ("mm: vmscan: do not writeback filesystem pages in direct reclaim"),
+ * nor does kswapd at the first priorities (DEF_PRIORITY - 2 and above):
+ * the page is marked PG_reclaim and kept for the flusher, which reclaim
+ * wakes (reclaim_subtree). Only with the machine's flusher. */
+static bool reclaim_leaves_to_flusher(const struct reclaim_ctl *rc)
+{
+	return rc->e->m.era == MCG_ERA_3_2 && rc->e->flusher &&
+	       (rc->ctx == RECLAIM_DIRECT || rc->prio >= RECLAIM_PRIO_DEF - 2);
+}
+
 static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t idx, bool anon)
 {
 	struct mcg_engine *e = rc->e;
@@ -226,6 +240,12 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 	    (anon ? rc->may_swap && !(kind & PS_SWAPCACHE) : (flags & PG_DIRTY) != 0)) {
 		/* a page that needs a write, and the queue is congested */
 		reclaim_putback(rc, g, idx, 0, 0);
+		return false;
+	}
+	if (!anon && (flags & PG_DIRTY) && reclaim_leaves_to_flusher(rc)) {
+		/* 3.2: marked for immediate reclaim and kept, dirty, for the
+		 * flusher to write (nr_vmscan_immediate_reclaim) */
+		reclaim_putback_marked(rc, g, idx);
 		return false;
 	}
 	if (!anon && (flags & PG_DIRTY)) {
@@ -356,6 +376,8 @@ static void reclaim_lruvec(struct reclaim_ctl *rc, struct mcg_group *g, unsigned
 	long anon_scan = swap ? ((ia + aa) >> prio) * sw / 100 : 0;
 	long file_scan = ((ifl + af) >> prio) * (200 - (swap ? sw : 0)) / 100;
 	long file_done = 0, anon_done = 0;
+
+	rc->prio = prio;
 
 	if (prio == 0) {        /* the last pass looks at everything it may */
 		anon_scan = swap ? ia + aa : 0;
@@ -538,6 +560,23 @@ void reclaim_congestion_nap(struct mcg_engine *e)
 	wb_complete(e, reclaim_isolated_page);
 }
 
+/* 3.2's do_try_to_free_pages, after each priority's pass: once direct
+ * reclaim has scanned more than 1.5 times what it wants
+ * (writeback_threshold), it wakes the flusher for as many pages as it
+ * scanned so far (wakeup_flusher_threads(total_scanned)), every pass. */
+static void reclaim_wake_flusher(const struct reclaim_ctl *rc)
+{
+	struct mcg_engine *e = rc->e;
+	uint64_t none = 0, now;
+
+	if (e->m.era != MCG_ERA_3_2 || !e->flusher || rc->ctx != RECLAIM_DIRECT ||
+	    rc->reclaimed >= rc->want || rc->scanned <= rc->want + rc->want / 2)
+		return;
+	atomic_fetch_add(&e->fl_kick, rc->scanned);
+	now = env_now(&e->env);
+	atomic_compare_exchange_strong(&e->fl_kick_at, &none, now ? now : 1);
+}
+
 long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim_ctx ctx)
 {
 	struct reclaim_ctl rc = {
@@ -562,6 +601,7 @@ long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim
 		if (ctx == RECLAIM_DIRECT && rc.reclaimed < nr && rc.scanned > scanned &&
 		    prio < RECLAIM_PRIO_DEF - 2 && reclaim_naps(&rc))
 			reclaim_congestion_nap(rc.e);
+		reclaim_wake_flusher(&rc);
 	}
 	/* vmpressure: what this reclaim aimed at top found, and how deep it
 	 * had to go (the last priority it scanned at) */

@@ -718,8 +718,9 @@ static void rp_print_machine(struct rp *rp)
 
 		mcg_flusher_counts(rp->e, &fc);
 		fprintf(rp->out, "flusher written=%ld passes=%ld throttled=%ld throttle_written=%ld"
-			" pause_us=%" PRIu64 " bg_thresh=%ld thresh=%ld\n", fc.written, fc.passes,
-			fc.throttled, fc.throttle_written, fc.pause_ns / 1000, fc.bg_thresh, fc.thresh);
+			" pause_us=%" PRIu64 " bg_thresh=%ld thresh=%ld kicked=%ld kick_written=%ld\n",
+			fc.written, fc.passes, fc.throttled, fc.throttle_written, fc.pause_ns / 1000,
+			fc.bg_thresh, fc.thresh, fc.kicked, fc.kick_written);
 	}
 	if (rp->disk) {
 		struct blk_counts bc;

@@ -456,6 +456,56 @@ START_TEST(test_congested_queue_skipped_by_direct_reclaim)
 }
 END_TEST
 
+/* 3.2 (issue 22, item 5): direct reclaim writes no file page; it marks
+ * the dirty pages it meets PG_reclaim, keeps them, and wakes the flusher
+ * for what it scanned once past 1.5 times its want; the flusher writes
+ * them, they rotate to the tail when written, and the next reclaim frees
+ * them. 2.6.39's direct reclaim writes them itself. */
+START_TEST(test_era_3_2_leaves_dirty_to_flusher)
+{
+	for (int era = 0; era < 2; era++) {
+		struct mcg_machine cfg = {
+			.disk_seek_ns = 1000000, .disk_xfer_ns = 1000000,
+			.era = era ? MCG_ERA_3_2 : MCG_ERA_2_6_39,
+		};
+		struct mcg_engine *e = wb_sim_engine(cfg);
+		struct mcg_group *a = mk(e, "a", 0);
+		struct mcg_flusher_counts fc;
+		struct vm_object *fo;
+		struct blk_counts bc;
+		long got;
+
+		dirty_file(e, a, &fo, 64);
+		got = reclaim_subtree(a, 32, true, RECLAIM_DIRECT);
+		blk_counts(e, &bc);
+		ck_assert_int_eq(got, 0);                 /* all dirty: nothing clean */
+		if (!era) {
+			ck_assert_int_eq(bc.writes, 64);      /* written by reclaim */
+			ck_assert_int_eq(atomic_load(&e->fl_kick), 0);
+		} else {
+			ck_assert_int_eq(bc.writes, 0);
+			ck_assert_int_eq(stat_local(a, STAT_DIRTY), 64);
+			ck_assert_int_gt(atomic_load(&e->fl_kick), 48);
+			ck_assert_uint_le(mcg_flusher_due(e), wb_test_now);   /* woken */
+			mcg_flusher_step(e);
+			mcg_flusher_counts(e, &fc);
+			ck_assert_int_eq(fc.kick_written, 64);
+			ck_assert_int_ge(fc.kicked, 64);
+			ck_assert_int_eq(stat_local(a, STAT_WRITEBACK), 64);
+			ck_assert_uint_gt(mcg_flusher_due(e), wb_test_now);   /* taken */
+		}
+		/* once the disk has written them, marked, they are at the
+		 * tail and reclaim frees them */
+		wb_test_now += 1000000000;
+		ck_assert_int_eq(reclaim_subtree(a, 32, true, RECLAIM_DIRECT), 32);
+		CHECK_OK(e);
+		vm_object_free(fo);
+		mcg_put(a);
+		mcg_engine_free(e);
+	}
+}
+END_TEST
+
 /* The flusher (issue 22, item 4): a file's dirty pages are written once
  * they are 30 s old (kupdate, every 5 s), not before while the dirty pages
  * are under the background threshold (10 % of dirtyable memory); a page
@@ -594,6 +644,7 @@ UNIT_SUITE(writeback)
 	tcase_add_test(tc, test_writeback_end_after_move);
 	tcase_add_test(tc, test_congested_queue_skipped_by_direct_reclaim);
 	tcase_add_test(tc, test_flusher_expiry_and_background);
+	tcase_add_test(tc, test_era_3_2_leaves_dirty_to_flusher);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
