@@ -31,7 +31,9 @@
  *                      pages reclaim kept, marked for immediate reclaim
  *   b4.<v>.listed, b4.<v>.rescued, b4.<v>.rotated
  *   b4.<v>.burst_ms, b4.<v>.elapsed_ms
- * and b4.direct_scanned_cut_pct.c_vs_b, b4.immediate_reclaimed (c's
+ * and b4.direct_scanned_cut_pct.c_vs_b and .d_vs_b, the regime of (b):
+ * b4.direct_efficiency_pct.b and b4.direct_dirty_share_pct.b (the share of
+ * its direct scans that met a dirty or writeback page), b4.immediate_reclaimed (c's
  * nr_vmscan_immediate_reclaim), b4.rescued_pct (c: rescued per page put on
  * the immediate list, %; absent when (c) listed nothing). */
 #include <stdio.h>
@@ -164,6 +166,17 @@ int main(void)
 	}
 	printf("b4.direct_scanned_cut_pct.c_vs_b %.1f %%\n",
 	       r[1].scan[0] ? 100.0 * (double)(r[1].scan[0] - r[2].scan[0]) / (double)r[1].scan[0] : 0.0);
+	printf("b4.direct_scanned_cut_pct.d_vs_b %.1f %%\n",
+	       r[1].scan[0] ? 100.0 * (double)(r[1].scan[0] - r[3].scan[0]) / (double)r[1].scan[0] : 0.0);
+	/* the regime: (b)'s direct reclaim, efficiency and the share of its
+	 * scans that met a dirty or writeback page (marked for immediate
+	 * reclaim; the machine's reclaim is all direct here, so every mark is
+	 * direct reclaim's) */
+	printf("b4.direct_efficiency_pct.b %.1f %%\n",
+	       r[1].scan[0] ? 100.0 * (double)r[1].steal[0] / (double)r[1].scan[0] : 0.0);
+	if (!r[1].scan[1])
+		printf("b4.direct_dirty_share_pct.b %.1f %%\n",
+		       r[1].scan[0] ? 100.0 * (double)r[1].marked / (double)r[1].scan[0] : 0.0);
 	printf("b4.immediate_reclaimed %ld pages\n", r[2].marked);
 	/* a share of nothing is no figure: with nothing listed in (c) the
 	 * report reads b4.c.listed and calls the goal not applicable */
