@@ -63,6 +63,7 @@ struct blk_dev {
 	uint64_t seek_ns, xfer_ns;
 	uint64_t free_at;        /* when the disk has served every request */
 	uint64_t head;           /* the page after the last one served */
+	int last_dir;            /* the direction of the disk's last request (-1: none) */
 	uint64_t fresh;          /* where a request that follows nothing goes */
 	struct blk_queue q[2];   /* BLK_READ, BLK_WRITE */
 	struct blk_counts c;
@@ -88,6 +89,7 @@ int blk_init(struct mcg_engine *e)
 	d->seek_ns = e->m.disk_seek_ns;
 	d->xfer_ns = e->m.disk_xfer_ns;
 	d->head = BLK_POS_NONE;
+	d->last_dir = -1;
 	d->fresh = BLK_POS_FRESH;
 	for (int i = 0; i < 2; i++) {
 		d->q[i].done = calloc(nr, sizeof(*d->q[i].done));
@@ -178,7 +180,9 @@ int blk_submit(struct mcg_engine *e, uint64_t now, enum blk_dir dir, uint64_t po
 			 * right, and the merged pages complete with the
 			 * disk's last request, no sooner than they would. */
 			long m = BLK_MAX_REQ_PAGES - q->last_pages;
-			bool last = q->done[newest] == d->free_at;
+			/* the disk's last request is this direction's newest
+			 * when no request of the other came after it */
+			bool last = d->last_dir == (int)dir;
 
 			if (m > n)
 				m = n;
@@ -214,6 +218,7 @@ int blk_submit(struct mcg_engine *e, uint64_t now, enum blk_dir dir, uint64_t po
 		q->next = (q->next + 1) % d->nr;
 		q->last_start = start;
 		q->last_pages = n;
+		d->last_dir = (int)dir;
 		q->last_end = pos + (uint64_t)n;
 		blk_count_pages(d, dir, n);
 		pos += (uint64_t)n;

@@ -54,6 +54,7 @@ struct reclaim_ctl {
 	unsigned swappiness;
 	enum reclaim_ctx ctx;       /* the index of the pg_scanned counts */
 	int prio;                   /* of the pass under way */
+	bool at_wb_end;             /* the device's immediate reclaim, no scan */
 };
 
 /* Move up to nr pages from the tail of the active list to the inactive
@@ -105,7 +106,8 @@ static void reclaim_putback_marked(struct reclaim_ctl *rc, struct mcg_group *g, 
 	struct lru_vec *v = lru_vec_of(rc->e, g, idx);
 	bool doomed, listed = false;
 
-	wb_note_marked(rc->e);
+	if (!rc->at_wb_end)           /* a scan's, not writeback end's */
+		wb_note_marked(rc->e);
 	spin_lock(&v->lock);
 	doomed = p->kind & PS_DOOMED;
 	p->kind &= (uint8_t)~(PS_ISOLATED | PS_DOOMED);
@@ -236,16 +238,17 @@ static bool reclaim_page(struct reclaim_ctl *rc, struct mcg_group *g, uint32_t i
 		reclaim_putback_marked(rc, g, idx);
 		return false;
 	}
+	if (!anon && (flags & PG_DIRTY) && reclaim_leaves_to_flusher(rc)) {
+		/* 3.2: marked for immediate reclaim and kept, dirty, for the
+		 * flusher to write (nr_vmscan_immediate_reclaim), before any
+		 * question of the queue (pageout's may_write_to_queue) */
+		reclaim_putback_marked(rc, g, idx);
+		return false;
+	}
 	if (!reclaim_may_write(rc) &&
 	    (anon ? rc->may_swap && !(kind & PS_SWAPCACHE) : (flags & PG_DIRTY) != 0)) {
 		/* a page that needs a write, and the queue is congested */
 		reclaim_putback(rc, g, idx, 0, 0);
-		return false;
-	}
-	if (!anon && (flags & PG_DIRTY) && reclaim_leaves_to_flusher(rc)) {
-		/* 3.2: marked for immediate reclaim and kept, dirty, for the
-		 * flusher to write (nr_vmscan_immediate_reclaim) */
-		reclaim_putback_marked(rc, g, idx);
 		return false;
 	}
 	if (!anon && (flags & PG_DIRTY)) {
@@ -419,8 +422,11 @@ static void reclaim_lruvec(struct reclaim_ctl *rc, struct mcg_group *g, unsigned
 
 		while (rc->reclaimed < rc->stop &&
 		       ((!fe && file_done < file_scan) || (!ae && anon_done < anon_scan))) {
-			long f = fe ? 0 : file_scan - file_done < cf ? file_scan - file_done : cf;
-			long a = ae ? 0 : anon_scan - anon_done < ca ? anon_scan - anon_done : ca;
+			/* a type done leaves the whole cluster to the other */
+			long wf = ae || anon_done >= anon_scan ? RECLAIM_CLUSTER : cf;
+			long wa = fe || file_done >= file_scan ? RECLAIM_CLUSTER : ca;
+			long f = fe ? 0 : file_scan - file_done < wf ? file_scan - file_done : wf;
+			long a = ae ? 0 : anon_scan - anon_done < wa ? anon_scan - anon_done : wa;
 			long df = f > 0 ? reclaim_inactive(rc, g, node, LRU_INACTIVE_FILE, f) : 0;
 			long da = a > 0 && rc->reclaimed < rc->stop ?
 				reclaim_inactive(rc, g, node, LRU_INACTIVE_ANON, a) : 0;
@@ -505,7 +511,7 @@ static bool reclaim_isolated_page(struct mcg_group *g, uint32_t idx)
 	/* an anon page here was written to swap: it goes to its slot */
 	bool anon = (g->eng->pages.pages[idx].kind & PK_MASK) != PK_FILE;
 	struct reclaim_ctl rc = { .e = g->eng, .want = 1, .stop = 1, .ctx = RECLAIM_DIRECT,
-				  .may_swap = anon };
+				  .may_swap = anon, .at_wb_end = true };
 
 	return reclaim_page(&rc, g, idx, anon);
 }
@@ -560,17 +566,20 @@ void reclaim_congestion_nap(struct mcg_engine *e)
 	wb_complete(e, reclaim_isolated_page);
 }
 
-/* 3.2's do_try_to_free_pages, after each priority's pass: once direct
- * reclaim has scanned more than 1.5 times what it wants
- * (writeback_threshold), it wakes the flusher for as many pages as it
- * scanned so far (wakeup_flusher_threads(total_scanned)), every pass. */
+/* 3.2's do_try_to_free_pages, after each priority's pass (before its
+ * nap): once direct reclaim has scanned more than writeback_threshold,
+ * 1.5 times its nr_to_reclaim, which is always SWAP_CLUSTER_MAX there (48
+ * pages), it wakes the flusher for as many pages as it scanned so far
+ * (wakeup_flusher_threads(total_scanned)), every pass. (A soft-limit
+ * reclaim, which 3.2 ran without do_try_to_free_pages, wakes it too
+ * here.) */
 static void reclaim_wake_flusher(const struct reclaim_ctl *rc)
 {
 	struct mcg_engine *e = rc->e;
 	uint64_t none = 0, now;
 
 	if (e->m.era != MCG_ERA_3_2 || !e->flusher || rc->ctx != RECLAIM_DIRECT ||
-	    rc->reclaimed >= rc->want || rc->scanned <= rc->want + rc->want / 2)
+	    rc->reclaimed >= rc->want || rc->scanned <= RECLAIM_CLUSTER + RECLAIM_CLUSTER / 2)
 		return;
 	atomic_fetch_add(&e->fl_kick, rc->scanned);
 	now = env_now(&e->env);
@@ -598,10 +607,10 @@ long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim
 			reclaim_group(&rc, g, prio);
 		if (g)
 			mcg_put(g);       /* stopped early: the walk's last */
+		reclaim_wake_flusher(&rc);
 		if (ctx == RECLAIM_DIRECT && rc.reclaimed < nr && rc.scanned > scanned &&
 		    prio < RECLAIM_PRIO_DEF - 2 && reclaim_naps(&rc))
 			reclaim_congestion_nap(rc.e);
-		reclaim_wake_flusher(&rc);
 	}
 	/* vmpressure: what this reclaim aimed at top found, and how deep it
 	 * had to go (the last priority it scanned at) */

@@ -133,18 +133,26 @@ START_TEST(test_blk_merge_behind_other_requests)
 	ck_assert_uint_eq(io.done, 24 * MS + 300 * US);
 	io = bt_submit(e, 0, BLK_WRITE, 101, 1);              /* merged */
 	ck_assert_uint_eq(io.done, 24 * MS + 400 * US);
+	io = bt_submit(e, 0, BLK_WRITE, 102, 1);              /* merged again */
+	ck_assert_uint_eq(io.done, 24 * MS + 500 * US);
 	struct blk_counts c = bt_counts(e);
-	ck_assert_int_eq(c.merges, 1);
+	ck_assert_int_eq(c.merges, 2);
 	ck_assert_int_eq(c.requests, 3);
-	ck_assert_int_eq(c.writes, 2);
-	ck_assert_uint_eq(c.busy_ns, 3 * 8 * MS + 4 * 100 * US);
-	/* once the request started, the next page is a request of its own,
-	 * and a seek: the disk's last access was the read */
-	io = bt_submit(e, 30 * MS, BLK_WRITE, 102, 1);
-	ck_assert_uint_eq(io.done, 38 * MS + 100 * US);
+	ck_assert_int_eq(c.writes, 3);
+	ck_assert_uint_eq(c.busy_ns, 3 * 8 * MS + 5 * 100 * US);
+	/* the disk's last request is still the read, whose page 5000 it
+	 * served last: a read of 5001, once all is done, pays no seek,
+	 * however the merged write pages came */
+	io = bt_submit(e, 30 * MS, BLK_READ, 5001, 1);
+	ck_assert_uint_eq(io.done, 30 * MS + 100 * US);
+	/* the next write page is a request of its own (the write request
+	 * is long done), and a seek: the disk's last access was a read */
+	io = bt_submit(e, 40 * MS, BLK_WRITE, 103, 1);
+	ck_assert_uint_eq(io.done, 48 * MS + 100 * US);
 	c = bt_counts(e);
-	ck_assert_int_eq(c.merges, 1);
-	ck_assert_int_eq(c.requests, 4);
+	ck_assert_int_eq(c.merges, 2);
+	ck_assert_int_eq(c.requests, 5);
+	ck_assert_int_eq(c.seq, 1);
 	mcg_engine_free(e);
 }
 END_TEST
