@@ -691,6 +691,7 @@ struct mcg_zone_counts {
 	long size, free, min, low, high, batch;   /* pages */
 	long scan_direct, scan_kswapd, steal_direct, steal_kswapd;
 	long allocstall, pageoutrun, kswapd_wakeups;   /* the machine's */
+	long balances_done;    /* kswapd's balances ended (pageoutrun: begun) */
 };
 
 /* Zone (node) n's watermarks and counts; the reclaim counts are 0 without

@@ -48,6 +48,7 @@ struct zone_state {
 	int prio;
 	long got;
 	atomic_long allocstall, pageoutrun, wakeups;
+	atomic_long balances_done;    /* balances ended (pageoutrun: begun) */
 	/* [0] direct, [1] kswapd */
 	atomic_long scan[2][PAGE_MAX_NODES], steal[2][PAGE_MAX_NODES];
 };
@@ -298,6 +299,7 @@ static void *zone_kswapd_main(void *arg)
 		atomic_fetch_add(&zs->pageoutrun, 1);
 		while (!zone_stopping(zs) && zone_balance_step(e, &prio, &got))
 			;
+		atomic_fetch_add(&zs->balances_done, 1);
 		pthread_mutex_lock(&zs->lock);
 	}
 	pthread_mutex_unlock(&zs->lock);
@@ -326,6 +328,8 @@ int mcg_kswapd_step(struct mcg_engine *e)
 		atomic_fetch_add(&zs->pageoutrun, 1);
 	}
 	zs->balancing = zone_balance_step(e, &zs->prio, &zs->got);
+	if (!zs->balancing)
+		atomic_fetch_add(&zs->balances_done, 1);
 	return 1;
 }
 
@@ -360,4 +364,5 @@ void mcg_zone_counts(struct mcg_engine *e, unsigned n, struct mcg_zone_counts *z
 	zc->allocstall = atomic_load(&zs->allocstall);
 	zc->pageoutrun = atomic_load(&zs->pageoutrun);
 	zc->kswapd_wakeups = atomic_load(&zs->wakeups);
+	zc->balances_done = atomic_load(&zs->balances_done);
 }

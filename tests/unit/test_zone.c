@@ -253,23 +253,40 @@ START_TEST(test_zone_direct_reclaim_policies)
 }
 END_TEST
 
+/* kswapd's thread has nothing to do: every wake's balance has ended */
+static bool zt_kswapd_idle(struct mcg_engine *e)
+{
+	struct mcg_zone_counts zc = zt_zone(e, 0);
+
+	return zc.kswapd_wakeups == zc.pageoutrun && zc.pageoutrun == zc.balances_done;
+}
+
 /* With workers (the real environment), kswapd is a thread: started by the
  * first wake, it balances the zones while the test waits, and stops with
- * the engine. */
+ * the engine. Its balance runs beside the allocations that woke it, so it
+ * may end short of pages_high (2.6.3's kswapd sleeps after its priority-1
+ * pass, balanced or not); test_zone_kswapd_balances_to_high checks the
+ * balance itself, in step mode. */
 START_TEST(test_zone_kswapd_worker)
 {
 	struct zt z;
+	long free0, free1;
 	int waited = 0;
 
 	zt_setup_in(&z, MCG_ZONES_BATCHING, NULL);
 	zt_touch(&z, 16384 - 384 - 512 + 1);
 	ck_assert_int_ge(zt_zone(z.e, 0).kswapd_wakeups, 1);
+	free0 = zt_zone(z.e, 0).free;
+	free1 = zt_zone(z.e, 1).free;
 	/* (a wait for a thread, not a timing: 10 s is a hang) */
-	while ((zt_zone(z.e, 0).free < zt_zone(z.e, 0).high ||
-		zt_zone(z.e, 1).free < zt_zone(z.e, 1).high) && waited++ < 10000)
+	while (!zt_kswapd_idle(z.e) && waited++ < 10000)
 		usleep(1000);
-	ck_assert_int_ge(zt_zone(z.e, 0).free, zt_zone(z.e, 0).high);
-	ck_assert_int_ge(zt_zone(z.e, 1).free, zt_zone(z.e, 1).high);
+	ck_assert(zt_kswapd_idle(z.e));
+	ck_assert_int_ge(zt_zone(z.e, 0).balances_done, 1);
+	/* it reclaimed from both zones, and nothing allocated since */
+	ck_assert_int_gt(zt_zone(z.e, 0).steal_kswapd, 0);
+	ck_assert_int_ge(zt_zone(z.e, 0).free, free0);
+	ck_assert_int_ge(zt_zone(z.e, 1).free, free1);
 	ck_assert_int_gt(zt_zone(z.e, 1).steal_kswapd, 0);
 	/* the machine keeps working beside it; then it stops for good */
 	zt_touch(&z, 2000);
