@@ -170,8 +170,10 @@ int main(void)
 	       r[1].scan[0] ? 100.0 * (double)(r[1].scan[0] - r[3].scan[0]) / (double)r[1].scan[0] : 0.0);
 	/* the regime: (b)'s direct reclaim, efficiency and the share of its
 	 * scans that met a dirty or writeback page (marked for immediate
-	 * reclaim; the machine's reclaim is all direct here, so every mark is
-	 * direct reclaim's) */
+	 * reclaim by a scan; the machine's reclaim is all direct here, so
+	 * every mark is direct reclaim's; a dirty page kept unmarked because
+	 * the write queue was congested would not count, and without a disk
+	 * nothing is congested) */
 	printf("b4.direct_efficiency_pct.b %.1f %%\n",
 	       r[1].scan[0] ? 100.0 * (double)r[1].steal[0] / (double)r[1].scan[0] : 0.0);
 	if (!r[1].scan[1])

@@ -122,6 +122,7 @@ struct result {
 	double end_ms;
 	long scan_direct, scan_bg, steal_direct, steal_bg, allocstall;
 	long reads, io_wait_us, spin_us, swap_writes, cpu_busy_us, cpu_reclaim_us, refault_anon;
+	long nap_us;
 	char *end_block;              /* everything from the "end" line on */
 };
 
@@ -235,6 +236,7 @@ static int run_text(char *text, const char *group, struct result *r)
 	r->reads = field(end, "reads=");
 	r->io_wait_us = field(end, "io_wait_us=");
 	r->swap_writes = field(end, "swap_writes=");
+	r->nap_us = field(end, " nap_us=");
 	r->spin_us = (line = strstr(end, "\nlru_lock spin_us=")) ? field(line, "spin_us=") : 0;
 	line = strstr(end, "\ncpu busy_us=");
 	r->cpu_busy_us = line ? field(line, "busy_us=") : 0;
@@ -262,10 +264,17 @@ int main(int argc, char **argv)
 
 	/* --print N CONFIG: the build's scenario, for memcgctl replay */
 	if (argc == 4 && !strcmp(argv[1], "--print")) {
+		char *e;
+		long jobs = strtol(argv[2], &e, 10);
+
+		if (*e || jobs < 1 || jobs > UNITS || UNITS % jobs) {
+			fprintf(stderr, "bench_wmark: N must divide %d\n", UNITS);
+			return 2;
+		}
 		for (int c = 0; c < NCONFIG; c++) {
 			if (strcmp(argv[3], configs[c].name))
 				continue;
-			char *text = scenario(atoi(argv[2]), &configs[c], " limit=800M");
+			char *text = scenario((int)jobs, &configs[c], " limit=800M");
 
 			if (!text)
 				return 1;
@@ -306,6 +315,10 @@ int main(int argc, char **argv)
 			       100.0 * ((double)(r->io_wait_us - warm.io_wait_us) / 1000.0) /
 			       (r->end_ms * ns[n]));
 			printf("wmark.disk_reads.j%d.%s %ld reads\n", ns[n], name, r->reads - warm.reads);
+			/* of the I/O wait, the congestion naps (reclaim's and
+			 * balance_dirty_pages'), in % of N x the build time */
+			printf("wmark.nap_pct.j%d.%s %.1f %%\n", ns[n], name,
+			       100.0 * ((double)(r->nap_us - warm.nap_us) / 1000.0) / (r->end_ms * ns[n]));
 			printf("wmark.lock_spin_ms.j%d.%s %.3f ms\n", ns[n], name, (double)r->spin_us / 1000.0);
 			/* the regime: how busy the CPUs were, how fast the build
 			 * swapped out and in, and reclaim's CPU time */

@@ -94,12 +94,14 @@ static uint32_t swap_free_cluster(const struct swap_dev *s, uint32_t from)
 	return SWAP_NONE;
 }
 
-/* A free slot, or SWAP_NONE. Caller holds s->lock. As the kernel's
+/* A free slot, or SWAP_NONE. Caller holds s->lock. After the kernel's
  * scan_swap_map: slots are taken in ascending order from a cursor, and
  * every SWAP_CLUSTER slots the cursor moves to a run of that many free
  * slots when there is one, so that pages swapped out one after the other
  * have neighbouring slots and their writes follow each other on the disk
- * (a free list would scatter them). */
+ * (a free list would scatter them). Simplified: the runs are aligned and
+ * looked for from the cursor on, where 2.6.24 took any run, looked for
+ * from the lowest free slot. */
 static uint32_t swap_slot_take(struct swap_dev *s)
 {
 	uint32_t slot;

@@ -103,6 +103,8 @@ mkdir -p "$fake/rep"
 	printf 'wmark.completion_ratio.j32.790_760_throttle\t1.10\tratio\n'
 	printf 'wmark.iowait_pct.j32.nowmark\t30\t%%\nwmark.swapout_mb_per_s.j32.nowmark\t2\tMB/s\n'
 	printf 'wmark.reclaim_cpu_ms.j32.nowmark\t100\tms\nwmark.completion_ms.j32.nowmark\t300000\tms\n'
+	printf 'wmark.nap_pct.j32.nowmark\t1\t%%\nwmark.swapin_mb_per_s.j32.nowmark\t0\tMB/s\n'
+	printf 'wmark.read_mb_per_s.j32.nowmark\t0.5\tMB/s\n'
 	printf 'wmark.disk_reads.j32.nowmark\t5000\treads\nwmark.disk_reads.j32.790_760_throttle\t4000\treads\n'
 	# (c) listed nothing: not applicable, whatever rescued_pct would say
 	printf 'b4.c.listed\t0\tpages\n'
