@@ -371,8 +371,9 @@ static void reclaim_lruvec(struct reclaim_ctl *rc, struct mcg_group *g, unsigned
 	bool swap = rc->may_swap && rc->swappiness > 0 && swap_nr_free(rc->e) > 0;
 	bool acc = prio > 0 && !rc->no_acc;
 	/* 2.6.24's group has one LRU of both types: each page has the same
-	 * pressure (swappiness only decided whether mapped pages left the
-	 * active list, which a group of mapped anon pages always lets them) */
+	 * pressure, at any swappiness but 0 (swappiness only decided whether
+	 * mapped pages left the active list, which at the default 60 a group
+	 * mostly of mapped pages always let them) */
 	bool one_lru = rc->e->m.era == MCG_ERA_2_6_24;
 	unsigned sw = one_lru ? 100 : rc->swappiness;
 	/* swappiness 100 scans both types alike; 0 no anon; 200 no file */
