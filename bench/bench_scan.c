@@ -129,6 +129,12 @@ static int run(const struct variant *v, struct res *r)
 	return 0;
 }
 
+/* how much fewer than base pages v scanned, in % of base */
+static double cut_pct(long base, long v)
+{
+	return base ? 100.0 * (double)(base - v) / (double)base : 0.0;
+}
+
 static long trunc_pct(long part, long whole)
 {
 	return whole ? part * 100 / whole : 0;
@@ -164,10 +170,8 @@ int main(void)
 		printf("b4.%c.elapsed_ms %.3f ms\n", n, r[i].elapsed_ms);
 		fflush(stdout);
 	}
-	printf("b4.direct_scanned_cut_pct.c_vs_b %.1f %%\n",
-	       r[1].scan[0] ? 100.0 * (double)(r[1].scan[0] - r[2].scan[0]) / (double)r[1].scan[0] : 0.0);
-	printf("b4.direct_scanned_cut_pct.d_vs_b %.1f %%\n",
-	       r[1].scan[0] ? 100.0 * (double)(r[1].scan[0] - r[3].scan[0]) / (double)r[1].scan[0] : 0.0);
+	printf("b4.direct_scanned_cut_pct.c_vs_b %.1f %%\n", cut_pct(r[1].scan[0], r[2].scan[0]));
+	printf("b4.direct_scanned_cut_pct.d_vs_b %.1f %%\n", cut_pct(r[1].scan[0], r[3].scan[0]));
 	/* the regime: (b)'s direct reclaim, efficiency and the share of its
 	 * scans that met a dirty or writeback page (marked for immediate
 	 * reclaim by a scan; the machine's reclaim is all direct here, so

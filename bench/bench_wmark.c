@@ -89,6 +89,7 @@
 #define HEAP_PAGES (35L * 256)
 #define ROUNDS 8
 #define UNIT_CPU_MS 4240
+#define CPUS 8                    /* the seed's ia64 machine */
 
 /* Unit u's CPU time: UNIT_CPU_MS times a factor from 0.5 to 1.5, the 256
  * factors spread evenly (their mean is 1) and dealt to the units in a
@@ -142,13 +143,13 @@ static char *scenario(int jobs, const struct config *c, const char *limit)
 	if (!f)
 		return NULL;
 	fprintf(f, "seed 1\n"
-		   "machine memory=8G swap=4G cpus=8 nodes=2 watermarks=%d throttle=%d era=2.6.24" MACHINE "\n"
+		   "machine memory=8G swap=4G cpus=%d nodes=2 watermarks=%d throttle=%d era=2.6.24" MACHINE "\n"
 		   COSTS
 		   "group /kb%s%s\n"
 		   "file src 256M\n"
 		   "file hdr 16M\n"
 		   "file obj 256M\n"
-		   "task warm group=/kb\n", c->wmarks, c->throttle, limit, c->marks);
+		   "task warm group=/kb\n", CPUS, c->wmarks, c->throttle, limit, c->marks);
 	/* the jobs start when the warm-up has read the tree */
 	for (int j = 0; j < jobs; j++)
 		fprintf(f, "task j%d group=/kb start=100000s\n", j);
@@ -324,7 +325,7 @@ int main(int argc, char **argv)
 			 * swapped out and in, and reclaim's CPU time */
 			printf("wmark.cpu_busy_pct.j%d.%s %.1f %%\n", ns[n], name,
 			       100.0 * ((double)(r->cpu_busy_us - warm.cpu_busy_us) / 1000.0) /
-			       (r->end_ms * 8));
+			       (r->end_ms * CPUS));
 			printf("wmark.swapout_mb_per_s.j%d.%s %.2f MB/s\n", ns[n], name,
 			       (double)(r->swap_writes - warm.swap_writes) * 4096 / 1e6 / (r->end_ms / 1000.0));
 			printf("wmark.swapin_mb_per_s.j%d.%s %.2f MB/s\n", ns[n], name,

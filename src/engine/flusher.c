@@ -274,10 +274,10 @@ static uint64_t fl_pause(struct mcg_engine *e, long pages, long dirty, long bg, 
 	long setpoint = (bg + thresh) / 2;
 	double x, pos;
 	/* the disk's transfer of a page; a disk given only a seek transfers
-	 * at the writeback device's rate (wb_init's default, 100 MB/s) */
+	 * at the writeback device's rate (set by wb_init, which runs first:
+	 * 100 MB/s unless the machine says) */
 	uint64_t per_page = e->m.disk_xfer_ns ? e->m.disk_xfer_ns :
-			    e->m.wb_pages_per_s ? 1000000000ull / e->m.wb_pages_per_s :
-			    1000000000ull / 25600;
+			    1000000000ull / e->m.wb_pages_per_s;
 	double pause;
 
 	if (dirty >= thresh)

@@ -55,11 +55,6 @@ void swap_destroy(struct mcg_engine *e)
 	e->swap = NULL;
 }
 
-static bool swap_slot_used(const struct swap_dev *s, uint32_t slot)
-{
-	return s->used[slot / 64] >> (slot % 64) & 1;
-}
-
 /* The first free slot at or after from, wrapping once, or SWAP_NONE. */
 static uint32_t swap_next_free(const struct swap_dev *s, uint32_t from)
 {
@@ -113,8 +108,7 @@ static uint32_t swap_slot_take(struct swap_dev *s)
 		if ((slot = swap_free_cluster(s, s->cursor)) != SWAP_NONE)
 			s->cursor = slot;
 	}
-	slot = swap_slot_used(s, s->cursor) ? swap_next_free(s, s->cursor) : s->cursor;
-	if (slot == SWAP_NONE)
+	if ((slot = swap_next_free(s, s->cursor)) == SWAP_NONE)
 		return SWAP_NONE;
 	s->used[slot / 64] |= 1ull << (slot % 64);
 	s->cursor = slot + 1 < s->nr_slots ? slot + 1 : 0;
@@ -159,7 +153,7 @@ static void swap_disown(struct mcg_engine *e, unsigned id, bool uncharge)
 	mcg_put(g);                       /* ours */
 }
 
-/* Back on the free list. Caller holds s->lock. */
+/* Free again. Caller holds s->lock. */
 static void swap_slot_push(struct swap_dev *s, uint32_t slot)
 {
 	s->used[slot / 64] &= ~(1ull << (slot % 64));
