@@ -295,11 +295,29 @@ DEPS = libfuse3-dev fuse3 check pkg-config acl attr gcc make python3 perl procps
 # (lxc without its recommends: apparmor's post-install would load profiles
 # into the host's kernel)
 DEPS_NO_RECOMMENDS = lxc
-deps:
+define DEPS_INSTALL
 	@if ! dpkg -s $(DEPS) $(DEPS_NO_RECOMMENDS) >/dev/null 2>&1; then \
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEPS) && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 	    $(DEPS_NO_RECOMMENDS); fi
+endef
+deps:
+	$(DEPS_INSTALL)
+
+# `make deps GOAL...` on a fresh machine: BPF_OK (above) was probed before
+# deps installed what it looks for (bpftool, libbpf), and the other goals
+# would build without the page-cache tracer. So the install runs first, as
+# the remaking of an included makefile, after which make starts again from
+# the top and probes anew; where the tracer cannot be built even then, the
+# stamp is up to date and nothing starts again.
+ifneq ($(filter deps,$(MAKECMDGOALS)),)
+ifneq ($(BPF_OK),1)
+-include $(BUILD)/.deps-installed.mk
+$(BUILD)/.deps-installed.mk:
+	$(DEPS_INSTALL)
+	@mkdir -p $(dir $@) && echo '# make deps ran (Makefile: deps)' > $@
+endif
+endif
 
 demo: all
 	mount-helper/memcgfs-demo $(abspath $(BUILD))/memcgfs
