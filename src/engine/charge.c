@@ -11,6 +11,7 @@
 
 #include "engine/bgreclaim.h"
 #include "engine/charge.h"
+#include "engine/compaction.h"
 #include "engine/engine.h"
 #include "engine/internal.h"
 #include "engine/lru.h"
@@ -252,6 +253,16 @@ static __attribute__((noinline)) unsigned charge_dirty_node(struct mcg_engine *e
 	return node % nodes;
 }
 
+/* Where a new anon page starts: on the active list up to 5.8
+ * (lru_cache_add_active in 2.6.24's do_anonymous_page, LRU_ACTIVE_ANON
+ * in page_add_new_anon_rmap from 2.6.28), the inactive one since 5.9
+ * ("mm: workingset: age nonresident information alongside anonymous
+ * pages"), today's era. */
+static inline uint8_t charge_new_anon_active(const struct mcg_engine *e, enum page_kind kind)
+{
+	return kind == PK_ANON && e->m.era != MCG_ERA_TODAY ? PG_ACTIVE : 0;
+}
+
 /* The charge itself, with g held against reaping by the caller. */
 static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned node,
 				   enum page_kind kind, uint32_t owner, uint8_t flags,
@@ -291,7 +302,7 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 	p = &e->pages.pages[idx];
 	p->memcg = (uint16_t)g->id;
 	p->kind = (uint8_t)kind;
-	p->flags = flags & (PG_DIRTY | PG_MAPPED | PG_MLOCKED);
+	p->flags = (flags & (PG_DIRTY | PG_MAPPED | PG_MLOCKED)) | charge_new_anon_active(e, kind);
 	p->owner = owner;
 	pgstate_account_unmarked(g, p, 1, STAT_PGPGIN);
 	lru_add(e, g, idx);             /* (its size store marks the group) */
@@ -299,3 +310,46 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 	return idx;
 }
 
+
+long charge_new_huge(struct mcg_group *g, unsigned cpu, unsigned node, enum page_kind kind,
+		     uint32_t owner, struct charge_mode *mode)
+{
+	struct mcg_engine *e = g->eng;
+	uint32_t idx;
+	int err;
+
+	reclaim_wb_complete(e);
+	/* 3.2's do_huge_pmd_anonymous_page allocates, then charges */
+	if ((idx = compact_alloc_huge(e, node)) == PAGE_NONE) {
+		compact_count_thp(e, false);
+		return -ENOMEM;
+	}
+	for (;;) {
+		if ((err = charge_try(g, cpu, PAGE_BLOCK, mode))) {
+			for (uint32_t i = 0; i < PAGE_BLOCK; i++)
+				page_free(&e->pages, idx + i);
+			compact_count_thp(e, false);
+			return err;
+		}
+		if (!atomic_load(&g->reaped) || mcg_root(g))
+			break;
+		/* reaped by rmdir meanwhile: to the parent, as a page goes */
+		uncharge_pages(g, PAGE_BLOCK, false);
+		charge_drain(e, g);
+		uncharge_reap(g);
+		g = g->parent;
+	}
+	for (uint32_t i = 0; i < PAGE_BLOCK; i++) {
+		struct page *p = &e->pages.pages[idx + i];
+
+		p->memcg = (uint16_t)g->id;
+		p->kind = (uint8_t)kind;
+		p->flags = charge_new_anon_active(e, kind);
+		p->owner = owner + i;
+		pgstate_account_unmarked(g, p, 1, STAT_PGPGIN);
+		lru_add(e, g, idx + i);
+	}
+	uncharge_events(g, PAGE_BLOCK);
+	compact_count_thp(e, true);
+	return idx;
+}

@@ -6,6 +6,7 @@
 #include "engine/bgreclaim.h"
 #include "engine/blkdev.h"
 #include "engine/charge.h"
+#include "engine/compaction.h"
 #include "engine/engine.h"
 #include "engine/flusher.h"
 #include "engine/internal.h"
@@ -40,6 +41,7 @@ struct mcg_engine *mcg_engine_new(const struct mcg_machine *m, const struct mcg_
 	/* the engine's own objects own the pages */
 	e->evict = vm_evict;
 	e->evict_arg = e;
+	e->migrate = vm_migrate;
 	atomic_init(&e->vm_swappiness, m->vm_swappiness);
 	pthread_rwlock_init(&e->tree_lock, NULL);
 	pthread_mutex_init(&e->id_lock, NULL);
@@ -51,7 +53,7 @@ struct mcg_engine *mcg_engine_new(const struct mcg_machine *m, const struct mcg_
 	    page_pool_init(&e->pages, e->m.mem_pages, e->m.nodes, e->m.node_pages) || uncharge_init(e) || charge_core_init(e) ||
 	    swap_init(e, e->m.swap_pages) || vm_init(e) || oom_init(e) || move_init(e) || wb_init(e) ||
 	    bgr_init(e) || soft_init(e) || rstat_init(e) || names_init(e) || zone_init(e) ||
-	    blk_init(e) || flusher_init(e)) {
+	    blk_init(e) || flusher_init(e) || compact_init(e)) {
 		mcg_engine_free(e);
 		return NULL;
 	}
@@ -93,6 +95,7 @@ void mcg_engine_free(struct mcg_engine *e)
 	zone_destroy(e);
 	flusher_destroy(e);
 	blk_destroy(e);
+	compact_destroy(e);
 	pthread_rwlock_destroy(&e->tree_lock);
 	pthread_mutex_destroy(&e->id_lock);
 	for (unsigned c = 0; e->by_id && c < MCG_ID_CHUNKS; c++)

@@ -142,6 +142,11 @@ struct mcg_machine {
 	uint64_t disk_seek_ns, disk_xfer_ns;
 	unsigned nr_requests;
 	enum mcg_era era;        /* the reclaim physics' era (0: today's) */
+	/* transparent huge pages, "always" (issue 22, item 6; replays): a
+	 * task's first touch of an aligned 2M of an anon region asks for a
+	 * huge page (compaction, reclaim for it, fallback); the free pages
+	 * are kept by pageblock (page_pool_blocks) */
+	bool thp;
 #ifdef MCG_BENCH
 	/* bench/ only (seed B4's variant a): a page's writeback end leaves it
 	 * where it is, no rotation to the inactive tail */
@@ -191,6 +196,9 @@ struct mcg_engine {
 	 * false: keep the page. (vm_evict: the engine's objects own pages.) */
 	bool (*evict)(uint32_t owner, uint32_t page, uint32_t slot, void *arg);
 	void *evict_arg;
+	/* Compaction asks the owner to let isolated page old be page nw
+	 * (vm_migrate, with evict_arg); false: keep old. */
+	bool (*migrate)(uint32_t owner, uint32_t old, uint32_t nw, void *arg);
 	pthread_rwlock_t tree_lock;   /* links, names, removed flags */
 	struct mcg_group *root;
 	unsigned nr_groups;           /* alive, dying and root included */
@@ -221,6 +229,7 @@ struct mcg_engine {
 	struct zone_state *zones;     /* with m.zones: watermarks' kswapd (zone.c) */
 	struct blk_dev *blk;          /* with a disk: the block device (blkdev.c) */
 	struct flusher *flusher;      /* with a disk: the flusher (flusher.c) */
+	struct compact_state *compact; /* with m.thp: compaction's counts */
 	/* 3.2's direct reclaim wakes the flusher for the pages it scanned
 	 * (wakeup_flusher_threads): reclaim, which ranks below the flusher,
 	 * adds the pages and the time; the flusher takes them */
@@ -430,6 +439,14 @@ int charge_kmem(struct mcg_group *g, unsigned cpu, long n, struct charge_mode *m
 long charge_new_page(struct mcg_group *g, unsigned cpu, unsigned node, enum page_kind kind,
 		     uint32_t owner, uint8_t flags, struct charge_mode *mode);
 
+/* With m.thp: a huge page of kind for g, PAGE_BLOCK (512) pages whose
+ * owners are owner to owner + 511, charged at once (no OOM kill: the
+ * fault falls back) and each on g's LRU (the engine splits a huge page
+ * at once: reclaim sees its base pages). Returns the first page, or
+ * -ENOMEM (no huge page, counted as a fallback) or the charge's error. */
+long charge_new_huge(struct mcg_group *g, unsigned cpu, unsigned node, enum page_kind kind,
+		     uint32_t owner, struct charge_mode *mode);
+
 /* A batch of uncharges and page frees (an unmap, an exit), a local of the
  * caller's passed down explicitly, as the kernel passes its uncharge
  * gather: uncharges of one group are summed and applied once, and freed
@@ -589,6 +606,7 @@ enum vm_fault {
 	VM_MINOR,      /* new page (anon zero page, or file page in cache) */
 	VM_MAJOR,      /* read in: swap-in, or a file page not in cache */
 	VM_REFAULT,    /* a major fault that hit a shadow: it was evicted recently */
+	VM_HUGE,       /* a transparent huge page: PAGE_BLOCK new pages at once */
 };
 
 /* Access virtual page i of r from simulated CPU cpu: fault it in if needed
@@ -766,6 +784,20 @@ struct mcg_flusher_counts {
 };
 
 void mcg_flusher_counts(struct mcg_engine *e, struct mcg_flusher_counts *c);
+
+/* Huge pages and compaction (m.thp), the kernel's vmstat names. */
+struct mcg_compact_counts {
+	long thp_fault_alloc, thp_fault_fallback;
+	long compact_stall, compact_success, compact_fail;
+	long compact_pages_moved;      /* pages migrated */
+	long compact_move_failed;      /* pages met that could not move
+					* (dirty for asynchronous compaction,
+					* under writeback) */
+	long reclaim_for_order;        /* direct reclaims for a huge page */
+};
+
+/* All 0 without m.thp. */
+void mcg_compact_counts(struct mcg_engine *e, struct mcg_compact_counts *c);
 
 /* An era by its name: today, 2.6.24, 2.6.39 or 3.2. 0 or -EINVAL. */
 int mcg_era_parse(const char *name, enum mcg_era *era);

@@ -1,6 +1,9 @@
 /* page.c: the page descriptor array and its per-node free lists. The array
  * is mapped, not written, at start: a descriptor costs memory only once its
- * page has been used. Never knows about groups beyond the id it stores. */
+ * page has been used. With pageblocks (huge pages) every page starts on
+ * the free lists, which are then doubly linked, with each block's free
+ * count, a bit per free page, and the zones' compaction deferral. Never
+ * knows about groups beyond the id it stores. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +79,21 @@ void page_pool_destroy(struct page_pool *pp)
 	munmap(pp->pages, (size_t)pp->nr_pages * sizeof(struct page));
 	free(pp->node);
 	free(pp->chunk_node);
+	free(pp->block_free);
+	free(pp->free_bit);
 	memset(pp, 0, sizeof(*pp));
+}
+
+/* With pageblocks: idx has just left pn's free list at its head. Caller
+ * holds pn->lock. */
+static void page_block_taken(struct page_pool *pp, struct page_node *pn, uint32_t idx)
+{
+	if (pn->free_head != PAGE_NONE)
+		pp->pages[pn->free_head].prev = PAGE_NONE;
+	__atomic_store_n(&pp->free_bit[idx >> 6], pp->free_bit[idx >> 6] & ~(1ull << (idx & 63)),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&pp->block_free[idx >> PAGE_BLOCK_ORDER],
+			 (uint16_t)(pp->block_free[idx >> PAGE_BLOCK_ORDER] - 1), __ATOMIC_RELAXED);
 }
 
 /* A free page of pn, if pn has at least need free pages (1: any). nr_free
@@ -90,6 +107,8 @@ static uint32_t page_take_above(struct page_pool *pp, struct page_node *pn, long
 		if (pn->free_head != PAGE_NONE) {
 			idx = pn->free_head;
 			pn->free_head = pp->pages[idx].next;
+			if (pp->block_free)
+				page_block_taken(pp, pn, idx);
 		} else if (pn->bump < pp->node_end[pn - pp->node]) {
 			idx = pn->bump++;
 		}
@@ -122,6 +141,15 @@ static void page_free_locked(struct page_pool *pp, struct page_node *pn, uint32_
 	pp->pages[idx].memcg = 0;
 	pp->pages[idx].flags = 0;
 	pp->pages[idx].next = pn->free_head;
+	if (pp->block_free) {
+		pp->pages[idx].prev = PAGE_NONE;
+		if (pn->free_head != PAGE_NONE)
+			pp->pages[pn->free_head].prev = idx;
+		__atomic_store_n(&pp->free_bit[idx >> 6], pp->free_bit[idx >> 6] | 1ull << (idx & 63),
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&pp->block_free[idx >> PAGE_BLOCK_ORDER],
+				 (uint16_t)(pp->block_free[idx >> PAGE_BLOCK_ORDER] + 1), __ATOMIC_RELAXED);
+	}
 	pn->free_head = idx;
 	__atomic_store_n(&pn->nr_free, pn->nr_free + 1, __ATOMIC_RELAXED);
 }
@@ -207,4 +235,156 @@ long page_nr_free(struct page_pool *pp)
 		spin_unlock(&pp->node[i].lock);
 	}
 	return n;
+}
+
+int page_pool_blocks(struct page_pool *pp)
+{
+	uint32_t nblocks = (pp->nr_pages + PAGE_BLOCK - 1) >> PAGE_BLOCK_ORDER;
+
+	pp->block_free = calloc(nblocks, sizeof(*pp->block_free));
+	pp->free_bit = calloc((pp->nr_pages + 63) / 64, sizeof(*pp->free_bit));
+	if (!pp->block_free || !pp->free_bit) {
+		free(pp->block_free);
+		free(pp->free_bit);
+		pp->block_free = NULL;
+		pp->free_bit = NULL;
+		return -ENOMEM;
+	}
+	for (unsigned n = 0; n < pp->nr_nodes; n++) {
+		struct page_node *pn = &pp->node[n];
+		uint32_t end = pp->node_end[n];
+
+		/* pushed from the top, so taken from the bottom */
+		while (end > pn->bump)
+			page_free_locked(pp, pn, --end);
+		pn->bump = pp->node_end[n];
+		pn->nr_free = page_node_size(pp, n);
+	}
+	return 0;
+}
+
+void page_node_blocks(const struct page_pool *pp, unsigned n, uint32_t *first, uint32_t *end)
+{
+	uint32_t start = n ? pp->node_end[n - 1] : 0;
+
+	*first = (start + PAGE_BLOCK - 1) >> PAGE_BLOCK_ORDER;
+	*end = pp->node_end[n] >> PAGE_BLOCK_ORDER;
+	if (*end < *first)
+		*end = *first;
+}
+
+bool page_node_has_block(const struct page_pool *pp, unsigned n)
+{
+	uint32_t b, end;
+
+	if (!pp->block_free)
+		return false;
+	for (page_node_blocks(pp, n, &b, &end); b < end; b++)
+		if (page_block_free(pp, b) == PAGE_BLOCK)
+			return true;
+	return false;
+}
+
+/* Take free page idx off pn's free list. Caller holds pn->lock. */
+static void page_unlink_free(struct page_pool *pp, struct page_node *pn, uint32_t idx)
+{
+	struct page *p = &pp->pages[idx];
+
+	if (p->prev != PAGE_NONE)
+		pp->pages[p->prev].next = p->next;
+	else
+		pn->free_head = p->next;
+	if (p->next != PAGE_NONE)
+		pp->pages[p->next].prev = p->prev;
+	__atomic_store_n(&pp->free_bit[idx >> 6], pp->free_bit[idx >> 6] & ~(1ull << (idx & 63)),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&pp->block_free[idx >> PAGE_BLOCK_ORDER],
+			 (uint16_t)(pp->block_free[idx >> PAGE_BLOCK_ORDER] - 1), __ATOMIC_RELAXED);
+	__atomic_store_n(&pn->nr_free, pn->nr_free - 1, __ATOMIC_RELAXED);
+}
+
+uint32_t page_alloc_block(struct page_pool *pp, unsigned node)
+{
+	struct page_node *pn;
+	uint32_t b, end, first = PAGE_NONE;
+
+	if (!pp->block_free || node >= pp->nr_nodes)
+		return PAGE_NONE;
+	pn = &pp->node[node];
+	spin_lock(&pn->lock);
+	for (page_node_blocks(pp, node, &b, &end); b < end; b++)
+		if (pp->block_free[b] == PAGE_BLOCK) {
+			first = b << PAGE_BLOCK_ORDER;
+			for (uint32_t i = 0; i < PAGE_BLOCK; i++)
+				page_unlink_free(pp, pn, first + i);
+			break;
+		}
+	spin_unlock(&pn->lock);
+	for (uint32_t i = 0; first != PAGE_NONE && i < PAGE_BLOCK; i++)
+		pp->pages[first + i] = (struct page){ .prev = PAGE_NONE, .next = PAGE_NONE };
+	return first;
+}
+
+bool page_take_at(struct page_pool *pp, uint32_t idx)
+{
+	struct page_node *pn;
+	bool taken;
+
+	if (!pp->block_free || idx >= pp->nr_pages)
+		return false;
+	pn = &pp->node[page_node_of(pp, idx)];
+	spin_lock(&pn->lock);
+	taken = page_is_free(pp, idx);
+	if (taken)
+		page_unlink_free(pp, pn, idx);
+	spin_unlock(&pn->lock);
+	if (taken)
+		pp->pages[idx] = (struct page){ .prev = PAGE_NONE, .next = PAGE_NONE };
+	return taken;
+}
+
+enum page_compact page_compact_suitable(const struct page_pool *pp, unsigned n, int order)
+{
+	if (__atomic_load_n(&pp->node[n].nr_free, __ATOMIC_RELAXED) <=
+	    pp->node[n].wm_low + (2L << order))
+		return PAGE_COMPACT_SKIPPED;
+	return page_node_has_block(pp, n) ? PAGE_COMPACT_PARTIAL : PAGE_COMPACT_CONTINUE;
+}
+
+#define PAGE_COMPACT_MAX_DEFER_SHIFT 6   /* COMPACT_MAX_DEFER_SHIFT */
+
+bool page_compact_deferred(struct page_pool *pp, unsigned n)
+{
+	struct page_node *pn = &pp->node[n];
+	unsigned limit;
+	bool deferred;
+
+	spin_lock(&pn->lock);
+	limit = 1u << pn->compact_defer_shift;
+	if (++pn->compact_considered > limit)
+		pn->compact_considered = limit;
+	deferred = pn->compact_considered < limit;
+	spin_unlock(&pn->lock);
+	return deferred;
+}
+
+void page_compact_defer(struct page_pool *pp, unsigned n)
+{
+	struct page_node *pn = &pp->node[n];
+
+	spin_lock(&pn->lock);
+	pn->compact_considered = 0;
+	if (pn->compact_defer_shift < PAGE_COMPACT_MAX_DEFER_SHIFT)
+		pn->compact_defer_shift++;
+	spin_unlock(&pn->lock);
+}
+
+void page_compact_reset(struct page_pool *pp, unsigned n)
+{
+	struct page_node *pn = &pp->node[n];
+
+	spin_lock(&pn->lock);
+	pn->compact_considered = 0;
+	pn->compact_defer_shift = 0;
+	spin_unlock(&pn->lock);
 }

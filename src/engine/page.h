@@ -5,6 +5,7 @@
 #define MEMCGFS_PAGE_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "engine/spin.h"
@@ -54,7 +55,15 @@ struct page_node {
 	 * written once, before any allocation */
 	long wm_min, wm_low, wm_high;
 	long reclaim_batch;    /* zone-balancing-batching's share of 32 */
-} __attribute__((aligned(64)));   /* one per node, each on its own lines */
+	/* with pageblocks: the zone's compaction deferral (2.6.35's
+	 * compact_considered and compact_defer_shift), under lock */
+	unsigned compact_considered, compact_defer_shift;
+} __attribute__((aligned(64)));
+
+/* Pageblocks (huge pages, issue 22 item 6): 2^9 pages, the order of a
+ * huge page and of x86's pageblock_order. */
+#define PAGE_BLOCK_ORDER 9
+#define PAGE_BLOCK       (1u << PAGE_BLOCK_ORDER)   /* one per node, each on its own lines */
 
 #define PAGE_CHUNK_SHIFT 16   /* node lookup granule: 64 Ki pages */
 
@@ -71,6 +80,12 @@ struct page_pool {
 	 * from the nodes' busy free-list lines (read beside another CPU's
 	 * lock, it halved 2-thread throughput). */
 	uint32_t node_end[PAGE_MAX_NODES];
+	/* With pageblocks (page_pool_blocks): each block's free pages and a
+	 * bit per page, set while it is free, written under its node's lock;
+	 * the free lists are then doubly linked (prev), so that a chosen
+	 * page can leave its list. NULL without. */
+	uint16_t *block_free;
+	uint64_t *free_bit;
 };
 
 /* -ENOMEM, -EINVAL (no pages, or more than 2^32 - 1; sizes that do not
@@ -106,6 +121,48 @@ static inline unsigned page_node_of(const struct page_pool *pp, uint32_t idx)
 }
 
 long page_nr_free(struct page_pool *pp);
+
+/* Pageblocks, for huge pages: before any allocation, every page goes on
+ * its node's free list (taken lowest first, as the bump pointer would
+ * have), and the blocks' free counts are kept from then on. A block that
+ * straddles two nodes is never a huge page. 0 or -ENOMEM. */
+int page_pool_blocks(struct page_pool *pp);
+/* The first page of a wholly free pageblock of node, all of whose pages
+ * are taken, or PAGE_NONE. */
+uint32_t page_alloc_block(struct page_pool *pp, unsigned node);
+/* Take free page idx (compaction's free scanner): false if it is not free. */
+bool page_take_at(struct page_pool *pp, uint32_t idx);
+static inline bool page_is_free(const struct page_pool *pp, uint32_t idx)
+{
+	return __atomic_load_n(&pp->free_bit[idx >> 6], __ATOMIC_RELAXED) >> (idx & 63) & 1;
+}
+static inline long page_block_free(const struct page_pool *pp, uint32_t block)
+{
+	return __atomic_load_n(&pp->block_free[block], __ATOMIC_RELAXED);
+}
+/* Node n's pageblocks that lie wholly in it: [*first, *end). */
+void page_node_blocks(const struct page_pool *pp, unsigned n, uint32_t *first, uint32_t *end);
+/* Node n has a wholly free pageblock (an order-9 allocation would succeed). */
+bool page_node_has_block(const struct page_pool *pp, unsigned n);
+
+/* 3.2's compaction_suitable for an allocation of 2^order pages from node n
+ * (zone_watermark_ok at order 0 against the low mark + 2 << order, free
+ * pages above it): SKIPPED when the node has too few free pages for
+ * compaction to work with; PARTIAL when a free block is there already;
+ * else CONTINUE. The fragmentation index is not modelled: with enough
+ * pages free and no free block the memory is taken to be fragmented (an
+ * index above extfrag_threshold), as it is where order-0 pages are freed
+ * one by one. */
+enum page_compact { PAGE_COMPACT_SKIPPED, PAGE_COMPACT_CONTINUE, PAGE_COMPACT_PARTIAL };
+enum page_compact page_compact_suitable(const struct page_pool *pp, unsigned n, int order);
+/* 2.6.35's compaction deferral of node n (the zone's): deferred counts a
+ * consideration and says whether compaction is still skipped (1 <<
+ * defer_shift considerations after a failure); defer follows a failed
+ * synchronous compaction (the shift grows to at most 6), reset a
+ * success. */
+bool page_compact_deferred(struct page_pool *pp, unsigned n);
+void page_compact_defer(struct page_pool *pp, unsigned n);
+void page_compact_reset(struct page_pool *pp, unsigned n);
 /* Node n's free pages, read without its lock (a watermark check's view). */
 long page_node_free(struct page_pool *pp, unsigned n);
 

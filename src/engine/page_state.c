@@ -136,3 +136,16 @@ int pgstate_start_writeback(struct mcg_engine *e, uint32_t idx)
 	spin_unlock(&v->lock);
 	return ret;
 }
+
+void pgstate_migrate(struct mcg_engine *e, uint32_t old, uint32_t nw)
+{
+	struct page *po = &e->pages.pages[old];
+	struct mcg_group *g = mcg_by_id_pinned(e, po->memcg);
+	struct lru_vec *v = lru_vec_of(e, g, old);
+
+	spin_lock(&v->lock);
+	e->pages.pages[nw] = *po;
+	e->pages.pages[nw].prev = PAGE_NONE;
+	e->pages.pages[nw].next = PAGE_NONE;
+	spin_unlock(&v->lock);
+}

@@ -105,4 +105,10 @@ int pgstate_start_writeback(struct mcg_engine *e, uint32_t idx);
  * state it had. */
 bool pgstate_swapcache(struct mcg_engine *e, uint32_t idx, bool on);
 
+/* Page migration (compaction.c, through the owner's migrate hook, under
+ * the owner's lock): isolated page old's descriptor, state and charge
+ * become free page nw's, still isolated, on the same node; old is left
+ * for its freeing. */
+void pgstate_migrate(struct mcg_engine *e, uint32_t old, uint32_t nw);
+
 #endif

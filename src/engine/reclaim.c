@@ -19,6 +19,7 @@
  * device's wait (wb_wait) for a page marked for reclaim under writeback,
  * as legacy memcg reclaim does, for a full request queue (wb_submit), and
  * in the congestion nap (reclaim_congestion_nap). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -618,6 +619,94 @@ long reclaim_subtree(struct mcg_group *top, long nr, bool may_swap, enum reclaim
 	if (rc.scanned && rc.e->own.ops->pressure_event)
 		rc.e->own.ops->pressure_event(top, rc.scanned, rc.reclaimed, prio < 0 ? 0 : prio + 1,
 					      rc.e->own.arg);
+	return rc.reclaimed;
+}
+
+/* One pass of 3.2's shrink_zone over node n at prio, every group's pages
+ * there (the zone's lists), for an allocation of order > 3: at
+ * DEF_PRIORITY it scans each list's share to the end; below, it stops
+ * once the pass has reclaimed SWAP_CLUSTER_MAX. */
+static void reclaim_order_pass(struct reclaim_ctl *rc, unsigned n, int prio)
+{
+	struct mcg_group *g = NULL;
+
+	rc->stop = prio < RECLAIM_PRIO_DEF ? rc->reclaimed + RECLAIM_CLUSTER : LONG_MAX;
+	while (rc->reclaimed < rc->stop && (g = mcg_iter(rc->e->root, g)))
+		reclaim_lruvec(rc, g, n, prio);
+	if (g)
+		mcg_put(g);
+}
+
+/* should_continue_reclaim for RECLAIM_MODE_COMPACTION, as Mel Gorman's
+ * series left it ("when reclaiming for compaction, ensure there are
+ * sufficient free pages available", the seed's freemore): a pass that
+ * reclaimed nothing ends it; else it goes on while the reclaim has
+ * taken fewer than 2 << order pages and node n's inactive lists (anon
+ * only with swap) hold more than that, then until compaction could run. */
+static bool reclaim_order_continue(struct reclaim_ctl *rc, unsigned n, int order,
+				   long pass_reclaimed)
+{
+	long want = 2L << order, size[PAGE_MAX_NODES];
+	unsigned mask = 1u << LRU_INACTIVE_FILE;
+
+	if (!pass_reclaimed)
+		return false;
+	if (swap_nr_free(rc->e) > 0)
+		mask |= 1u << LRU_INACTIVE_ANON;
+	stat_lru_nodes(rc->e->root, mask, size);
+	if (rc->reclaimed < want && size[n] > want)
+		return true;
+	return page_compact_suitable(&rc->e->pages, n, order) == PAGE_COMPACT_SKIPPED;
+}
+
+/* compaction_ready (the series' "check if reclaim should really abort
+ * even if compaction_ready() is true for one zone"): node n has enough
+ * free pages for compaction, high mark + balance gap + 2 << order, so
+ * reclaim leaves it alone. Asks the deferral, as the kernel's does. */
+static bool reclaim_order_ready(struct mcg_engine *e, unsigned n, int order)
+{
+	struct page_pool *pp = &e->pages;
+	const struct page_node *pn = &pp->node[n];
+	long gap = (page_node_size(pp, n) + 99) / 100;   /* KSWAPD_ZONE_BALANCE_GAP_RATIO */
+	bool ok;
+
+	if (gap > pn->wm_low)
+		gap = pn->wm_low;
+	ok = page_node_free(pp, n) > pn->wm_high + gap + (2L << order);
+	if (page_compact_deferred(pp, n))
+		return ok;
+	return page_compact_suitable(pp, n, order) != PAGE_COMPACT_SKIPPED && ok;
+}
+
+long reclaim_for_order(struct mcg_engine *e, unsigned node, int order)
+{
+	struct reclaim_ctl rc = {
+		.e = e, .want = RECLAIM_CLUSTER, .may_swap = true, .global = true,
+		.swappiness = mcg_swappiness(e->root), .ctx = RECLAIM_DIRECT, .no_acc = true,
+	};
+	unsigned nodes = e->pages.nr_nodes;
+	int prio;
+
+	wb_complete(e, reclaim_isolated_page);
+	for (prio = RECLAIM_PRIO_DEF; prio >= 0 && rc.reclaimed < rc.want; prio--) {
+		long scanned = rc.scanned;
+
+		for (unsigned i = 0; i < nodes; i++) {
+			unsigned n = (node + i) % nodes;
+			long before;
+
+			if (reclaim_order_ready(e, n, order))
+				continue;
+			do {
+				before = rc.reclaimed;
+				reclaim_order_pass(&rc, n, prio);
+			} while (reclaim_order_continue(&rc, n, order, rc.reclaimed - before));
+		}
+		reclaim_wake_flusher(&rc);
+		if (rc.reclaimed < rc.want && rc.scanned > scanned && prio < RECLAIM_PRIO_DEF - 2 &&
+		    reclaim_naps(&rc))
+			reclaim_congestion_nap(e);
+	}
 	return rc.reclaimed;
 }
 

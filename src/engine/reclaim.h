@@ -43,6 +43,15 @@ long reclaim_subtree(struct mcg_group *g, long nr, bool may_swap, enum reclaim_c
 long reclaim_zone(struct mcg_engine *e, unsigned zone, long nr, int prio, bool accumulate,
 		  enum reclaim_ctx ctx, long *scanned);
 
+/* 3.2's try_to_free_pages for a huge page's allocation (order >
+ * PAGE_ALLOC_COSTLY_ORDER, reclaim for compaction), from node on, as Mel
+ * Gorman's series left it (the seed's (b)): from DEF_PRIORITY down until
+ * SWAP_CLUSTER_MAX pages came back, each node not yet ready for
+ * compaction shrunk in passes while should_continue_reclaim says so
+ * (2 << order pages, then until compaction could run). Returns the pages
+ * reclaimed. */
+long reclaim_for_order(struct mcg_engine *e, unsigned node, int order);
+
 /* The machine ran short (§5.9): reclaim from the groups furthest over their
  * soft limits first, largest excess first, each until its excess is gone
  * or a quarter of it was reclaimed; stop once something came back or after

@@ -474,6 +474,36 @@ bool vm_evict(uint32_t vpage, uint32_t page, uint32_t slot, void *engine)
 	return done;
 }
 
+bool vm_migrate(uint32_t vpage, uint32_t old, uint32_t nw, void *engine)
+{
+	struct mcg_engine *e = engine;
+	struct vm_space *vs = e->vm;
+	struct vm_region *r;
+	struct vm_object *o;
+	bool done = false;
+
+	if ((vpage >> VM_CHUNK_SHIFT) >= VM_CHUNKS)
+		return false;
+	/* as vm_evict: the space lock keeps the region and object valid */
+	pthread_mutex_lock(&vs->lock);
+	r = atomic_load_explicit(&vs->chunk[vpage >> VM_CHUNK_SHIFT], memory_order_acquire);
+	if (!r || !r->slot || r->obj->real) {
+		pthread_mutex_unlock(&vs->lock);
+		return false;
+	}
+	o = r->obj;
+	pthread_mutex_lock(&o->lock);
+	if (!atomic_load(&o->dead) && vpage >= r->vbase && vpage - r->vbase < r->npages &&
+	    atomic_load(&r->slot[vpage - r->vbase]) == old) {
+		pgstate_migrate(e, old, nw);
+		atomic_store(&r->slot[vpage - r->vbase], nw);
+		done = true;
+	}
+	pthread_mutex_unlock(&o->lock);
+	pthread_mutex_unlock(&vs->lock);
+	return done;
+}
+
 uint32_t vm_evictions(struct mcg_engine *e)
 {
 	return atomic_load(&e->vm->evictions);

@@ -43,6 +43,12 @@ struct vm_object *vm_space_objects(struct vm_space *vs);
 /* The engine's evict hook for its own objects (mcg_engine.evict). */
 bool vm_evict(uint32_t vpage, uint32_t page, uint32_t slot, void *engine);
 
+/* The engine's migrate hook (mcg_engine.migrate): the slot that holds
+ * page old (its owner is vpage) takes page nw, a copy (pgstate_migrate)
+ * made under the object's lock. false: the slot no longer holds old (its
+ * owner let it go), or the object is a real process's. */
+bool vm_migrate(uint32_t vpage, uint32_t old, uint32_t nw, void *engine);
+
 /* Pages and swap slots of o: the OOM killer's badness. */
 long vm_object_footprint(struct vm_object *o);
 /* File pages evicted so far: the clock a shadow's distance is read on. */

@@ -23,6 +23,65 @@ static uint8_t vm_accessed(struct mcg_engine *e, uint32_t idx, bool write, bool 
 	return pgstate_accessed(e, idx, (uint8_t)((write ? PG_DIRTY : 0) | (mapped ? PG_MAPPED : 0)));
 }
 
+/* Slots [base, base + n) of t are all empty. Caller holds t's object lock. */
+static bool vm_range_empty(struct vm_region *t, uint32_t base, uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++)
+		if (atomic_load_explicit(&t->slot[base + k], memory_order_relaxed) != VM_EMPTY)
+			return false;
+	return true;
+}
+
+/* With m.thp, a fault (slot value v) on page off of an anon region r,
+ * not a file's: a transparent huge page for the aligned 2M around it if
+ * all its slots are empty (do_huge_pmd_anonymous_page, THP "always").
+ * 1: mapped (*fault VM_HUGE); 0: none (the fault falls back to a base
+ * page); < 0: the task died. Takes and drops r's object lock. */
+static int vm_fault_huge(struct vm_object *who, struct vm_region *r, uint32_t off, uint32_t v,
+			 unsigned cpu, enum vm_fault *fault)
+{
+	struct vm_object *o = r->obj;
+	struct mcg_engine *e = o->eng;
+	uint32_t base = off & ~(PAGE_BLOCK - 1);
+	struct vm_region *t = r;
+	struct mcg_group *charge_to;
+	bool empty;
+	long idx;
+
+	if (v != VM_EMPTY || !e->compact || r->file || r->kind != PK_ANON ||
+	    base + PAGE_BLOCK > r->npages)
+		return 0;
+	pthread_mutex_lock(&o->lock);
+	empty = vm_range_empty(t, base, PAGE_BLOCK);
+	pthread_mutex_unlock(&o->lock);
+	if (!empty)
+		return 0;
+	charge_to = vm_object_group(who);
+	idx = charge_new_huge(charge_to, cpu, cpu, PK_ANON, t->vbase + base, who->mode);
+	if (idx < 0) {
+		mcg_put(charge_to);
+		return 0;
+	}
+	pthread_mutex_lock(&o->lock);
+	if (atomic_load(&o->dead) || atomic_load(&who->dead) || !vm_range_empty(t, base, PAGE_BLOCK)) {
+		bool dead = atomic_load(&o->dead) || atomic_load(&who->dead);
+
+		pthread_mutex_unlock(&o->lock);
+		for (uint32_t k = 0; k < PAGE_BLOCK; k++)
+			charge_free_page(e, (uint32_t)idx + k, NULL);
+		mcg_put(charge_to);
+		return dead ? -EFAULT : 0;
+	}
+	for (uint32_t k = 0; k < PAGE_BLOCK; k++)
+		atomic_store(&t->slot[base + k], (uint32_t)idx + k);
+	atomic_fetch_add(&o->resident, PAGE_BLOCK);
+	pthread_mutex_unlock(&o->lock);
+	stat_add(charge_to, STAT_PGFAULT, 1);
+	mcg_put(charge_to);
+	*fault = VM_HUGE;
+	return 1;
+}
+
 int vm_touch(struct vm_region *r, uint32_t i, unsigned cpu, bool write, enum vm_fault *fault)
 {
 	return vm_touch_by(r->obj, r, i, cpu, write, fault);
@@ -67,6 +126,10 @@ int vm_touch_by(struct vm_object *who, struct vm_region *r, uint32_t i, unsigned
 			return 0;
 		}
 		pthread_mutex_unlock(&o->lock);
+		if ((idx = vm_fault_huge(who, r, off, v, cpu, fault)) != 0) {
+			mcg_put(charge_to);
+			return idx > 0 ? 0 : (int)idx;
+		}
 
 		/* the faulting task's mode, not the file's */
 		idx = charge_new_page(charge_to, cpu, cpu, t->kind, t->vbase + off,

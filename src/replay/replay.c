@@ -89,6 +89,7 @@ struct rp {
 	/* the cost model's reclaim side and the CPU model (docs/replay.md) */
 	bool wmarks, throttle, cpu_model;
 	uint64_t scan_ns, swapout_ns;
+	uint64_t migrate_ns;          /* CPU time of a page compaction moves */
 	uint64_t cpu_free[256];       /* when each simulated CPU is free */
 	uint64_t step_cpu;            /* CPU time of the step running now */
 	uint64_t cpu_busy;            /* ns of CPU used: work, scanning, spinning */
@@ -384,6 +385,11 @@ static int rp_st_machine(struct rp *rp, char **argv, int argc)
 			return rp_fail(rp, "bad min_free %s (more than 0, less than memory)", v);
 		rp->m.min_free_pages = p;
 	}
+	if ((v = wl_arg(argv, argc, "thp"))) {
+		if (strcmp(v, "always") && strcmp(v, "never"))
+			return rp_fail(rp, "thp=always|never");
+		rp->m.thp = !strcmp(v, "always");
+	}
 	if (rp->m.cpus < 1 || rp->m.cpus > 256 || rp->m.nodes < 1 || rp->m.nodes > 64)
 		return rp_fail(rp, "cpus 1..256, nodes 1..64");
 	return rp_machine(rp);
@@ -403,6 +409,8 @@ static int rp_st_cost(struct rp *rp, char **argv, int argc)
 	if ((v = wl_arg(argv, argc, "scan")) && wl_time(v, &rp->scan_ns))
 		return rp_fail(rp, "bad time %s", v);
 	if ((v = wl_arg(argv, argc, "swapout")) && wl_time(v, &rp->swapout_ns))
+		return rp_fail(rp, "bad time %s", v);
+	if ((v = wl_arg(argv, argc, "migrate")) && wl_time(v, &rp->migrate_ns))
 		return rp_fail(rp, "bad time %s", v);
 	return 0;
 }
@@ -733,6 +741,16 @@ static void rp_print_machine(struct rp *rp)
 			bc.nr_requests, bc.full_waits, bc.full_wait_ns / 1000, bc.naps, bc.naps_early,
 			bc.nap_ns / 1000);
 	}
+	if (rp->m.thp) {
+		struct mcg_compact_counts cc;
+
+		mcg_compact_counts(rp->e, &cc);
+		fprintf(rp->out, "thp fault_alloc=%ld fault_fallback=%ld compact_stall=%ld"
+			" compact_success=%ld compact_fail=%ld pages_moved=%ld move_failed=%ld"
+			" reclaim_for_order=%ld\n", cc.thp_fault_alloc, cc.thp_fault_fallback,
+			cc.compact_stall, cc.compact_success, cc.compact_fail, cc.compact_pages_moved,
+			cc.compact_move_failed, cc.reclaim_for_order);
+	}
 	if (rp->lru_lock)
 		fprintf(rp->out, "lru_lock spin_us=%" PRIu64 "\n", rp->lock_spin / 1000);
 	if (rp->cpu_model)
@@ -833,6 +851,15 @@ static void rp_scan_time(struct rp *rp, int who, const long *mark, uint64_t *sca
 static long rp_swapouts(struct rp *rp)
 {
 	return swap_outs(rp->e);
+}
+
+/* Pages compaction has moved so far (m.thp). */
+static long rp_moved(struct rp *rp)
+{
+	struct mcg_compact_counts cc;
+
+	mcg_compact_counts(rp->e, &cc);
+	return cc.compact_pages_moved;
 }
 
 /* The major-fault hook (wl_costs.major_io): with a disk, the step ends on
@@ -944,7 +971,7 @@ static uint64_t rp_run_io(struct rp *rp, uint64_t t, uint64_t stall, long swapou
  * a reclaim slot). The background reclaimer is woken if it sleeps. */
 static int rp_task_step(struct rp *rp, struct rp_task *t)
 {
-	long mark[RP_MAX], out0 = rp_swapouts(rp);
+	long mark[RP_MAX], out0 = rp_swapouts(rp), moved0 = rp_moved(rp);
 	uint64_t scan[RP_MAX], end;
 	int err;
 
@@ -957,6 +984,8 @@ static int rp_task_step(struct rp *rp, struct rp_task *t)
 	err = rp_step(rp, t);
 	rp->clock_mark = NULL;
 	rp_scan_time(rp, 0, mark, scan);
+	/* compaction's page moves are the step's own CPU work */
+	rp->step_cpu += (uint64_t)(rp_moved(rp) - moved0) * rp->migrate_ns;
 	end = rp_run_cpu(rp, t->ready, rp->step_cpu, scan);
 	t->ready = rp_run_io(rp, end, rp->stall, rp_swapouts(rp) - out0);
 	rp->stall = 0;

@@ -246,7 +246,10 @@ int wl_exec(struct wl_task *t, const struct wl_op *op, long max_pages, const str
 				return WL_STALL;
 			}
 			t->done++;
+			/* a huge page's fault clears its 512 pages
+			 * (clear_huge_page), as 512 faults would */
 			*cost += c->touch + (f == VM_MINOR ? c->fault : 0) +
+				 (f == VM_HUGE ? c->fault * PAGE_BLOCK : 0) +
 				 (f == VM_MAJOR || f == VM_REFAULT ? c->major : 0);
 			/* a read from the disk; a write to a page that was never
 			 * in the cache (a new file, as dd writes) reads nothing */

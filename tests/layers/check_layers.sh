@@ -111,7 +111,7 @@ ENGINE_RANKS='
 14 charge_core
 15 vm writeback
 16 reclaim
-17 bgreclaim oom move zone flusher
+17 bgreclaim oom move zone flusher compaction
 18 charge
 19 vm_fault memcg_policy
 20 construct check

@@ -387,6 +387,34 @@ START_TEST(test_errors_name_the_line)
 }
 END_TEST
 
+/* thp=always: a task's 2M faults are huge pages, counted on the end
+ * block's thp line, and the huge fault costs 512 faults' time (as the
+ * base pages' faults would); thp takes always or never */
+START_TEST(test_thp_in_replay)
+{
+	static const char *const fmt = "machine memory=64M cpus=1 thp=%s\n"
+				       "cost touch=0ns fault=1us migrate=1us\n"
+				       "group /a\n"
+				       "task t group=/a\n"
+				       "t alloc anon h 8M\n"
+				       "t touch h seq write\n"
+				       "t exit\n";
+	char *huge = run_with(fmt, "always", true), *base = run_with(fmt, "never", true), *e;
+	int r;
+
+	ck_assert_ptr_nonnull(strstr(huge, "\nthp fault_alloc=4 fault_fallback=0 "));
+	ck_assert_ptr_null(strstr(base, "\nthp "));
+	ck_assert_ptr_nonnull(strstr(huge, "end t=2048us\n"));
+	ck_assert_ptr_nonnull(strstr(base, "end t=2048us\n"));
+	free(huge);
+	free(base);
+	e = run("machine memory=64M thp=sometimes\n", &r);
+	ck_assert_int_eq(r, -EINVAL);
+	ck_assert_ptr_nonnull(strstr(e, "thp=always|never"));
+	free(e);
+}
+END_TEST
+
 /* The value of key on the last extension line ("  PATH scan_bg=...") of
  * group path. */
 static long ext_value(const char *out, const char *path, const char *key)
@@ -489,6 +517,7 @@ UNIT_SUITE(replay)
 	tcase_add_test(tc, test_disk_swap_cache_and_queue);
 	tcase_add_test(tc, test_eras_waits);
 	tcase_add_test(tc, test_dirty_throttle);
+	tcase_add_test(tc, test_thp_in_replay);
 	suite_add_tcase(s, tc);
 	return s;
 }

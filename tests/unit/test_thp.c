@@ -1,0 +1,292 @@
+/* test_thp.c: huge pages and compaction (issue 22, item 6): pageblocks on
+ * the page pool, a huge page's fault and its fallback, compaction's two
+ * scanners (asynchronous compaction leaves dirty page cache, synchronous
+ * compaction moves it, nothing mlocked moves), reclaim for a huge page
+ * going on until compaction could run, and where each era puts a new anon
+ * page. Engines without workers, one node. */
+#include <check.h>
+#include <stdint.h>
+
+#include "engine/check.h"
+#include "engine/compaction.h"
+#include "engine/engine.h"
+#include "engine/internal.h"
+#include "engine/page.h"
+#include "engine/reclaim.h"
+#include "engine/vm.h"
+#include "vm_fixture.h"
+#include "suites.h"
+
+static struct mcg_engine *th_engine(long pages, bool thp, enum mcg_era era)
+{
+	struct mcg_machine cfg = {
+		.mem_pages = pages, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
+		.thp = thp, .era = era,
+	};
+	struct mcg_engine *e;
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	e = mcg_engine_new(&cfg, NULL, NULL);
+	ck_assert_ptr_nonnull(e);
+	return e;
+}
+
+static struct mcg_compact_counts th_counts(struct mcg_engine *e)
+{
+	struct mcg_compact_counts c;
+
+	mcg_compact_counts(e, &c);
+	return c;
+}
+
+static void th_check(struct mcg_engine *e)
+{
+	char msg[256];
+
+	ck_assert_msg(check_invariants(e, msg, sizeof(msg)) == 0, "%s", msg);
+}
+
+static uint32_t th_slot(struct vm_region *r, uint32_t i)
+{
+	return atomic_load(&r->slot[i]);
+}
+
+static void th_touch(struct vm_region *r, uint32_t from, uint32_t to, bool write)
+{
+	enum vm_fault f;
+
+	for (uint32_t i = from; i < to; i++)
+		ck_assert_int_eq(vm_touch(r, i, 0, write, &f), 0);
+}
+
+/* A fault in an aligned 2M of an anon region maps all of it at once, from
+ * a free pageblock; its pages go back to the pool one by one */
+START_TEST(test_thp_fault_maps_block)
+{
+	struct mcg_engine *e = th_engine(2048, true, MCG_ERA_TODAY);
+	struct mcg_group *a = mk(e, "a", 0);
+	struct vm_object *o = vm_object_new(e, a, true, 1);
+	struct vm_region *r;
+	enum vm_fault f;
+
+	ck_assert_int_eq(vm_region_new(o, PK_ANON, 1024 + 100, &r), 0);
+	ck_assert_int_eq(vm_touch(r, 5, 0, true, &f), 0);
+	ck_assert_int_eq(f, VM_HUGE);
+	for (uint32_t i = 0; i < PAGE_BLOCK; i++) {
+		ck_assert(vm_resident(r, i));
+		ck_assert_uint_eq(th_slot(r, i) % PAGE_BLOCK, i);   /* one block, in order */
+	}
+	ck_assert(!vm_resident(r, PAGE_BLOCK));
+	ck_assert_int_eq(mcg_usage(a, MCG_MEM), PAGE_BLOCK);
+	ck_assert_int_eq(vm_touch(r, 7, 0, false, &f), 0);
+	ck_assert_int_eq(f, VM_HIT);
+	ck_assert_int_eq(vm_touch(r, 600, 0, true, &f), 0);
+	ck_assert_int_eq(f, VM_HUGE);
+	/* the last 100 pages are no whole 2M: base pages */
+	ck_assert_int_eq(vm_touch(r, 1030, 0, true, &f), 0);
+	ck_assert_int_eq(f, VM_MINOR);
+	ck_assert_int_eq(th_counts(e).thp_fault_alloc, 2);
+	ck_assert_int_eq(th_counts(e).thp_fault_fallback, 0);
+	ck_assert_int_eq(page_node_free(&e->pages, 0), 2048 - 2 * PAGE_BLOCK - 1);
+	ck_assert(page_node_has_block(&e->pages, 0));        /* the fourth */
+	th_check(e);
+	vm_object_free(o);
+	ck_assert_int_eq(page_nr_free(&e->pages), 2048);
+	for (uint32_t b = 0; b < 4; b++)
+		ck_assert_int_eq(page_block_free(&e->pages, b), PAGE_BLOCK);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* No free block, too little free for compaction and nothing to reclaim
+ * (all mlocked): the fault falls back to a base page */
+START_TEST(test_thp_fault_falls_back)
+{
+	struct mcg_engine *e = th_engine(2048, true, MCG_ERA_TODAY);
+	struct mcg_group *a = mk(e, "a", 0);
+	struct vm_object *fo = vm_object_new(e, a, false, 1), *o = vm_object_new(e, a, true, 2);
+	struct vm_region *file, *r;
+	enum vm_fault f;
+
+	ck_assert_int_eq(vm_region_new(fo, PK_FILE, 2048, &file), 0);
+	ck_assert_int_eq(vm_region_new(o, PK_ANON, PAGE_BLOCK, &r), 0);
+	th_touch(file, 0, 2048, false);
+	for (uint32_t i = 0; i < 2048; i++)
+		vm_mlock(file, i, true);
+	for (uint32_t i = 0; i < 200; i += 2)
+		vm_discard(file, i, NULL);           /* 100 scattered free pages */
+	ck_assert_int_eq(vm_touch(r, 0, 0, true, &f), 0);
+	ck_assert_int_eq(f, VM_MINOR);
+	ck_assert_int_eq(th_counts(e).thp_fault_alloc, 0);
+	ck_assert_int_eq(th_counts(e).thp_fault_fallback, 1);
+	ck_assert_int_eq(th_counts(e).compact_pages_moved, 0);
+	/* the next page of the same 2M is a base page: no second try */
+	ck_assert_int_eq(vm_touch(r, 1, 0, true, &f), 0);
+	ck_assert_int_eq(f, VM_MINOR);
+	ck_assert_int_eq(th_counts(e).thp_fault_fallback, 1);
+	th_check(e);
+	vm_object_free(o);
+	vm_object_free(fo);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* Block 0 holds 512 file pages, 10 of them dirty; each other block one
+ * mlocked page. Asynchronous compaction moves the clean ones and leaves
+ * the dirty ones (no block comes free); synchronous compaction then moves
+ * those, still dirty, and block 0 is free. */
+START_TEST(test_thp_async_compaction_skips_dirty)
+{
+	struct mcg_engine *e = th_engine(4096, true, MCG_ERA_TODAY);
+	struct mcg_group *a = mk(e, "a", 0);
+	struct vm_object *fo = vm_object_new(e, a, false, 1), *mo = vm_object_new(e, a, false, 2);
+	struct vm_region *file, *m;
+	uint32_t dirty_at[10];
+
+	ck_assert_int_eq(vm_region_new(fo, PK_FILE, PAGE_BLOCK, &file), 0);
+	ck_assert_int_eq(vm_region_new(mo, PK_FILE, 4096 - PAGE_BLOCK, &m), 0);
+	th_touch(file, 0, 10, true);
+	th_touch(file, 10, PAGE_BLOCK, false);
+	th_touch(m, 0, 4096 - PAGE_BLOCK, false);
+	ck_assert_int_eq(page_node_free(&e->pages, 0), 0);
+	for (uint32_t i = 0; i < 4096 - PAGE_BLOCK; i++)
+		if (i % PAGE_BLOCK)
+			vm_discard(m, i, NULL);
+		else
+			vm_mlock(m, i, true);
+	for (uint32_t i = 0; i < 10; i++) {
+		dirty_at[i] = th_slot(file, i);
+		ck_assert_uint_lt(dirty_at[i], PAGE_BLOCK);        /* in block 0 */
+	}
+	ck_assert(!page_node_has_block(&e->pages, 0));
+	ck_assert_int_eq(rstat_item(a, STAT_DIRTY), 10);
+
+	ck_assert_int_eq(compact_node(e, 0, PAGE_BLOCK_ORDER, false), PAGE_COMPACT_CONTINUE);
+	ck_assert(!page_node_has_block(&e->pages, 0));
+	ck_assert_int_eq(th_counts(e).compact_pages_moved, PAGE_BLOCK - 10);
+	ck_assert_int_ge(th_counts(e).compact_move_failed, 10);
+	for (uint32_t i = 0; i < 10; i++)
+		ck_assert_uint_eq(th_slot(file, i), dirty_at[i]);   /* not moved */
+	for (uint32_t i = 10; i < PAGE_BLOCK; i++)
+		ck_assert_uint_ge(th_slot(file, i), PAGE_BLOCK);     /* moved out */
+	ck_assert_int_eq(page_block_free(&e->pages, 0), PAGE_BLOCK - 10);
+	th_check(e);
+
+	ck_assert_int_eq(compact_node(e, 0, PAGE_BLOCK_ORDER, true), PAGE_COMPACT_PARTIAL);
+	ck_assert_int_eq(page_block_free(&e->pages, 0), PAGE_BLOCK);
+	for (uint32_t i = 0; i < 10; i++)
+		ck_assert_uint_ge(th_slot(file, i), PAGE_BLOCK);
+	ck_assert_int_eq(rstat_item(a, STAT_DIRTY), 10);       /* still dirty */
+	ck_assert_int_eq(mcg_usage(a, MCG_MEM), PAGE_BLOCK + 7);
+	th_check(e);
+	vm_object_free(mo);
+	vm_object_free(fo);
+	ck_assert_int_eq(page_nr_free(&e->pages), 4096);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* A fault where every other page is free: compaction empties the first
+ * block into the top of the node and the fault gets it */
+START_TEST(test_thp_fault_compacts)
+{
+	struct mcg_engine *e = th_engine(4096, true, MCG_ERA_TODAY);
+	struct mcg_group *a = mk(e, "a", 0);
+	struct vm_object *fo = vm_object_new(e, a, false, 1), *o = vm_object_new(e, a, true, 2);
+	struct vm_region *file, *r;
+	enum vm_fault f;
+	long resident = 0;
+
+	ck_assert_int_eq(vm_region_new(fo, PK_FILE, 4096, &file), 0);
+	ck_assert_int_eq(vm_region_new(o, PK_ANON, PAGE_BLOCK, &r), 0);
+	th_touch(file, 0, 4096, false);
+	for (uint32_t i = 0; i < 4096; i += 2)
+		vm_discard(file, i, NULL);
+	ck_assert(!page_node_has_block(&e->pages, 0));
+	ck_assert_int_eq(vm_touch(r, 0, 0, true, &f), 0);
+	ck_assert_int_eq(f, VM_HUGE);
+	ck_assert_int_eq(th_counts(e).compact_stall, 1);
+	ck_assert_int_eq(th_counts(e).compact_success, 1);
+	ck_assert_int_eq(th_counts(e).compact_pages_moved, PAGE_BLOCK / 2);
+	ck_assert_int_eq(th_counts(e).reclaim_for_order, 0);
+	for (uint32_t i = 0; i < 4096; i++)
+		resident += vm_resident(file, i);
+	ck_assert_int_eq(resident, 2048);       /* moved, none lost */
+	th_check(e);
+	vm_object_free(o);
+	vm_object_free(fo);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* A full machine of clean page cache: reclaim for an order-0 page stops
+ * at a cluster; for a huge page it goes on past 2 << 9 pages, until the
+ * node has more than that free (compaction could run) */
+START_TEST(test_thp_reclaim_for_order_continues)
+{
+	struct mcg_engine *e = th_engine(4096, true, MCG_ERA_TODAY);
+	struct mcg_group *a = mk(e, "a", 0);
+	struct vm_object *fo = vm_object_new(e, a, false, 1);
+	struct vm_region *file;
+	long got;
+
+	ck_assert_int_eq(vm_region_new(fo, PK_FILE, 4096, &file), 0);
+	th_touch(file, 0, 4096, false);
+	ck_assert_int_eq(page_node_free(&e->pages, 0), 0);
+	got = reclaim_subtree(e->root, 32, true, RECLAIM_DIRECT);
+	ck_assert_int_ge(got, 32);
+	ck_assert_int_lt(got, 64);
+	got = reclaim_for_order(e, 0, PAGE_BLOCK_ORDER);
+	ck_assert_int_ge(got, 2 * PAGE_BLOCK);
+	ck_assert_int_gt(page_node_free(&e->pages, 0), 2 * PAGE_BLOCK);
+	ck_assert_int_lt(page_node_free(&e->pages, 0), 4096 / 2);
+	th_check(e);
+	vm_object_free(fo);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* A new anon page starts on the active list up to 5.8 (the old eras),
+ * on the inactive one today */
+START_TEST(test_thp_new_anon_list_by_era)
+{
+	static const enum mcg_era eras[] = { MCG_ERA_TODAY, MCG_ERA_2_6_24, MCG_ERA_2_6_39,
+					     MCG_ERA_3_2 };
+
+	for (unsigned k = 0; k < sizeof(eras) / sizeof(eras[0]); k++) {
+		struct mcg_engine *e = th_engine(2048, false, eras[k]);
+		struct mcg_group *a = mk(e, "a", 0);
+		struct vm_object *o = vm_object_new(e, a, true, 1);
+		struct vm_region *r;
+		bool today = eras[k] == MCG_ERA_TODAY;
+
+		ck_assert_int_eq(vm_region_new(o, PK_ANON, 64, &r), 0);
+		th_touch(r, 0, 64, true);
+		ck_assert_int_eq(stat_lru_local(a, LRU_ACTIVE_ANON, -1), today ? 0 : 64);
+		ck_assert_int_eq(stat_lru_local(a, LRU_INACTIVE_ANON, -1), today ? 64 : 0);
+		vm_object_free(o);
+		mcg_put(a);
+		mcg_engine_free(e);
+	}
+}
+END_TEST
+
+UNIT_SUITE(thp)
+{
+	Suite *s = suite_create("thp");
+	TCase *tc = tcase_create("thp");
+
+	tcase_add_test(tc, test_thp_fault_maps_block);
+	tcase_add_test(tc, test_thp_fault_falls_back);
+	tcase_add_test(tc, test_thp_async_compaction_skips_dirty);
+	tcase_add_test(tc, test_thp_fault_compacts);
+	tcase_add_test(tc, test_thp_reclaim_for_order_continues);
+	tcase_add_test(tc, test_thp_new_anon_list_by_era);
+	suite_add_tcase(s, tc);
+	return s;
+}
