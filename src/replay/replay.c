@@ -385,6 +385,11 @@ static int rp_st_machine(struct rp *rp, char **argv, int argc)
 			return rp_fail(rp, "bad min_free %s (more than 0, less than memory)", v);
 		rp->m.min_free_pages = p;
 	}
+	/* per-node dirty limits (3.3's, node_dirty_ok since 4.8) are on where
+	 * the era has them, today's, at vm_dirty_ratio (20 %), given a disk
+	 * (the flusher's dirty page cache); dirty_ratio=0 turns them off */
+	if (!wl_arg(argv, argc, "dirty_ratio") && rp->m.era == MCG_ERA_TODAY && rp->disk)
+		rp->m.node_dirty_ratio = 20;
 	if ((v = wl_arg(argv, argc, "thp"))) {
 		if (strcmp(v, "always") && strcmp(v, "never"))
 			return rp_fail(rp, "thp=always|never");

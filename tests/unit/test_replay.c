@@ -387,6 +387,33 @@ START_TEST(test_errors_name_the_line)
 }
 END_TEST
 
+/* Today's era with a disk keeps each node's dirty page cache under 20 %
+ * of it (3.3's per-node dirty limits): a writer on node 0's CPU spills
+ * written pages to node 1; 3.2's era, or dirty_ratio=0, does not */
+START_TEST(test_node_dirty_limits_by_era)
+{
+	static const char *const fmt =
+		"machine memory=64M node_mem=48M,16M cpus=2 disk_seek=8ms disk_rate=4M%s\n"
+		"cost touch=0ns fault=0ns major=0ns\n"
+		"group /a\n"
+		"file f 16M\n"
+		"task w group=/a cpu=0\n"
+		"w touch f seq write\n"
+		"w exit\n";
+	static const char *const node1_untouched = "node 1 size=16777216 free=16777216 ";
+	char *today = run_with(fmt, "", true), *old = run_with(fmt, " era=3.2", true),
+	     *off = run_with(fmt, " dirty_ratio=0", true);
+
+	ck_assert_ptr_nonnull(strstr(today, "node 1 size=16777216 free="));
+	ck_assert_ptr_null(strstr(today, node1_untouched));
+	ck_assert_ptr_nonnull(strstr(old, node1_untouched));
+	ck_assert_ptr_nonnull(strstr(off, node1_untouched));
+	free(today);
+	free(old);
+	free(off);
+}
+END_TEST
+
 /* thp=always: a task's 2M faults are huge pages, counted on the end
  * block's thp line, and the huge fault costs 512 faults' time (as the
  * base pages' faults would); thp takes always or never */
@@ -518,6 +545,7 @@ UNIT_SUITE(replay)
 	tcase_add_test(tc, test_eras_waits);
 	tcase_add_test(tc, test_dirty_throttle);
 	tcase_add_test(tc, test_thp_in_replay);
+	tcase_add_test(tc, test_node_dirty_limits_by_era);
 	suite_add_tcase(s, tc);
 	return s;
 }
