@@ -87,7 +87,7 @@ static struct mcg_group *charge_counter_owner(struct pc_counter *c, enum mcg_cou
 
 /* The charge when the stock cannot serve it: counters, then reclaim. */
 static __attribute__((noinline)) int charge_try_counters(struct mcg_group *g, unsigned cpu, long n,
-								  struct charge_mode *mode)
+								  struct charge_mode *mode, bool huge)
 {
 	struct mcg_engine *e = g->eng;
 	unsigned retries = prof_reclaim_retries(&e->m.prof);
@@ -142,6 +142,11 @@ static __attribute__((noinline)) int charge_try_counters(struct mcg_group *g, un
 			charge_reclaim_done(over);
 		if (pc_max(&over->cnt[kind]) - pc_usage(&over->cnt[kind]) >= n)
 			continue;
+		/* 3.2's mem_cgroup_do_charge: "huge pages are rather unlikely
+		 * to succeed so close to the limit", one reclaim and the fault
+		 * falls back (no OOM kill either) */
+		if (huge)
+			return -ENOMEM;
 		if (!drained) {
 			drained = true;
 			charge_drain(e, over);
@@ -183,7 +188,7 @@ int charge_try(struct mcg_group *g, unsigned cpu, long n, struct charge_mode *mo
 		CHARGE_BENCH(stock_hits);
 		return 0;
 	}
-	return charge_try_counters(g, cpu, n, mode);
+	return charge_try_counters(g, cpu, n, mode, false);
 }
 
 int charge_kmem(struct mcg_group *g, unsigned cpu, long n, struct charge_mode *mode)
@@ -253,16 +258,6 @@ static __attribute__((noinline)) unsigned charge_dirty_node(struct mcg_engine *e
 	return node % nodes;
 }
 
-/* Where a new anon page starts: on the active list up to 5.8
- * (lru_cache_add_active in 2.6.24's do_anonymous_page, LRU_ACTIVE_ANON
- * in page_add_new_anon_rmap from 2.6.28), the inactive one since 5.9
- * ("mm: workingset: age nonresident information alongside anonymous
- * pages"), today's era. */
-static inline uint8_t charge_new_anon_active(const struct mcg_engine *e, enum page_kind kind)
-{
-	return kind == PK_ANON && e->m.era != MCG_ERA_TODAY ? PG_ACTIVE : 0;
-}
-
 /* The charge itself, with g held against reaping by the caller. */
 static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned node,
 				   enum page_kind kind, uint32_t owner, uint8_t flags,
@@ -302,7 +297,7 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 	p = &e->pages.pages[idx];
 	p->memcg = (uint16_t)g->id;
 	p->kind = (uint8_t)kind;
-	p->flags = (flags & (PG_DIRTY | PG_MAPPED | PG_MLOCKED)) | charge_new_anon_active(e, kind);
+	p->flags = flags & (PG_ACTIVE | PG_DIRTY | PG_MAPPED | PG_MLOCKED);
 	p->owner = owner;
 	pgstate_account_unmarked(g, p, 1, STAT_PGPGIN);
 	lru_add(e, g, idx);             /* (its size store marks the group) */
@@ -312,23 +307,26 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 
 
 long charge_new_huge(struct mcg_group *g, unsigned cpu, unsigned node, enum page_kind kind,
-		     uint32_t owner, struct charge_mode *mode)
+		     uint32_t owner, uint8_t flags, struct charge_mode *mode)
 {
 	struct mcg_engine *e = g->eng;
 	uint32_t idx;
 	int err;
 
 	reclaim_wb_complete(e);
-	/* 3.2's do_huge_pmd_anonymous_page allocates, then charges */
+	/* 3.2's do_huge_pmd_anonymous_page allocates (counting a fallback
+	 * or an alloc, as THP_FAULT_FALLBACK and THP_FAULT_ALLOC), then
+	 * charges */
 	if ((idx = compact_alloc_huge(e, node)) == PAGE_NONE) {
 		compact_count_thp(e, false);
 		return -ENOMEM;
 	}
+	compact_count_thp(e, true);
 	for (;;) {
-		if ((err = charge_try(g, cpu, PAGE_BLOCK, mode))) {
+		if ((err = mcg_root(g) || mcg_no_accounting(e) ? 0 :
+			   charge_try_counters(g, cpu % e->m.cpus, PAGE_BLOCK, mode, true))) {
 			for (uint32_t i = 0; i < PAGE_BLOCK; i++)
 				page_free(&e->pages, idx + i);
-			compact_count_thp(e, false);
 			return err;
 		}
 		if (!atomic_load(&g->reaped) || mcg_root(g))
@@ -344,12 +342,11 @@ long charge_new_huge(struct mcg_group *g, unsigned cpu, unsigned node, enum page
 
 		p->memcg = (uint16_t)g->id;
 		p->kind = (uint8_t)kind;
-		p->flags = charge_new_anon_active(e, kind);
+		p->flags = flags & PG_ACTIVE;
 		p->owner = owner + i;
 		pgstate_account_unmarked(g, p, 1, STAT_PGPGIN);
 		lru_add(e, g, idx + i);
 	}
 	uncharge_events(g, PAGE_BLOCK);
-	compact_count_thp(e, true);
 	return idx;
 }

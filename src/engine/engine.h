@@ -434,18 +434,20 @@ struct charge_mode {
 int charge_kmem(struct mcg_group *g, unsigned cpu, long n, struct charge_mode *mode);
 
 /* A new page of kind for g, charged as mode says (NULL: the default), on
- * g's LRU. flags may carry PG_DIRTY, PG_MAPPED, PG_MLOCKED. Returns the
- * page or -ENOMEM. */
+ * g's LRU. flags may carry PG_ACTIVE (the list it starts on), PG_DIRTY,
+ * PG_MAPPED, PG_MLOCKED. Returns the page or -ENOMEM. */
 long charge_new_page(struct mcg_group *g, unsigned cpu, unsigned node, enum page_kind kind,
 		     uint32_t owner, uint8_t flags, struct charge_mode *mode);
 
 /* With m.thp: a huge page of kind for g, PAGE_BLOCK (512) pages whose
- * owners are owner to owner + 511, charged at once (no OOM kill: the
- * fault falls back) and each on g's LRU (the engine splits a huge page
- * at once: reclaim sees its base pages). Returns the first page, or
- * -ENOMEM (no huge page, counted as a fallback) or the charge's error. */
+ * owners are owner to owner + 511, charged at once (one reclaim, no OOM
+ * kill: the fault falls back) and each on g's LRU (the engine splits a
+ * huge page at once: reclaim sees its base pages); flags may carry
+ * PG_ACTIVE. Returns the first page, or -ENOMEM (no huge page, counted as
+ * a fallback; or the charge failed) or the charge's -EBUSY (a replay's
+ * reclaim slot: the fault waits and comes again). */
 long charge_new_huge(struct mcg_group *g, unsigned cpu, unsigned node, enum page_kind kind,
-		     uint32_t owner, struct charge_mode *mode);
+		     uint32_t owner, uint8_t flags, struct charge_mode *mode);
 
 /* A batch of uncharges and page frees (an unmap, an exit), a local of the
  * caller's passed down explicitly, as the kernel passes its uncharge

@@ -84,16 +84,21 @@ void page_pool_destroy(struct page_pool *pp)
 	memset(pp, 0, sizeof(*pp));
 }
 
+/* With pageblocks: idx is no longer free, in its bit and its block's
+ * count (a bitmap word or a block may span two nodes, two locks). */
+static void page_bits_taken(struct page_pool *pp, uint32_t idx)
+{
+	__atomic_fetch_and(&pp->free_bit[idx >> 6], ~(1ull << (idx & 63)), __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&pp->block_free[idx >> PAGE_BLOCK_ORDER], 1, __ATOMIC_RELAXED);
+}
+
 /* With pageblocks: idx has just left pn's free list at its head. Caller
  * holds pn->lock. */
 static void page_block_taken(struct page_pool *pp, struct page_node *pn, uint32_t idx)
 {
 	if (pn->free_head != PAGE_NONE)
 		pp->pages[pn->free_head].prev = PAGE_NONE;
-	__atomic_store_n(&pp->free_bit[idx >> 6], pp->free_bit[idx >> 6] & ~(1ull << (idx & 63)),
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&pp->block_free[idx >> PAGE_BLOCK_ORDER],
-			 (uint16_t)(pp->block_free[idx >> PAGE_BLOCK_ORDER] - 1), __ATOMIC_RELAXED);
+	page_bits_taken(pp, idx);
 }
 
 /* A free page of pn, if pn has at least need free pages (1: any). nr_free
@@ -145,10 +150,9 @@ static void page_free_locked(struct page_pool *pp, struct page_node *pn, uint32_
 		pp->pages[idx].prev = PAGE_NONE;
 		if (pn->free_head != PAGE_NONE)
 			pp->pages[pn->free_head].prev = idx;
-		__atomic_store_n(&pp->free_bit[idx >> 6], pp->free_bit[idx >> 6] | 1ull << (idx & 63),
-				 __ATOMIC_RELAXED);
-		__atomic_store_n(&pp->block_free[idx >> PAGE_BLOCK_ORDER],
-				 (uint16_t)(pp->block_free[idx >> PAGE_BLOCK_ORDER] + 1), __ATOMIC_RELAXED);
+		/* (a bitmap word or a block may span two nodes, two locks) */
+		__atomic_fetch_or(&pp->free_bit[idx >> 6], 1ull << (idx & 63), __ATOMIC_RELAXED);
+		__atomic_fetch_add(&pp->block_free[idx >> PAGE_BLOCK_ORDER], 1, __ATOMIC_RELAXED);
 	}
 	pn->free_head = idx;
 	__atomic_store_n(&pn->nr_free, pn->nr_free + 1, __ATOMIC_RELAXED);
@@ -241,6 +245,8 @@ int page_pool_blocks(struct page_pool *pp)
 {
 	uint32_t nblocks = (pp->nr_pages + PAGE_BLOCK - 1) >> PAGE_BLOCK_ORDER;
 
+	if (pp->block_free)
+		return -EINVAL;
 	pp->block_free = calloc(nblocks, sizeof(*pp->block_free));
 	pp->free_bit = calloc((pp->nr_pages + 63) / 64, sizeof(*pp->free_bit));
 	if (!pp->block_free || !pp->free_bit) {
@@ -250,6 +256,10 @@ int page_pool_blocks(struct page_pool *pp)
 		pp->free_bit = NULL;
 		return -ENOMEM;
 	}
+	for (unsigned n = 0; n < pp->nr_nodes; n++)
+		if (pp->node[n].bump != (n ? pp->node_end[n - 1] : 0) ||
+		    pp->node[n].free_head != PAGE_NONE)
+			return -EINVAL;           /* only before any allocation */
 	for (unsigned n = 0; n < pp->nr_nodes; n++) {
 		struct page_node *pn = &pp->node[n];
 		uint32_t end = pp->node_end[n];
@@ -296,10 +306,7 @@ static void page_unlink_free(struct page_pool *pp, struct page_node *pn, uint32_
 		pn->free_head = p->next;
 	if (p->next != PAGE_NONE)
 		pp->pages[p->next].prev = p->prev;
-	__atomic_store_n(&pp->free_bit[idx >> 6], pp->free_bit[idx >> 6] & ~(1ull << (idx & 63)),
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&pp->block_free[idx >> PAGE_BLOCK_ORDER],
-			 (uint16_t)(pp->block_free[idx >> PAGE_BLOCK_ORDER] - 1), __ATOMIC_RELAXED);
+	page_bits_taken(pp, idx);
 	__atomic_store_n(&pn->nr_free, pn->nr_free - 1, __ATOMIC_RELAXED);
 }
 
@@ -312,8 +319,8 @@ uint32_t page_alloc_block(struct page_pool *pp, unsigned node)
 		return PAGE_NONE;
 	pn = &pp->node[node];
 	spin_lock(&pn->lock);
-	for (page_node_blocks(pp, node, &b, &end); b < end; b++)
-		if (pp->block_free[b] == PAGE_BLOCK) {
+	for (page_node_blocks(pp, node, &b, &end); pn->nr_free - PAGE_BLOCK >= pn->wm_min && b < end; b++)
+		if (page_block_free(pp, b) == PAGE_BLOCK) {
 			first = b << PAGE_BLOCK_ORDER;
 			for (uint32_t i = 0; i < PAGE_BLOCK; i++)
 				page_unlink_free(pp, pn, first + i);

@@ -58,12 +58,12 @@ struct page_node {
 	/* with pageblocks: the zone's compaction deferral (2.6.35's
 	 * compact_considered and compact_defer_shift), under lock */
 	unsigned compact_considered, compact_defer_shift;
-} __attribute__((aligned(64)));
+} __attribute__((aligned(64)));   /* one per node, each on its own lines */
 
 /* Pageblocks (huge pages, issue 22 item 6): 2^9 pages, the order of a
  * huge page and of x86's pageblock_order. */
 #define PAGE_BLOCK_ORDER 9
-#define PAGE_BLOCK       (1u << PAGE_BLOCK_ORDER)   /* one per node, each on its own lines */
+#define PAGE_BLOCK       (1u << PAGE_BLOCK_ORDER)
 
 #define PAGE_CHUNK_SHIFT 16   /* node lookup granule: 64 Ki pages */
 
@@ -128,7 +128,8 @@ long page_nr_free(struct page_pool *pp);
  * straddles two nodes is never a huge page. 0 or -ENOMEM. */
 int page_pool_blocks(struct page_pool *pp);
 /* The first page of a wholly free pageblock of node, all of whose pages
- * are taken, or PAGE_NONE. */
+ * are taken, or PAGE_NONE; none that would leave the node under its min
+ * mark (the slow path's ALLOC_WMARK_MIN; 0 without zones). */
 uint32_t page_alloc_block(struct page_pool *pp, unsigned node);
 /* Take free page idx (compaction's free scanner): false if it is not free. */
 bool page_take_at(struct page_pool *pp, uint32_t idx);

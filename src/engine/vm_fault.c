@@ -32,11 +32,34 @@ static bool vm_range_empty(struct vm_region *t, uint32_t base, uint32_t n)
 	return true;
 }
 
+/* The list a new anon page starts on for a fault on slot value v: the
+ * active one up to 5.8 (2.6.24's lru_cache_add_active, for a swap-in too;
+ * from 2.6.28 LRU_ACTIVE_ANON in page_add_new_anon_rmap, a swap-in
+ * inactive, lru_cache_add_anon), the inactive one since 5.9 ("mm:
+ * workingset: age nonresident information alongside anonymous pages"),
+ * today's era. */
+static uint8_t vm_new_anon_flags(const struct mcg_engine *e, uint32_t v)
+{
+	if (e->m.era == MCG_ERA_TODAY)
+		return 0;
+	return v == VM_EMPTY || e->m.era == MCG_ERA_2_6_24 ? PG_ACTIVE : 0;
+}
+
+/* A new page's flags for a fault on slot value v of t: dirty when a file
+ * page is written, mapped where t is, and its list if anon. */
+static uint8_t vm_new_flags(const struct mcg_engine *e, const struct vm_region *t, uint32_t v,
+			    bool write)
+{
+	return (uint8_t)((write && t->kind == PK_FILE ? PG_DIRTY : 0) | (t->mapped ? PG_MAPPED : 0) |
+			 (t->kind == PK_ANON ? vm_new_anon_flags(e, v) : 0));
+}
+
 /* With m.thp, a fault (slot value v) on page off of an anon region r,
  * not a file's: a transparent huge page for the aligned 2M around it if
  * all its slots are empty (do_huge_pmd_anonymous_page, THP "always").
  * 1: mapped (*fault VM_HUGE); 0: none (the fault falls back to a base
- * page); < 0: the task died. Takes and drops r's object lock. */
+ * page); -EFAULT: the task died; -EBUSY: no reclaim slot (a replay's),
+ * the fault comes again. Takes and drops r's object lock. */
 static int vm_fault_huge(struct vm_object *who, struct vm_region *r, uint32_t off, uint32_t v,
 			 unsigned cpu, enum vm_fault *fault)
 {
@@ -57,10 +80,11 @@ static int vm_fault_huge(struct vm_object *who, struct vm_region *r, uint32_t of
 	if (!empty)
 		return 0;
 	charge_to = vm_object_group(who);
-	idx = charge_new_huge(charge_to, cpu, cpu, PK_ANON, t->vbase + base, who->mode);
+	idx = charge_new_huge(charge_to, cpu, cpu, PK_ANON, t->vbase + base,
+			      vm_new_anon_flags(e, VM_EMPTY), who->mode);
 	if (idx < 0) {
 		mcg_put(charge_to);
-		return 0;
+		return idx == -EBUSY ? -EBUSY : 0;     /* (a reclaim slot: come again) */
 	}
 	pthread_mutex_lock(&o->lock);
 	if (atomic_load(&o->dead) || atomic_load(&who->dead) || !vm_range_empty(t, base, PAGE_BLOCK)) {
@@ -133,8 +157,7 @@ int vm_touch_by(struct vm_object *who, struct vm_region *r, uint32_t i, unsigned
 
 		/* the faulting task's mode, not the file's */
 		idx = charge_new_page(charge_to, cpu, cpu, t->kind, t->vbase + off,
-				      (write && t->kind == PK_FILE ? PG_DIRTY : 0) |
-				      (t->mapped ? PG_MAPPED : 0), who->mode);
+				      vm_new_flags(e, t, v, write), who->mode);
 		if (idx < 0) {
 			mcg_put(charge_to);
 			return (int)idx;

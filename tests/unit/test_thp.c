@@ -39,11 +39,42 @@ static struct mcg_compact_counts th_counts(struct mcg_engine *e)
 	return c;
 }
 
+static void th_check_pool(struct mcg_engine *e);
+
 static void th_check(struct mcg_engine *e)
 {
 	char msg[256];
 
 	ck_assert_msg(check_invariants(e, msg, sizeof(msg)) == 0, "%s", msg);
+	th_check_pool(e);
+}
+
+/* The pool's pageblock bookkeeping agrees with its free lists: every page
+ * on node n's list (walked both ways) has its bit, the bits and the
+ * blocks' counts add up to the free pages, and nothing else is free */
+static void th_check_pool(struct mcg_engine *e)
+{
+	struct page_pool *pp = &e->pages;
+	long listed = 0, bits = 0, blocks = 0;
+
+	for (unsigned n = 0; n < pp->nr_nodes; n++) {
+		uint32_t prev = PAGE_NONE;
+
+		for (uint32_t i = pp->node[n].free_head; i != PAGE_NONE; i = pp->pages[i].next) {
+			ck_assert(page_is_free(pp, i));
+			ck_assert_uint_eq(pp->pages[i].prev, prev);
+			ck_assert_uint_eq(page_node_of(pp, i), n);
+			prev = i;
+			listed++;
+		}
+	}
+	for (uint32_t i = 0; i < pp->nr_pages; i++)
+		bits += page_is_free(pp, i);
+	for (uint32_t b = 0; b < (pp->nr_pages + PAGE_BLOCK - 1) / PAGE_BLOCK; b++)
+		blocks += page_block_free(pp, b);
+	ck_assert_int_eq(listed, page_nr_free(pp));
+	ck_assert_int_eq(bits, listed);
+	ck_assert_int_eq(blocks, listed);
 }
 
 static uint32_t th_slot(struct vm_region *r, uint32_t i)
@@ -99,32 +130,80 @@ START_TEST(test_thp_fault_maps_block)
 }
 END_TEST
 
-/* No free block, too little free for compaction and nothing to reclaim
- * (all mlocked): the fault falls back to a base page */
+/* No free block and nothing that may move (an mlocked page in each block,
+ * the rest free): both compactions fail, reclaim for the order is not
+ * needed (enough is free), the fault falls back and the node's
+ * compaction is deferred, so the next huge fault neither compacts nor
+ * reclaims; with too little free, compaction is skipped */
 START_TEST(test_thp_fault_falls_back)
 {
-	struct mcg_engine *e = th_engine(2048, true, MCG_ERA_TODAY);
+	struct mcg_engine *e = th_engine(4096, true, MCG_ERA_TODAY);
 	struct mcg_group *a = mk(e, "a", 0);
 	struct vm_object *fo = vm_object_new(e, a, false, 1), *o = vm_object_new(e, a, true, 2);
 	struct vm_region *file, *r;
+	struct mcg_compact_counts c;
 	enum vm_fault f;
 
-	ck_assert_int_eq(vm_region_new(fo, PK_FILE, 2048, &file), 0);
-	ck_assert_int_eq(vm_region_new(o, PK_ANON, PAGE_BLOCK, &r), 0);
-	th_touch(file, 0, 2048, false);
-	for (uint32_t i = 0; i < 2048; i++)
-		vm_mlock(file, i, true);
-	for (uint32_t i = 0; i < 200; i += 2)
-		vm_discard(file, i, NULL);           /* 100 scattered free pages */
+	ck_assert_int_eq(vm_region_new(fo, PK_FILE, 4096, &file), 0);
+	ck_assert_int_eq(vm_region_new(o, PK_ANON, 2 * PAGE_BLOCK, &r), 0);
+	th_touch(file, 0, 4096, false);
+	for (uint32_t i = 0; i < 4096; i++)
+		if (i % PAGE_BLOCK)
+			vm_discard(file, i, NULL);
+		else
+			vm_mlock(file, i, true);
+	ck_assert(!page_node_has_block(&e->pages, 0));
 	ck_assert_int_eq(vm_touch(r, 0, 0, true, &f), 0);
 	ck_assert_int_eq(f, VM_MINOR);
-	ck_assert_int_eq(th_counts(e).thp_fault_alloc, 0);
-	ck_assert_int_eq(th_counts(e).thp_fault_fallback, 1);
-	ck_assert_int_eq(th_counts(e).compact_pages_moved, 0);
+	c = th_counts(e);
+	ck_assert_int_eq(c.thp_fault_alloc, 0);
+	ck_assert_int_eq(c.thp_fault_fallback, 1);
+	ck_assert_int_eq(c.compact_stall, 2);          /* asynchronous, synchronous */
+	ck_assert_int_eq(c.compact_fail, 2);
+	ck_assert_int_eq(c.compact_pages_moved, 0);
+	ck_assert_int_eq(c.reclaim_for_order, 1);
 	/* the next page of the same 2M is a base page: no second try */
 	ck_assert_int_eq(vm_touch(r, 1, 0, true, &f), 0);
 	ck_assert_int_eq(f, VM_MINOR);
 	ck_assert_int_eq(th_counts(e).thp_fault_fallback, 1);
+	/* the next 2M: compaction is deferred, and so reclaim is not run */
+	ck_assert_int_eq(vm_touch(r, PAGE_BLOCK, 0, true, &f), 0);
+	ck_assert_int_eq(f, VM_MINOR);
+	c = th_counts(e);
+	ck_assert_int_eq(c.thp_fault_fallback, 2);
+	ck_assert_int_eq(c.compact_stall, 2);
+	ck_assert_int_eq(c.reclaim_for_order, 1);
+	th_check(e);
+	vm_object_free(o);
+	vm_object_free(fo);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
+/* A group with 600 pages left under its limit: the huge page is charged
+ * after one reclaim only if 512 fit; here they do not (everything the
+ * group holds is mlocked), so the fault falls back to a base page with
+ * no OOM kill and nothing lost */
+START_TEST(test_thp_charge_near_limit)
+{
+	struct mcg_engine *e = th_engine(4096, true, MCG_ERA_TODAY);
+	struct mcg_group *a = mk(e, "a", 1000);
+	struct vm_object *fo = vm_object_new(e, a, false, 1), *o = vm_object_new(e, a, true, 2);
+	struct vm_region *file, *r;
+	enum vm_fault f;
+
+	ck_assert_int_eq(vm_region_new(fo, PK_FILE, 600, &file), 0);
+	ck_assert_int_eq(vm_region_new(o, PK_ANON, PAGE_BLOCK, &r), 0);
+	th_touch(file, 0, 600, false);
+	for (uint32_t i = 0; i < 600; i++)
+		vm_mlock(file, i, true);
+	ck_assert_int_eq(vm_touch(r, 0, 0, true, &f), 0);
+	ck_assert_int_eq(f, VM_MINOR);
+	ck_assert_int_eq(th_counts(e).thp_fault_alloc, 1);   /* allocated, then refused */
+	ck_assert_int_eq(mcg_usage(a, MCG_MEM), 601);
+	ck_assert_int_eq(mcg_oom_kills(a), 0);
+	ck_assert_int_eq(page_nr_free(&e->pages), 4096 - 601);
 	th_check(e);
 	vm_object_free(o);
 	vm_object_free(fo);
@@ -283,6 +362,7 @@ UNIT_SUITE(thp)
 
 	tcase_add_test(tc, test_thp_fault_maps_block);
 	tcase_add_test(tc, test_thp_fault_falls_back);
+	tcase_add_test(tc, test_thp_charge_near_limit);
 	tcase_add_test(tc, test_thp_async_compaction_skips_dirty);
 	tcase_add_test(tc, test_thp_fault_compacts);
 	tcase_add_test(tc, test_thp_reclaim_for_order_continues);
