@@ -427,81 +427,78 @@ void vm_pin(struct vm_region *r, uint32_t i, bool pin)
 	vm_page_flag(r, i, PG_UNEVICTABLE, pin);
 }
 
+/* The slot that holds page, whose owner is vpage, with the space's lock
+ * and its object's (*o) held, or NULL with neither: the region is gone,
+ * the object dead or a real process's (unless real_ok), or the slot holds
+ * something else. An isolated page does not keep its region alive: its
+ * owner may be freeing it right now. Freeing a region or an object needs
+ * the space lock to finish, so holding it keeps both valid (space lock,
+ * then object lock: the OOM walk's order too). */
+static _Atomic uint32_t *vm_owner_lock(struct vm_space *vs, uint32_t vpage, uint32_t page,
+				       bool real_ok, struct vm_object **o)
+{
+	struct vm_region *r;
+
+	if ((vpage >> VM_CHUNK_SHIFT) >= VM_CHUNKS)
+		return NULL;
+	pthread_mutex_lock(&vs->lock);
+	r = atomic_load_explicit(&vs->chunk[vpage >> VM_CHUNK_SHIFT], memory_order_acquire);
+	if (!r || !r->slot || (r->obj->real && !real_ok)) {
+		pthread_mutex_unlock(&vs->lock);
+		return NULL;
+	}
+	*o = r->obj;
+	pthread_mutex_lock(&(*o)->lock);
+	if (!atomic_load(&(*o)->dead) && vpage >= r->vbase && vpage - r->vbase < r->npages &&
+	    atomic_load(&r->slot[vpage - r->vbase]) == page)
+		return &r->slot[vpage - r->vbase];
+	pthread_mutex_unlock(&(*o)->lock);
+	pthread_mutex_unlock(&vs->lock);
+	return NULL;
+}
+
+static void vm_owner_unlock(struct vm_space *vs, struct vm_object *o)
+{
+	pthread_mutex_unlock(&o->lock);
+	pthread_mutex_unlock(&vs->lock);
+}
+
 bool vm_evict(uint32_t vpage, uint32_t page, uint32_t slot, void *engine)
 {
 	struct mcg_engine *e = engine;
 	struct vm_space *vs = e->vm;
-	struct vm_region *r;
+	/* a real process's anon page is not in our swap */
 	struct vm_object *o;
-	bool done = false;
+	_Atomic uint32_t *at = vm_owner_lock(vs, vpage, page, slot == SWAP_NONE, &o);
+	uint32_t nv;
 
-	if ((vpage >> VM_CHUNK_SHIFT) >= VM_CHUNKS)
+	if (!at)
 		return false;
-	/* An isolated page does not keep its region alive: its owner may be
-	 * freeing it right now. Freeing a region or an object needs the space
-	 * lock to finish, so holding it keeps both valid here (space lock,
-	 * then object lock: the OOM walk's order too). */
-	pthread_mutex_lock(&vs->lock);
-	r = atomic_load_explicit(&vs->chunk[vpage >> VM_CHUNK_SHIFT], memory_order_acquire);
-	if (!r || !r->slot) {
-		pthread_mutex_unlock(&vs->lock);
-		return false;
+	if (slot != SWAP_NONE) {
+		nv = VM_TAG_SWAP | slot;
+		atomic_fetch_add(&o->swapped, 1);
+	} else {
+		nv = VM_TAG_SHADOW | (atomic_fetch_add(&vs->evictions, 1) & ~VM_TAG_MASK);
 	}
-	o = r->obj;
-	if (o->real && slot != SWAP_NONE) {
-		/* a real process's anon page is not in our swap */
-		pthread_mutex_unlock(&vs->lock);
-		return false;
-	}
-	pthread_mutex_lock(&o->lock);
-	if (!atomic_load(&o->dead) && vpage >= r->vbase && vpage - r->vbase < r->npages &&
-	    atomic_load(&r->slot[vpage - r->vbase]) == page) {
-		uint32_t nv;
-
-		if (slot != SWAP_NONE) {
-			nv = VM_TAG_SWAP | slot;
-			atomic_fetch_add(&o->swapped, 1);
-		} else {
-			nv = VM_TAG_SHADOW | (atomic_fetch_add(&vs->evictions, 1) & ~VM_TAG_MASK);
-		}
-		atomic_store(&r->slot[vpage - r->vbase], nv);
-		atomic_fetch_sub(&o->resident, 1);
-		atomic_fetch_add(&o->evicted, 1);
-		done = true;
-	}
-	pthread_mutex_unlock(&o->lock);
-	pthread_mutex_unlock(&vs->lock);
-	return done;
+	atomic_store(at, nv);
+	atomic_fetch_sub(&o->resident, 1);
+	atomic_fetch_add(&o->evicted, 1);
+	vm_owner_unlock(vs, o);
+	return true;
 }
 
 bool vm_migrate(uint32_t vpage, uint32_t old, uint32_t nw, void *engine)
 {
 	struct mcg_engine *e = engine;
-	struct vm_space *vs = e->vm;
-	struct vm_region *r;
 	struct vm_object *o;
-	bool done = false;
+	_Atomic uint32_t *at = vm_owner_lock(e->vm, vpage, old, false, &o);
 
-	if ((vpage >> VM_CHUNK_SHIFT) >= VM_CHUNKS)
+	if (!at)
 		return false;
-	/* as vm_evict: the space lock keeps the region and object valid */
-	pthread_mutex_lock(&vs->lock);
-	r = atomic_load_explicit(&vs->chunk[vpage >> VM_CHUNK_SHIFT], memory_order_acquire);
-	if (!r || !r->slot || r->obj->real) {
-		pthread_mutex_unlock(&vs->lock);
-		return false;
-	}
-	o = r->obj;
-	pthread_mutex_lock(&o->lock);
-	if (!atomic_load(&o->dead) && vpage >= r->vbase && vpage - r->vbase < r->npages &&
-	    atomic_load(&r->slot[vpage - r->vbase]) == old) {
-		pgstate_migrate(e, old, nw);
-		atomic_store(&r->slot[vpage - r->vbase], nw);
-		done = true;
-	}
-	pthread_mutex_unlock(&o->lock);
-	pthread_mutex_unlock(&vs->lock);
-	return done;
+	pgstate_migrate(e, old, nw);
+	atomic_store(at, nw);
+	vm_owner_unlock(e->vm, o);
+	return true;
 }
 
 uint32_t vm_evictions(struct mcg_engine *e)

@@ -77,6 +77,42 @@ static void th_check_pool(struct mcg_engine *e)
 	ck_assert_int_eq(blocks, listed);
 }
 
+/* A machine of pages pages with huge pages, group a (limit pages, 0:
+ * none), a file of file_pages pages and a task's anon region of anon_pages
+ * (either may be 0: none) */
+struct th {
+	struct mcg_engine *e;
+	struct mcg_group *a;
+	struct vm_object *fo, *o;
+	struct vm_region *file, *r;
+};
+
+static void th_setup(struct th *t, long pages, long limit, uint32_t file_pages,
+		     uint32_t anon_pages)
+{
+	t->e = th_engine(pages, true, MCG_ERA_TODAY);
+	t->a = mk(t->e, "a", limit);
+	t->fo = vm_object_new(t->e, t->a, false, 1);
+	t->o = vm_object_new(t->e, t->a, true, 2);
+	t->file = t->r = NULL;
+	if (file_pages)
+		ck_assert_int_eq(vm_region_new(t->fo, PK_FILE, file_pages, &t->file), 0);
+	if (anon_pages)
+		ck_assert_int_eq(vm_region_new(t->o, PK_ANON, anon_pages, &t->r), 0);
+}
+
+/* The invariants checked, and everything given back */
+static void th_teardown(struct th *t)
+{
+	th_check(t->e);
+	vm_object_free(t->o);
+	vm_object_free(t->fo);
+	ck_assert_int_eq(page_nr_free(&t->e->pages), t->e->m.mem_pages);
+	th_check_pool(t->e);
+	mcg_put(t->a);
+	mcg_engine_free(t->e);
+}
+
 static uint32_t th_slot(struct vm_region *r, uint32_t i)
 {
 	return atomic_load(&r->slot[i]);
@@ -137,15 +173,16 @@ END_TEST
  * reclaims; with too little free, compaction is skipped */
 START_TEST(test_thp_fault_falls_back)
 {
-	struct mcg_engine *e = th_engine(4096, true, MCG_ERA_TODAY);
-	struct mcg_group *a = mk(e, "a", 0);
-	struct vm_object *fo = vm_object_new(e, a, false, 1), *o = vm_object_new(e, a, true, 2);
+	struct th t;
+	struct mcg_engine *e;
 	struct vm_region *file, *r;
 	struct mcg_compact_counts c;
 	enum vm_fault f;
 
-	ck_assert_int_eq(vm_region_new(fo, PK_FILE, 4096, &file), 0);
-	ck_assert_int_eq(vm_region_new(o, PK_ANON, 2 * PAGE_BLOCK, &r), 0);
+	th_setup(&t, 4096, 0, 4096, 2 * PAGE_BLOCK);
+	e = t.e;
+	file = t.file;
+	r = t.r;
 	th_touch(file, 0, 4096, false);
 	for (uint32_t i = 0; i < 4096; i++)
 		if (i % PAGE_BLOCK)
@@ -173,11 +210,7 @@ START_TEST(test_thp_fault_falls_back)
 	ck_assert_int_eq(c.thp_fault_fallback, 2);
 	ck_assert_int_eq(c.compact_stall, 2);
 	ck_assert_int_eq(c.reclaim_for_order, 1);
-	th_check(e);
-	vm_object_free(o);
-	vm_object_free(fo);
-	mcg_put(a);
-	mcg_engine_free(e);
+	th_teardown(&t);
 }
 END_TEST
 
@@ -187,28 +220,20 @@ END_TEST
  * no OOM kill and nothing lost */
 START_TEST(test_thp_charge_near_limit)
 {
-	struct mcg_engine *e = th_engine(4096, true, MCG_ERA_TODAY);
-	struct mcg_group *a = mk(e, "a", 1000);
-	struct vm_object *fo = vm_object_new(e, a, false, 1), *o = vm_object_new(e, a, true, 2);
-	struct vm_region *file, *r;
+	struct th t;
 	enum vm_fault f;
 
-	ck_assert_int_eq(vm_region_new(fo, PK_FILE, 600, &file), 0);
-	ck_assert_int_eq(vm_region_new(o, PK_ANON, PAGE_BLOCK, &r), 0);
-	th_touch(file, 0, 600, false);
+	th_setup(&t, 4096, 1000, 600, PAGE_BLOCK);
+	th_touch(t.file, 0, 600, false);
 	for (uint32_t i = 0; i < 600; i++)
-		vm_mlock(file, i, true);
-	ck_assert_int_eq(vm_touch(r, 0, 0, true, &f), 0);
+		vm_mlock(t.file, i, true);
+	ck_assert_int_eq(vm_touch(t.r, 0, 0, true, &f), 0);
 	ck_assert_int_eq(f, VM_MINOR);
-	ck_assert_int_eq(th_counts(e).thp_fault_alloc, 1);   /* allocated, then refused */
-	ck_assert_int_eq(mcg_usage(a, MCG_MEM), 601);
-	ck_assert_int_eq(mcg_oom_kills(a), 0);
-	ck_assert_int_eq(page_nr_free(&e->pages), 4096 - 601);
-	th_check(e);
-	vm_object_free(o);
-	vm_object_free(fo);
-	mcg_put(a);
-	mcg_engine_free(e);
+	ck_assert_int_eq(th_counts(t.e).thp_fault_alloc, 1);   /* allocated, then refused */
+	ck_assert_int_eq(mcg_usage(t.a, MCG_MEM), 601);
+	ck_assert_int_eq(mcg_oom_kills(t.a), 0);
+	ck_assert_int_eq(page_nr_free(&t.e->pages), 4096 - 601);
+	th_teardown(&t);
 }
 END_TEST
 
@@ -272,15 +297,16 @@ END_TEST
  * block into the top of the node and the fault gets it */
 START_TEST(test_thp_fault_compacts)
 {
-	struct mcg_engine *e = th_engine(4096, true, MCG_ERA_TODAY);
-	struct mcg_group *a = mk(e, "a", 0);
-	struct vm_object *fo = vm_object_new(e, a, false, 1), *o = vm_object_new(e, a, true, 2);
+	struct th t;
+	struct mcg_engine *e;
 	struct vm_region *file, *r;
 	enum vm_fault f;
 	long resident = 0;
 
-	ck_assert_int_eq(vm_region_new(fo, PK_FILE, 4096, &file), 0);
-	ck_assert_int_eq(vm_region_new(o, PK_ANON, PAGE_BLOCK, &r), 0);
+	th_setup(&t, 4096, 0, 4096, PAGE_BLOCK);
+	e = t.e;
+	file = t.file;
+	r = t.r;
 	th_touch(file, 0, 4096, false);
 	for (uint32_t i = 0; i < 4096; i += 2)
 		vm_discard(file, i, NULL);
@@ -294,11 +320,7 @@ START_TEST(test_thp_fault_compacts)
 	for (uint32_t i = 0; i < 4096; i++)
 		resident += vm_resident(file, i);
 	ck_assert_int_eq(resident, 2048);       /* moved, none lost */
-	th_check(e);
-	vm_object_free(o);
-	vm_object_free(fo);
-	mcg_put(a);
-	mcg_engine_free(e);
+	th_teardown(&t);
 }
 END_TEST
 
@@ -307,14 +329,13 @@ END_TEST
  * node has more than that free (compaction could run) */
 START_TEST(test_thp_reclaim_for_order_continues)
 {
-	struct mcg_engine *e = th_engine(4096, true, MCG_ERA_TODAY);
-	struct mcg_group *a = mk(e, "a", 0);
-	struct vm_object *fo = vm_object_new(e, a, false, 1);
-	struct vm_region *file;
+	struct th t;
+	struct mcg_engine *e;
 	long got;
 
-	ck_assert_int_eq(vm_region_new(fo, PK_FILE, 4096, &file), 0);
-	th_touch(file, 0, 4096, false);
+	th_setup(&t, 4096, 0, 4096, 0);
+	e = t.e;
+	th_touch(t.file, 0, 4096, false);
 	ck_assert_int_eq(page_node_free(&e->pages, 0), 0);
 	got = reclaim_subtree(e->root, 32, true, RECLAIM_DIRECT);
 	ck_assert_int_ge(got, 32);
@@ -323,10 +344,7 @@ START_TEST(test_thp_reclaim_for_order_continues)
 	ck_assert_int_ge(got, 2 * PAGE_BLOCK);
 	ck_assert_int_gt(page_node_free(&e->pages, 0), 2 * PAGE_BLOCK);
 	ck_assert_int_lt(page_node_free(&e->pages, 0), 4096 / 2);
-	th_check(e);
-	vm_object_free(fo);
-	mcg_put(a);
-	mcg_engine_free(e);
+	th_teardown(&t);
 }
 END_TEST
 
