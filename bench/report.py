@@ -666,9 +666,9 @@ def why_b4():
         return None
     return ("the list removes what it should (kept pages met %s times with it, %s without), but "
             "%s %% of what (c) scans directly is reclaimed at first sight: the huge-page faults "
-            "mostly succeed (%s %% fall back, the seed's 85 %%), so reclaim for the order seldom "
-            "runs long over the dirty pages, and the 400 MB/s reader keeps clean page cache at "
-            "the tail; the seed's reclaim scanned 1.76 G pages for 3.6 M"
+            "mostly succeed (%s %% fall back, the seed's 85 %%), and reclaim for the order finds "
+            "the 400 MB/s reader's clean page cache at the tail, not only the dirty pages; the "
+            "seed's reclaim scanned 1.76 G pages for 3.6 M"
             % (fmt("b4.c.immediate", 0, False), fmt("b4.b.immediate", 0, False), num(eff, 0),
                fmt("b4.thp_fallback_pct.b", 1, False)))
 
@@ -690,10 +690,10 @@ def why_b4_regime():
     if eff is None or dirty is None or eff < 50 or dirty > 50:
         return None
     return ("(b)'s direct reclaim reclaims %s %% of what it scans and meets a dirty or writeback "
-            "page in %s %% of its scans: its compaction succeeds %s %% of the time (the seed's "
-            "10 %%), since every page here is movable and clean page cache abounds, so a "
-            "huge-page fault seldom needs reclaim for the order, and what reclaim there is "
-            "finds the 400 MB/s reader's clean pages at the tail; the seed's memory also held "
+            "page in %s %% of its scans: its compaction gives a block in %s %% of its stalls "
+            "(the seed's 10 %%) and seldom fails outright, since every page here is movable "
+            "and clean page cache abounds; when a fault reclaims for the order, it finds the "
+            "400 MB/s reader's clean pages at the tail; the seed's memory also held "
             "unmovable kernel pages (slab, page tables) in its pageblocks, which the engine "
             "does not have, so its compaction failed and reclaim for huge pages (2 << 9 pages, "
             "then until compaction could run) scanned 1.76 G pages for 3.6 M, 93 %% of them "
