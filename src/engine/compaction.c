@@ -8,8 +8,8 @@
  * down from the last, taking free pages of the blocks above it to move
  * them to (isolate_freepages); each page moved leaves its block, which
  * becomes a huge page once all its pages are free. Compaction ends with
- * a free block (COMPACT_PARTIAL) or when the scanners meet (the block
- * count of pages moved is spent: COMPACT_COMPLETE, a failure). What may
+ * a free block (COMPACT_PARTIAL) or when the scanners meet with none
+ * (COMPACT_COMPLETE, a failure). What may
  * move: pages on an LRU, not isolated, unevictable, mlocked, in the swap
  * cache (the engine keeps a slot's page by index) or under writeback;
  * asynchronous compaction (the fault's first try) moves no dirty page
