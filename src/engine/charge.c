@@ -258,6 +258,38 @@ static __attribute__((noinline)) unsigned charge_dirty_node(struct mcg_engine *e
 	return node % nodes;
 }
 
+/* Dekker with uncharge_reap: n pages were just charged to g, published
+ * before reaped is read; the reaper publishes reaped before it re-reads
+ * usage. One of the two sees the other. If rmdir has reaped g, the
+ * charge goes back (and the batch it stocked; the reaper may have waited
+ * for us) and the caller charges the parent: true. Root pages carry no
+ * charge, and the root is never reaped. */
+static inline bool charge_reaped_back(struct mcg_group *g, long n)
+{
+	if (!atomic_load(&g->reaped) || mcg_root(g))
+		return false;
+	uncharge_pages(g, n, false);
+	charge_drain(g->eng, g);
+	uncharge_reap(g);
+	return true;
+}
+
+/* A newly charged page idx becomes g's: its descriptor, statistics and
+ * place on g's LRU (whose size store marks the group). */
+static inline __attribute__((always_inline)) void charge_page_set(struct mcg_group *g, uint32_t idx,
+								  enum page_kind kind, uint32_t owner,
+								  uint8_t flags)
+{
+	struct page *p = &g->eng->pages.pages[idx];
+
+	p->memcg = (uint16_t)g->id;
+	p->kind = (uint8_t)kind;
+	p->flags = flags & (PG_ACTIVE | PG_DIRTY | PG_MAPPED | PG_MLOCKED);
+	p->owner = owner;
+	pgstate_account_unmarked(g, p, 1, STAT_PGPGIN);
+	lru_add(g->eng, g, idx);
+}
+
 /* The charge itself, with g held against reaping by the caller. */
 static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned node,
 				   enum page_kind kind, uint32_t owner, uint8_t flags,
@@ -265,21 +297,12 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 {
 	struct mcg_engine *e = g->eng;
 	uint32_t idx;
-	struct page *p;
 	int err;
 
 	if ((err = charge_try(g, cpu, 1, mode)))
 		return err;
-	/* Dekker with uncharge_reap: the charge above is published before reaped
-	 * is read; the reaper publishes reaped before it re-reads usage. One
-	 * of the two sees the other. Root pages carry no charge, and the root
-	 * is never reaped. */
-	if (atomic_load(&g->reaped) && !mcg_root(g)) {
-		uncharge_pages(g, 1, false);
-		charge_drain(e, g);       /* and the batch the charge stocked */
-		uncharge_reap(g);              /* it may have waited for us */
+	if (charge_reaped_back(g, 1))
 		return -EAGAIN;
-	}
 	if (__builtin_expect(e->m.node_dirty_ratio != 0, 0) && (flags & PG_DIRTY) && kind != PK_ANON)
 		node = charge_dirty_node(e, node);
 	idx = e->zones ? zone_alloc(e) : page_alloc(&e->pages, node);
@@ -294,13 +317,7 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 		uncharge_pages(g, 1, false);
 		return -ENOMEM;
 	}
-	p = &e->pages.pages[idx];
-	p->memcg = (uint16_t)g->id;
-	p->kind = (uint8_t)kind;
-	p->flags = flags & (PG_ACTIVE | PG_DIRTY | PG_MAPPED | PG_MLOCKED);
-	p->owner = owner;
-	pgstate_account_unmarked(g, p, 1, STAT_PGPGIN);
-	lru_add(e, g, idx);             /* (its size store marks the group) */
+	charge_page_set(g, idx, kind, owner, flags);
 	uncharge_events(g, 1);
 	return idx;
 }
@@ -329,24 +346,12 @@ long charge_new_huge(struct mcg_group *g, unsigned cpu, unsigned node, enum page
 				page_free(&e->pages, idx + i);
 			return err;
 		}
-		if (!atomic_load(&g->reaped) || mcg_root(g))
+		if (!charge_reaped_back(g, PAGE_BLOCK))
 			break;
-		/* reaped by rmdir meanwhile: to the parent, as a page goes */
-		uncharge_pages(g, PAGE_BLOCK, false);
-		charge_drain(e, g);
-		uncharge_reap(g);
-		g = g->parent;
+		g = g->parent;          /* reaped meanwhile: as a page goes */
 	}
-	for (uint32_t i = 0; i < PAGE_BLOCK; i++) {
-		struct page *p = &e->pages.pages[idx + i];
-
-		p->memcg = (uint16_t)g->id;
-		p->kind = (uint8_t)kind;
-		p->flags = flags & PG_ACTIVE;
-		p->owner = owner + i;
-		pgstate_account_unmarked(g, p, 1, STAT_PGPGIN);
-		lru_add(e, g, idx + i);
-	}
+	for (uint32_t i = 0; i < PAGE_BLOCK; i++)
+		charge_page_set(g, idx + i, kind, owner + i, flags & PG_ACTIVE);
 	uncharge_events(g, PAGE_BLOCK);
 	return idx;
 }

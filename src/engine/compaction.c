@@ -171,20 +171,6 @@ int compact_node(struct mcg_engine *e, unsigned n, int order, bool sync)
 	return PAGE_COMPACT_CONTINUE;
 }
 
-/* A free block from node on, in allocation order. */
-static uint32_t compact_take_block(struct mcg_engine *e, unsigned node)
-{
-	unsigned nodes = e->pages.nr_nodes;
-
-	for (unsigned i = 0; i < nodes; i++) {
-		uint32_t idx = page_alloc_block(&e->pages, (node + i) % nodes);
-
-		if (idx != PAGE_NONE)
-			return idx;
-	}
-	return PAGE_NONE;
-}
-
 /* __alloc_pages_direct_compact: unless the preferred node's compaction
  * is deferred (*deferred), compaction of each node from node on until one
  * has a free block (try_to_compact_pages, a COMPACTSTALL), then the
@@ -212,7 +198,7 @@ static uint32_t compact_direct(struct mcg_engine *e, unsigned node, bool sync, b
 	}
 	if (best == PAGE_COMPACT_SKIPPED)
 		return PAGE_NONE;
-	if ((idx = compact_take_block(e, node)) != PAGE_NONE) {
+	if ((idx = page_alloc_block(&e->pages, node)) != PAGE_NONE) {
 		page_compact_reset(&e->pages, node);
 		atomic_fetch_add(&cs->success, 1);
 		return idx;
@@ -231,7 +217,7 @@ uint32_t compact_alloc_huge(struct mcg_engine *e, unsigned node)
 	if (!e->compact)
 		return PAGE_NONE;
 	node %= e->pages.nr_nodes;
-	if ((idx = compact_take_block(e, node)) != PAGE_NONE ||
+	if ((idx = page_alloc_block(&e->pages, node)) != PAGE_NONE ||
 	    (idx = compact_direct(e, node, false, &deferred)) != PAGE_NONE)
 		return idx;
 	/* the series' "do not call direct reclaim for THP allocations while
@@ -240,7 +226,7 @@ uint32_t compact_alloc_huge(struct mcg_engine *e, unsigned node)
 		return PAGE_NONE;
 	atomic_fetch_add(&e->compact->reclaims, 1);
 	reclaim_for_order(e, node, PAGE_BLOCK_ORDER);
-	if ((idx = compact_take_block(e, node)) != PAGE_NONE)
+	if ((idx = page_alloc_block(&e->pages, node)) != PAGE_NONE)
 		return idx;
 	/* __GFP_NORETRY: no retry after reclaim; compaction once more,
 	 * synchronous */

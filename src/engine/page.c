@@ -84,21 +84,21 @@ void page_pool_destroy(struct page_pool *pp)
 	memset(pp, 0, sizeof(*pp));
 }
 
-/* With pageblocks: idx is no longer free, in its bit and its block's
- * count (a bitmap word or a block may span two nodes, two locks). */
-static void page_bits_taken(struct page_pool *pp, uint32_t idx)
+/* With pageblocks: free page idx leaves pn's free list, its bit and its
+ * block's count (a bitmap word or a block may span two nodes, two locks);
+ * the caller counts it out of nr_free. Caller holds pn->lock. */
+static void page_unlink_free(struct page_pool *pp, struct page_node *pn, uint32_t idx)
 {
+	struct page *p = &pp->pages[idx];
+
+	if (p->prev != PAGE_NONE)
+		pp->pages[p->prev].next = p->next;
+	else
+		pn->free_head = p->next;
+	if (p->next != PAGE_NONE)
+		pp->pages[p->next].prev = p->prev;
 	__atomic_fetch_and(&pp->free_bit[idx >> 6], ~(1ull << (idx & 63)), __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&pp->block_free[idx >> PAGE_BLOCK_ORDER], 1, __ATOMIC_RELAXED);
-}
-
-/* With pageblocks: idx has just left pn's free list at its head. Caller
- * holds pn->lock. */
-static void page_block_taken(struct page_pool *pp, struct page_node *pn, uint32_t idx)
-{
-	if (pn->free_head != PAGE_NONE)
-		pp->pages[pn->free_head].prev = PAGE_NONE;
-	page_bits_taken(pp, idx);
 }
 
 /* A free page of pn, if pn has at least need free pages (1: any). nr_free
@@ -111,9 +111,10 @@ static uint32_t page_take_above(struct page_pool *pp, struct page_node *pn, long
 	if (pn->nr_free >= need) {
 		if (pn->free_head != PAGE_NONE) {
 			idx = pn->free_head;
-			pn->free_head = pp->pages[idx].next;
 			if (pp->block_free)
-				page_block_taken(pp, pn, idx);
+				page_unlink_free(pp, pn, idx);
+			else
+				pn->free_head = pp->pages[idx].next;
 		} else if (pn->bump < pp->node_end[pn - pp->node]) {
 			idx = pn->bump++;
 		}
@@ -295,41 +296,39 @@ bool page_node_has_block(const struct page_pool *pp, unsigned n)
 	return false;
 }
 
-/* Take free page idx off pn's free list. Caller holds pn->lock. */
-static void page_unlink_free(struct page_pool *pp, struct page_node *pn, uint32_t idx)
+/* A wholly free block of node n, taken, or PAGE_NONE. */
+static uint32_t page_take_block(struct page_pool *pp, unsigned n)
 {
-	struct page *p = &pp->pages[idx];
-
-	if (p->prev != PAGE_NONE)
-		pp->pages[p->prev].next = p->next;
-	else
-		pn->free_head = p->next;
-	if (p->next != PAGE_NONE)
-		pp->pages[p->next].prev = p->prev;
-	page_bits_taken(pp, idx);
-	__atomic_store_n(&pn->nr_free, pn->nr_free - 1, __ATOMIC_RELAXED);
-}
-
-uint32_t page_alloc_block(struct page_pool *pp, unsigned node)
-{
-	struct page_node *pn;
+	struct page_node *pn = &pp->node[n];
 	uint32_t b, end, first = PAGE_NONE;
 
-	if (!pp->block_free || node >= pp->nr_nodes)
-		return PAGE_NONE;
-	pn = &pp->node[node];
 	spin_lock(&pn->lock);
-	for (page_node_blocks(pp, node, &b, &end); pn->nr_free - PAGE_BLOCK >= pn->wm_min && b < end; b++)
+	for (page_node_blocks(pp, n, &b, &end); pn->nr_free - PAGE_BLOCK >= pn->wm_min && b < end; b++)
 		if (page_block_free(pp, b) == PAGE_BLOCK) {
 			first = b << PAGE_BLOCK_ORDER;
 			for (uint32_t i = 0; i < PAGE_BLOCK; i++)
 				page_unlink_free(pp, pn, first + i);
+			__atomic_store_n(&pn->nr_free, pn->nr_free - PAGE_BLOCK, __ATOMIC_RELAXED);
 			break;
 		}
 	spin_unlock(&pn->lock);
 	for (uint32_t i = 0; first != PAGE_NONE && i < PAGE_BLOCK; i++)
 		pp->pages[first + i] = (struct page){ .prev = PAGE_NONE, .next = PAGE_NONE };
 	return first;
+}
+
+uint32_t page_alloc_block(struct page_pool *pp, unsigned node)
+{
+	if (!pp->block_free)
+		return PAGE_NONE;
+	/* as page_alloc: node first, then the others in turn */
+	for (unsigned i = 0; i < pp->nr_nodes; i++) {
+		uint32_t idx = page_take_block(pp, (node + i) % pp->nr_nodes);
+
+		if (idx != PAGE_NONE)
+			return idx;
+	}
+	return PAGE_NONE;
 }
 
 bool page_take_at(struct page_pool *pp, uint32_t idx)
@@ -342,8 +341,10 @@ bool page_take_at(struct page_pool *pp, uint32_t idx)
 	pn = &pp->node[page_node_of(pp, idx)];
 	spin_lock(&pn->lock);
 	taken = page_is_free(pp, idx);
-	if (taken)
+	if (taken) {
 		page_unlink_free(pp, pn, idx);
+		__atomic_store_n(&pn->nr_free, pn->nr_free - 1, __ATOMIC_RELAXED);
+	}
 	spin_unlock(&pn->lock);
 	if (taken)
 		pp->pages[idx] = (struct page){ .prev = PAGE_NONE, .next = PAGE_NONE };

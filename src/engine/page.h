@@ -127,9 +127,10 @@ long page_nr_free(struct page_pool *pp);
  * have), and the blocks' free counts are kept from then on. A block that
  * straddles two nodes is never a huge page. 0 or -ENOMEM. */
 int page_pool_blocks(struct page_pool *pp);
-/* The first page of a wholly free pageblock of node, all of whose pages
- * are taken, or PAGE_NONE; none that would leave the node under its min
- * mark (the slow path's ALLOC_WMARK_MIN; 0 without zones). */
+/* The first page of a wholly free pageblock, all of whose pages are
+ * taken, from node (modulo the node count) or else the others in turn, as
+ * page_alloc; none that would leave its node under its min mark (the slow
+ * path's ALLOC_WMARK_MIN; 0 without zones). PAGE_NONE: none. */
 uint32_t page_alloc_block(struct page_pool *pp, unsigned node);
 /* Take free page idx (compaction's free scanner): false if it is not free. */
 bool page_take_at(struct page_pool *pp, uint32_t idx);
