@@ -128,8 +128,14 @@ expect "event_control: signs, double spaces, a spaced threshold; fd numbers wrap
 # inherited it keeps it after the registering process exits (found by the
 # reaper's search of every process), and the fork's exit ends it.
 DP=$(worker_pid "$MNT")
-dfds() { ls "/proc/$DP/fd" | wc -l; }
+# the daemon's eventfds, one per registration: its other fds come and go
+# (the reaper's pass opens /proc, pidfds and fd tables), so a count of
+# every fd can catch a pass midway and miss a registration's +1
+dfds() { ls -l "/proc/$DP/fd" 2>/dev/null | grep -c 'anon_inode:\[eventfd\]'; }
 # (the registrations of the tests above go first: their processes exited)
+fds_above() { [ "$(dfds)" -gt "$1" ]; }
+fds_are() { [ "$(dfds)" -eq "$1" ]; }
+fds_at_most() { [ "$(dfds)" -le "$1" ]; }
 settled() { local a; a=$(dfds); sleep 0.6; [ "$a" = "$(dfds)" ]; }
 wait_until 5 settled
 fds0=$(dfds)
@@ -156,7 +162,7 @@ if pid == 0:
 print(pid)
 PY
 )
-wait_until 3 sh -c "[ \$(ls /proc/$DP/fd | wc -l) -gt $fds0 ]" && ok || bad "the registration was not made"
+wait_until 3 fds_above "$fds0" && ok || bad "the registration was not made"
 held=$(dfds)
 # the proof that the reaper has looked since the registering process left:
 # a registration no process holds once its process exits is made, seen,
@@ -172,16 +178,16 @@ os.write(ctl, ("%d %d 1M" % (os.eventfd(0), cfd)).encode())
 os.close(os.open(fifo, os.O_RDONLY))     # until told to exit
 PY
 ctl_pid=$!
-wait_until 5 sh -c "[ \$(ls /proc/$DP/fd | wc -l) -gt $held ]" && ok || bad "the unheld registration was not made"
+wait_until 5 fds_above "$held" && ok || bad "the unheld registration was not made"
 exec 6> "$FIFO2"
 exec 6>&-
 wait "$ctl_pid"
 rm -f "$FIFO2"
-wait_until 10 sh -c "[ \$(ls /proc/$DP/fd | wc -l) -eq $held ]" && ok || bad "the unheld registration was never reaped"
+wait_until 10 fds_are "$held" && ok || bad "the unheld registration was never reaped"
 expect "a fork holding the eventfd keeps the registration" "$(dfds)" "$held"
 exec 5> "$FIFO"              # the fork exits
 exec 5>&-
 rm -f "$FIFO"
-wait_until 3 sh -c "[ \$(ls /proc/$DP/fd | wc -l) -le $fds0 ]" && ok ||
+wait_until 3 fds_at_most "$fds0" && ok ||
 	bad "the registration stayed after the fork that held it exited: $fds0 fds before, $(dfds) after"
 summary
