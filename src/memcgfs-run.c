@@ -387,6 +387,9 @@ static int run_parent(pid_t child, struct notify *s)
 			if (d == 0) {
 				int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
+				/* no COMMAND to pass signals to, and its signalfd is
+				 * closed: SIGTERM and SIGHUP end the copy again */
+				sigprocmask(SIG_UNBLOCK, &set, NULL);
 				setsid();
 				if (null >= 0) {
 					dup2(null, 0);

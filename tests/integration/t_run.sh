@@ -176,6 +176,15 @@ echo go > "$DATA/go"
 wait_until 10 test -s "$DATA/late" || bad "the leftover process did not finish"
 expect "a leftover process keeps the view" "$(cat "$DATA/late")" "$NVIEW"
 wait_until 10 sh -c "! pgrep -f '^$RUN ' >/dev/null" || bad "a supervisor is left: $(pgrep -a -f "^$RUN ")"
+# and SIGTERM ends what serves a leftover (the detached supervisor and the
+# stand-ins' server) while the leftover lives on
+r -- sh -c "sleep 281 > /dev/null 2>&1 &"
+wait_until 10 pgrep -f "^$RUN " > /dev/null || bad "no supervisor serves the leftover"
+left=$(pgrep -x -f 'sleep 281')
+pkill -TERM -f "^$RUN "
+wait_until 5 sh -c "! pgrep -f '^$RUN ' >/dev/null" && ok ||
+	bad "SIGTERM did not end the leftover's servers: $(pgrep -a -f "^$RUN ")"
+[ -n "$left" ] && kill "$left"
 
 # --- as a user: a user namespace, the same view ---
 U=$(id -u "$TEST_USER")
@@ -376,4 +385,13 @@ expect "outside: the same mounts" "$(mounts_seen)" "$HOST_MOUNTS"
 expect "outside: /proc/self/cgroup as it was" "$(cat /proc/self/cgroup)" "$HOST_CGROUP"
 expect "outside: statfs of the mount is FUSE's" "$(stat -f -c %t "$MNT")" "65735546"
 wait_until 10 sh -c "! pgrep -f '^$RUN ' >/dev/null" || bad "a supervisor is left: $(pgrep -a -f "^$RUN ")"
+# and SIGTERM ends what serves a leftover (the detached supervisor and the
+# stand-ins' server) while the leftover lives on
+r -- sh -c "sleep 281 > /dev/null 2>&1 &"
+wait_until 10 pgrep -f "^$RUN " > /dev/null || bad "no supervisor serves the leftover"
+left=$(pgrep -x -f 'sleep 281')
+pkill -TERM -f "^$RUN "
+wait_until 5 sh -c "! pgrep -f '^$RUN ' >/dev/null" && ok ||
+	bad "SIGTERM did not end the leftover's servers: $(pgrep -a -f "^$RUN ")"
+[ -n "$left" ] && kill "$left"
 summary
