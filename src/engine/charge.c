@@ -313,6 +313,11 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 			reclaim_subtree(e->root, 32, true, RECLAIM_DIRECT);
 		idx = page_alloc(&e->pages, node);
 	}
+	/* still none: the machine's OOM killer, where it has one, until a
+	 * page comes free or nobody is left to kill (each kill reaps its
+	 * victim's pages into the pool before it returns) */
+	while (idx == PAGE_NONE && e->m.machine_oom && oom_machine(e))
+		idx = e->zones ? zone_alloc(e) : page_alloc(&e->pages, node);
 	if (idx == PAGE_NONE) {
 		uncharge_pages(g, 1, false);
 		return -ENOMEM;

@@ -147,6 +147,13 @@ struct mcg_machine {
 	 * huge page (compaction, reclaim for it, fallback); the free pages
 	 * are kept by pageblock (page_pool_blocks) */
 	bool thp;
+	/* the machine's own OOM killer (the kernel's out_of_memory with no
+	 * memcg; replays, whose tasks are all simulated): when no page is
+	 * free and reclaim found none, the largest task of the whole machine
+	 * is killed and the allocation tries again; off, the allocation fails
+	 * with ENOMEM (the daemon never kills a real process for its
+	 * simulated machine) */
+	bool machine_oom;
 #ifdef MCG_BENCH
 	/* bench/ only (seed B4's variant a): a page's writeback end leaves it
 	 * where it is, no rotation to the inactive tail */

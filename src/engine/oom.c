@@ -95,6 +95,11 @@ static bool oom_kill(struct mcg_group *over)
 	return true;
 }
 
+bool oom_machine(struct mcg_engine *e)
+{
+	return oom_kill(e->root);
+}
+
 /* OOM notifications of over's subtree fire (the owner's oom_event). */
 static void oom_notify(struct mcg_group *over)
 {

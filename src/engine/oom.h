@@ -17,4 +17,11 @@ struct charge_mode;
  * freed, retry the charge; false: fail it. */
 bool oom_handle(struct mcg_group *over, struct charge_mode *mode);
 
+/* The machine is out of memory (m.machine_oom): the largest killable task
+ * of the whole machine is killed, whatever its group's oom_kill_disable;
+ * no group is marked under OOM and no OOM notification fires, as the
+ * kernel's global OOM counts only the victim group's oom_kill. true if a
+ * task was killed. */
+bool oom_machine(struct mcg_engine *e);
+
 #endif

@@ -220,6 +220,9 @@ static int rp_machine(struct rp *rp)
 		return 0;
 	rp->machine_done = true;
 	rp->m.watermarks = rp->wmarks;
+	/* every task is simulated: a machine out of memory kills one, as the
+	 * kernel's global OOM killer does, rather than failing the replay */
+	rp->m.machine_oom = true;
 	/* one thread and no workers: the simulated reclaimer runs background
 	 * reclaim (bgr_step), and nothing waits */
 	rp->e = mcg_engine_new(&rp->m, &(struct mcg_env){ &rp_env_ops, rp },

@@ -1,6 +1,6 @@
 /* test_oom.c: the memcg OOM killer: the largest victim, the charger at a
  * limit of 0, unkillable tasks and nowait charges, and the wait of
- * oom_kill_disable. */
+ * oom_kill_disable; the machine's own OOM killer (m.machine_oom). */
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
@@ -185,6 +185,126 @@ START_TEST(test_oom_kill_disable_waits)
 }
 END_TEST
 
+static int oom_events;
+
+static void note_event(struct mcg_group *over, void *arg)
+{
+	oom_events++;
+}
+
+static const struct mcg_owner_ops machine_owner_ops = { .kill = note_kill, .oom_event = note_event };
+static const struct mcg_owner machine_owner = { &machine_owner_ops, NULL };
+
+/* A machine of 256 pages, no swap, with (on) or without its OOM killer. */
+static struct mcg_engine *small_machine(bool on)
+{
+	struct mcg_machine cfg = {
+		.mem_pages = 256, .nodes = 1, .cpus = 1, .vm_swappiness = 60, .no_stock = true,
+		.machine_oom = on,
+	};
+
+	prof_init(&cfg.prof, PROF_DEFAULT);
+	return mcg_engine_new(&cfg, NULL, &machine_owner);
+}
+
+/* The machine out of memory (no limit anywhere, no swap): with its OOM
+ * killer the largest task of the whole machine goes, in another group,
+ * whatever that group's oom_kill_disable, no group is marked under OOM
+ * and no OOM notification fires; the fault then gets its page. Without
+ * it the fault fails with ENOMEM and nobody is killed. */
+START_TEST(test_oom_machine_kills_largest)
+{
+	for (int on = 0; on <= 1; on++) {
+		struct mcg_engine *e = small_machine(on);
+		struct mcg_group *a = mk(e, "a", 0), *b = mk(e, "b", 0);
+		struct vm_object *big = vm_object_new(e, a, true, 7);
+		struct vm_object *small = vm_object_new(e, b, true, 8);
+		struct vm_region *rb, *rs;
+		enum vm_fault f;
+		uint32_t i;
+		int err = 0;
+
+		ck_assert_int_eq(mcg_set_oom_control(a, 1), 0);
+		ck_assert_int_eq(vm_region_new(big, PK_ANON, 200, &rb), 0);
+		ck_assert_int_eq(vm_region_new(small, PK_ANON, 200, &rs), 0);
+		fill(rb, 180);
+		fill(rs, 40);
+		killed_id = 0;
+		oom_events = 0;
+		for (i = 40; i < 120 && !(err = vm_touch(rs, i, 0, true, &f)); i++)
+			;
+		if (!on) {
+			ck_assert_int_eq(err, -ENOMEM);
+			ck_assert_uint_eq(killed_id, 0);
+			ck_assert(!atomic_load(&big->dead));
+			ck_assert_uint_eq(atomic_load(&a->oom_kill), 0);
+		} else {
+			ck_assert_int_eq(err, 0);
+			ck_assert_uint_eq(killed_id, 7);
+			ck_assert(atomic_load(&big->dead));
+			ck_assert_int_eq(vm_object_footprint(big), 0);
+			ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 0);
+			ck_assert_int_eq(pc_usage(&b->cnt[MCG_MEM]), 120);
+			ck_assert_uint_eq(atomic_load(&a->oom_kill), 1);
+			ck_assert_uint_eq(atomic_load(&b->oom_kill), 0);
+			ck_assert_uint_eq(atomic_load(&e->root->oom_kill), 0);
+			ck_assert_int_eq(vm_touch(rb, 0, 0, true, &f), -EFAULT);
+		}
+		ck_assert_int_eq(oom_events, 0);
+		ck_assert_int_eq(atomic_load(&a->under_oom), 0);
+		CHECK_OK(e);
+		vm_object_free(big);
+		vm_object_free(small);
+		CHECK_OK(e);
+		mcg_put(a);
+		mcg_put(b);
+		mcg_engine_free(e);
+	}
+}
+END_TEST
+
+/* The faulting task is the largest: it is the victim, its fault fails as
+ * a killed task's does, and its pages are free for the others; with only
+ * unkillable tasks left the fault fails with ENOMEM. */
+START_TEST(test_oom_machine_kills_the_faulter)
+{
+	struct mcg_engine *e = small_machine(true);
+	struct mcg_group *a = mk(e, "a", 0);
+	struct vm_object *big = vm_object_new(e, a, true, 7);
+	struct vm_object *small = vm_object_new(e, a, true, 8);
+	struct vm_region *rb, *rs;
+	enum vm_fault f;
+	uint32_t i;
+	int err = 0;
+
+	ck_assert_int_eq(vm_region_new(big, PK_ANON, 300, &rb), 0);
+	ck_assert_int_eq(vm_region_new(small, PK_ANON, 300, &rs), 0);
+	fill(rs, 30);
+	killed_id = 0;
+	for (i = 0; i < 300 && !(err = vm_touch(rb, i, 0, true, &f)); i++)
+		;
+	ck_assert_int_eq(err, -EFAULT);
+	ck_assert_uint_eq(killed_id, 7);
+	ck_assert_int_eq(vm_object_footprint(big), 0);
+	ck_assert_int_eq(pc_usage(&a->cnt[MCG_MEM]), 30);
+	ck_assert_uint_eq(atomic_load(&a->oom_kill), 1);
+	/* the survivor cannot be killed: past the machine's pages, ENOMEM */
+	atomic_store(&small->unkillable, true);
+	killed_id = 0;
+	for (i = 30; i < 300 && !(err = vm_touch(rs, i, 0, true, &f)); i++)
+		;
+	ck_assert_int_eq(err, -ENOMEM);
+	ck_assert_uint_eq(killed_id, 0);
+	ck_assert(!atomic_load(&small->dead));
+	CHECK_OK(e);
+	vm_object_free(big);
+	vm_object_free(small);
+	CHECK_OK(e);
+	mcg_put(a);
+	mcg_engine_free(e);
+}
+END_TEST
+
 UNIT_SUITE(oom)
 {
 	Suite *s = suite_create("oom");
@@ -194,6 +314,8 @@ UNIT_SUITE(oom)
 	tcase_add_test(tc, test_oom_kills_largest);
 	tcase_add_test(tc, test_oom_skips_unkillable_and_nowait);
 	tcase_add_test(tc, test_oom_kill_disable_waits);
+	tcase_add_test(tc, test_oom_machine_kills_largest);
+	tcase_add_test(tc, test_oom_machine_kills_the_faulter);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,5 +1,6 @@
-/* test_replay.c: scenarios run deterministically; kills, OOM waits, timed
- * limit changes and errors with line numbers. */
+/* test_replay.c: scenarios run deterministically; kills (a group's OOM
+ * and the machine's), OOM waits, timed limit changes and errors with line
+ * numbers. */
 #include <check.h>
 #include <stdbool.h>
 #include <errno.h>
@@ -343,6 +344,35 @@ START_TEST(test_oom_kill_in_replay)
 }
 END_TEST
 
+/* No limit anywhere and no swap: when the machine runs out, its OOM
+ * killer takes the largest task of the machine (in another group), and
+ * the task that ran out goes on (it used to retry its fault every
+ * millisecond until a task exited). */
+START_TEST(test_machine_oom_in_replay)
+{
+	int r;
+	char *out = run("machine memory=8M\n"
+			"group /a\n"
+			"group /b\n"
+			"task big group=/a\n"
+			"task late group=/b\n"
+			"big alloc anon a 6M\n"
+			"big touch a seq write\n"
+			"big sleep 100ms\n"
+			"big touch a seq\n"
+			"late sleep 10ms\n"
+			"late alloc anon b 4M\n"
+			"late touch b seq write\n", &r);
+
+	ck_assert_int_eq(r, 0);
+	ck_assert_ptr_nonnull(strstr(out, "task big killed"));
+	ck_assert_ptr_nonnull(strstr(out, "task late exited"));
+	ck_assert_int_eq(value(out, "/a", "oom_kill"), 1);
+	ck_assert_int_eq(value(out, "/b", "oom_kill"), 0);
+	free(out);
+}
+END_TEST
+
 START_TEST(test_oom_wait_and_timed_limit)
 {
 	int r;
@@ -536,6 +566,7 @@ UNIT_SUITE(replay)
 	tcase_add_test(tc, test_identical_reruns);
 	tcase_add_test(tc, test_seed_changes_randomness);
 	tcase_add_test(tc, test_oom_kill_in_replay);
+	tcase_add_test(tc, test_machine_oom_in_replay);
 	tcase_add_test(tc, test_oom_wait_and_timed_limit);
 	tcase_add_test(tc, test_errors_name_the_line);
 	tcase_add_test(tc, test_background_reclaim_in_simulated_time);
