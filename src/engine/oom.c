@@ -1,6 +1,7 @@
 /* oom.c: the memcg OOM killer. The victim is the task (vm object) with
  * the largest resident + swapped footprint whose group is in the subtree
- * of the group that hit its limit. Killing reaps its memory at once and
+ * of the group that hit its limit (of the root for the machine's own OOM,
+ * oom_machine). Killing reaps its memory at once and
  * tells its owner (the owner's kill). With oom_kill_disable the charging
  * thread waits in the OOM wait queue (oom_wait.c) until an uncharge, a
  * limit raise or oom_kill_disable=0, or fails at once when the charge's

@@ -1,8 +1,9 @@
 /* oom.h: the memory-cgroup OOM killer (§5.5): victim selection in the
  * subtree of the group over its limit, killing (reaping the victim's
  * memory and telling its owner), oom_kill counts, under_oom; under
- * oom_kill_disable, the wait in the OOM wait queue (oom_wait.h). Never
- * charges; never reclaims. */
+ * oom_kill_disable, the wait in the OOM wait queue (oom_wait.h); and the
+ * machine's own OOM killer where the machine has one. Never charges;
+ * never reclaims. */
 #ifndef MEMCGFS_OOM_H
 #define MEMCGFS_OOM_H
 

@@ -221,7 +221,8 @@ static int rp_machine(struct rp *rp)
 	rp->machine_done = true;
 	rp->m.watermarks = rp->wmarks;
 	/* every task is simulated: a machine out of memory kills one, as the
-	 * kernel's global OOM killer does, rather than failing the replay */
+	 * kernel's global OOM killer does, rather than leaving the task that
+	 * ran out retrying until another exits */
 	rp->m.machine_oom = true;
 	/* one thread and no workers: the simulated reclaimer runs background
 	 * reclaim (bgr_step), and nothing waits */
