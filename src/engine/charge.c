@@ -21,7 +21,9 @@
 #include "engine/page_state.h"
 #include "engine/reclaim.h"
 #include "engine/softlimit.h"
+#include "engine/stat.h"
 #include "engine/swap.h"
+#include "engine/writeback.h"
 #include "engine/zone.h"
 
 #define CHARGE_COSTLY_PAGES     8     /* PAGE_ALLOC_COSTLY_ORDER */
@@ -290,6 +292,21 @@ static inline __attribute__((always_inline)) void charge_page_set(struct mcg_gro
 	lru_add(g->eng, g, idx);
 }
 
+/* Nothing the machine's reclaim could get back by waiting: no page under
+ * writeback and none dirty (the flusher's or reclaim's writes to come),
+ * as the kernel's allocator retries while reclaimable pages remain
+ * (should_reclaim_retry) rather than kill. A walk of every group: only a
+ * machine out of memory asks. */
+static bool charge_machine_stuck(struct mcg_engine *e)
+{
+	long inflight = 0, done, rotated, immediate;
+
+	if (e->wb)
+		wb_counts(e, &inflight, &done, &rotated, &immediate);
+	return inflight == 0 && stat_total_walk(e->root, STAT_DIRTY) == 0 &&
+	       stat_total_walk(e->root, STAT_WRITEBACK) == 0;
+}
+
 /* The charge itself, with g held against reaping by the caller. */
 static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned node,
 				   enum page_kind kind, uint32_t owner, uint8_t flags,
@@ -313,10 +330,12 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 			reclaim_subtree(e->root, 32, true, RECLAIM_DIRECT);
 		idx = page_alloc(&e->pages, node);
 	}
-	/* still none: the machine's OOM killer, where it has one, until a
-	 * page comes free or nobody is left to kill (each kill reaps its
-	 * victim's pages into the pool before it returns) */
-	while (idx == PAGE_NONE && e->m.machine_oom && oom_machine(e))
+	/* still none, and nothing on its way back: the machine's OOM killer,
+	 * where it has one, kills one task (its pages are in the pool when
+	 * it returns) and the allocation tries once more; else ENOMEM and
+	 * the fault comes again, as the kernel kills no second task while
+	 * its victim is still exiting */
+	if (idx == PAGE_NONE && e->m.machine_oom && charge_machine_stuck(e) && oom_machine(e))
 		idx = e->zones ? zone_alloc(e) : page_alloc(&e->pages, node);
 	if (idx == PAGE_NONE) {
 		uncharge_pages(g, 1, false);

@@ -373,6 +373,34 @@ START_TEST(test_machine_oom_in_replay)
 }
 END_TEST
 
+/* A machine full of page cache that is dirty or under writeback is not
+ * out of memory: the writer waits for its writes (without a disk, with
+ * one today, with one in 3.2's era where only the flusher writes) and is
+ * never killed. */
+START_TEST(test_machine_oom_spares_writeback)
+{
+	static const char *machines[] = {
+		"machine memory=16M",
+		"machine memory=16M disk_seek=8ms disk_rate=40M",
+		"machine memory=16M disk_seek=8ms disk_rate=40M era=3.2",
+	};
+
+	for (size_t i = 0; i < sizeof(machines) / sizeof(machines[0]); i++) {
+		int r;
+		char text[512];
+		char *out;
+
+		snprintf(text, sizeof(text), "%s\ngroup /a\nfile f 64M\ntask t group=/a\n"
+			 "t touch f seq write\nt exit\n", machines[i]);
+		out = run(text, &r);
+		ck_assert_msg(r == 0, "%s: %s", machines[i], out);
+		ck_assert_msg(strstr(out, "task t exited"), "%s: %s", machines[i], out);
+		ck_assert_int_eq(value(out, "/a", "oom_kill"), 0);
+		free(out);
+	}
+}
+END_TEST
+
 START_TEST(test_oom_wait_and_timed_limit)
 {
 	int r;
@@ -567,6 +595,7 @@ UNIT_SUITE(replay)
 	tcase_add_test(tc, test_seed_changes_randomness);
 	tcase_add_test(tc, test_oom_kill_in_replay);
 	tcase_add_test(tc, test_machine_oom_in_replay);
+	tcase_add_test(tc, test_machine_oom_spares_writeback);
 	tcase_add_test(tc, test_oom_wait_and_timed_limit);
 	tcase_add_test(tc, test_errors_name_the_line);
 	tcase_add_test(tc, test_background_reclaim_in_simulated_time);
