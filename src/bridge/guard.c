@@ -8,6 +8,7 @@
  * call itself: what it does not refuse or answer, the kernel runs as the
  * caller asked. Not a security boundary against the caller's own
  * threads (they may change a path between our read and the kernel's). */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -86,14 +87,17 @@ static bool guard_v1_plain_option(const char *o)
 	return !strncmp(o, "source=", 7);
 }
 
-static int guard_why(char *why, size_t size, const char *fmt, ...)
+/* The reason in WHY; returns -err. */
+static int guard_why(int err, char *why, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int guard_why(int err, char *why, size_t size, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(why, size, fmt, ap);
 	va_end(ap);
-	return -EPERM;
+	return -err;
 }
 
 /* The controllers (bits of guard_v1_names) and name of hierarchy C. */
@@ -116,53 +120,103 @@ static unsigned long guard_view_set(int c, const char **name)
 	return set;
 }
 
-/* The hierarchy of the view with exactly the controllers WANT and the
- * name NAME (NULL: none), as the kernel reuses a v1 root only for the
- * same set; -EPERM with WHY if none. */
-static int guard_v1_match(unsigned long want, const char *name, char *why, size_t size)
+/* Is CN, a view hierarchy's name (NULL: none), NAME? */
+static bool guard_name_is(const char *cn, const char *name)
 {
+	size_t n = strlen(name);
+
+	return cn && !strncmp(cn, name, n) && (cn[n] == '\0' || cn[n] == ',');
+}
+
+/* The hierarchy of the view to use for controllers WANT (NONE: "none" was
+ * given) and name NAME (NULL: none), in the order of the kernel's
+ * cgroup1_root_to_use: a root whose name is asked for must have the set
+ * asked for (EBUSY), a root is reused only for the same set; else the
+ * kernel would make a new hierarchy, whose controllers, each bound to a
+ * hierarchy of the view, cannot move (EBUSY, *CREATES set: in a cgroup
+ * namespace the kernel says EPERM first), or, with no controller of the
+ * view asked for, that memcgfs-run cannot make (EPERM). */
+static int guard_v1_match(unsigned long want, bool none, const char *name, bool *creates,
+			  char *why, size_t size)
+{
+	unsigned long bound = 0;
+
 	for (int c = 0; c < VIEW_NCTL; c++) {
 		const char *cn;
 		unsigned long set = guard_view_set(c, &cn);
 
-		if (set == want && ((!name && !cn) || (name && cn && !strcmp(name, cn))))
-			return c;
+		bound |= set;
+		if (name && !guard_name_is(cn, name))
+			continue;
+		if ((want || none) && want != set) {
+			if (name)
+				return guard_why(EBUSY, why, size,
+						 "name=%.64s: the view's hierarchy of that name has other controllers",
+						 name);
+			continue;
+		}
+		return c;
+	}
+	if (!want && !none)
+		return guard_why(EINVAL, why, size,
+				 "name=%.64s alone names no hierarchy of the view (no controller or none given)",
+				 name ? name : "");
+	*creates = true;
+	if (want & bound) {
+		for (int c = 0; c < VIEW_NCTL; c++) {
+			const char *cn;
+
+			if (guard_view_set(c, &cn) & want)
+				return guard_why(EBUSY, why, size, "%s: the view mounts %s",
+						 (want & (want - 1)) ? "these controllers together"
+								     : "this controller alone",
+						 view_ctl_name[c]);
+		}
 	}
 	if (name)
-		return guard_why(why, size, "a named hierarchy (name=%.64s): the view has %s", name,
-				 want ? "it without controllers" : "only name=systemd");
-	for (int c = 0; c < VIEW_NCTL; c++) {
-		const char *cn;
-
-		if (guard_view_set(c, &cn) & want)
-			return guard_why(why, size, "%s: the view mounts %s",
-					 (want & (want - 1)) ? "these controllers together"
-							     : "this controller alone",
-					 view_ctl_name[c]);
-	}
-	return guard_why(why, size, "the view has no such hierarchy");
+		return guard_why(EPERM, why, size, "a new named hierarchy (name=%.64s): the view has %s",
+				 name, want ? "it without controllers" : "only name=systemd");
+	return guard_why(EPERM, why, size, "the view has no such hierarchy");
 }
 
-int guard_v1_ctl(const char *opts, char *why, size_t size)
+/* A hierarchy name as the kernel takes it: 1 to 63 of [A-Za-z0-9._-]. */
+static int guard_v1_name(const char *v, char *why, size_t size)
 {
-	char buf[4096], *save = NULL, *o, name[80] = "";
-	unsigned long want = 0;
-	bool none = false, all = false;
+	size_t n = strlen(v);
 
+	if (!n)
+		return guard_why(EINVAL, why, size, "an empty hierarchy name");
+	if (n > GUARD_NAME_MAX)
+		return guard_why(EINVAL, why, size, "a hierarchy name over %d bytes", GUARD_NAME_MAX);
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)v[i]) && v[i] != '.' && v[i] != '-' && v[i] != '_')
+			return guard_why(EINVAL, why, size, "a hierarchy name of other than [A-Za-z0-9._-]");
+	return 0;
+}
+
+int guard_v1_ctl(const char *opts, bool *creates, char *why, size_t size)
+{
+	char buf[4096], *save = NULL, *o, name[GUARD_NAME_MAX + 1] = "";
+	unsigned long want = 0;
+	bool none = false, all = false, noprefix = false;
+	int err;
+
+	*creates = false;
 	if (snprintf(buf, sizeof(buf), "%s", opts ? opts : "") >= (int)sizeof(buf))
-		return guard_why(why, size, "an option string over %zu bytes", sizeof(buf) - 1);
+		return guard_why(EINVAL, why, size, "an option string over %zu bytes", sizeof(buf) - 1);
 	for (o = strtok_r(buf, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
 		size_t i;
 
 		if (!strncmp(o, "name=", 5)) {
-			if (strlen(o + 5) >= sizeof(name) || !o[5])
-				return guard_why(why, size, "a hierarchy name of 1 to %zu bytes",
-						 sizeof(name) - 1);
+			if ((err = guard_v1_name(o + 5, why, size)))
+				return err;
+			if (name[0])
+				return guard_why(EINVAL, why, size, "name= given twice");
 			snprintf(name, sizeof(name), "%s", o + 5);
 			continue;
 		}
 		if (!strncmp(o, "release_agent=", 14))
-			return guard_why(why, size, "a release agent set by a mount option");
+			return guard_why(EPERM, why, size, "a release agent set by a mount option");
 		if (!strcmp(o, "none")) {
 			none = true;
 			continue;
@@ -171,19 +225,33 @@ int guard_v1_ctl(const char *opts, char *why, size_t size)
 			all = true;
 			continue;
 		}
+		if (!strcmp(o, "noprefix"))
+			noprefix = true;
 		if (guard_v1_plain_option(o))
 			continue;
 		for (i = 0; i < GUARD_NV1 && strcmp(o, guard_v1_names[i]); i++)
 			;
 		if (i == GUARD_NV1)
-			return guard_why(why, size, "no controller named %.64s", o);
+			return guard_why(EINVAL, why, size, "no controller named %.64s", o);
 		want |= 1UL << i;
 	}
-	if (none && !want && !name[0])
-		return guard_why(why, size, "a hierarchy without controllers (none)");
-	if (all || (!want && !none && !name[0]))
-		return guard_why(why, size, "every controller at once (no controller named)");
-	return guard_v1_match(want, name[0] ? name : NULL, why, size);
+	/* the kernel's check_cgroupfs_options, in its order */
+	if (!want && !none && !name[0])
+		all = true;
+	if (all && want)
+		return guard_why(EINVAL, why, size, "all with a controller named");
+	if (!all && !want && !name[0])
+		return guard_why(EINVAL, why, size, "a hierarchy without controllers (none) needs a name");
+	if (none && (want || all))
+		return guard_why(EINVAL, why, size, "none with controllers");
+	if (noprefix && (all || (want & ~1UL)))     /* (cpuset is bit 0) */
+		return guard_why(EINVAL, why, size, "noprefix with a controller other than cpuset");
+	if (all) {
+		*creates = true;
+		return guard_why(EBUSY, why, size,
+				 "every controller at once: the view mounts each in a hierarchy of its own");
+	}
+	return guard_v1_match(want, none, name[0] ? name : NULL, creates, why, size);
 }
 
 /* ---- what the guard holds ---- */
@@ -351,6 +419,20 @@ static bool guard_may_mount(pid_t tid, int usr, int mns)
 		up = ok ? -1 : ioctl(owner, NS_GET_PARENT);
 		close(owner);
 	}
+	return ok;
+}
+
+/* guard_may_mount from outside the helper, through /proc/TID/ns. */
+static bool guard_caller_may_mount(pid_t tid)
+{
+	int usr = guard_openf(O_RDONLY, "/proc/%d/ns/user", (int)tid);
+	int mns = guard_openf(O_RDONLY, "/proc/%d/ns/mnt", (int)tid);
+	bool ok = usr >= 0 && mns >= 0 && guard_may_mount(tid, usr, mns);
+
+	if (usr >= 0)
+		close(usr);
+	if (mns >= 0)
+		close(mns);
 	return ok;
 }
 
@@ -590,12 +672,18 @@ static int guard_run(struct guard *g, pid_t tid, struct guard_job *j, bool (*val
 
 /* ---- the calls ---- */
 
-static int guard_refuse(struct guard *g, pid_t tid, const char *call, const char *what,
-			const char *why)
+static int guard_refuse_err(struct guard *g, pid_t tid, const char *call, const char *what,
+			    const char *why, int err)
 {
 	fprintf(stderr, "memcgfs-run: refused %s of %s by %d: %s\n", call, what, (int)tid, why);
 	g->refused++;
-	return -EPERM;
+	return err;
+}
+
+static int guard_refuse(struct guard *g, pid_t tid, const char *call, const char *what,
+			const char *why)
+{
+	return guard_refuse_err(g, tid, call, what, why, -EPERM);
 }
 
 /* A path argument into the job; false when unreadable (the kernel then
@@ -612,6 +700,7 @@ static int guard_new_cgroup(struct guard *g, pid_t tid, const __u64 *a, const ch
 {
 	struct guard_job j = { .op = GUARD_OP_BIND, .call = "mount", .dirfd = AT_FDCWD };
 	char opts[4096] = "", why[160];
+	bool creates;
 	int ctl;
 
 	if (!guard_path(tid, a[1], &j))
@@ -620,11 +709,26 @@ static int guard_new_cgroup(struct guard *g, pid_t tid, const __u64 *a, const ch
 		return guard_refuse(g, tid, "a cgroup2 mount", j.path, "the view is cgroup v1 only");
 	if (a[4] && caller_read_str(tid, (unsigned long)a[4], opts, sizeof(opts)))
 		return guard_refuse(g, tid, "a cgroup mount", j.path, "unreadable options");
-	if ((ctl = guard_v1_ctl(opts, why, sizeof(why))) < 0)
-		return guard_refuse(g, tid, "a cgroup mount", j.path, why);
+	if ((ctl = guard_v1_ctl(opts, &creates, why, sizeof(why))) < 0) {
+		/* mount(2) asks for the capability before it reads the
+		 * options; a new hierarchy is made only in the initial cgroup
+		 * namespace: in one of the caller's own, EPERM comes first */
+		if (ctl != -EPERM && !guard_caller_may_mount(tid)) {
+			ctl = -EPERM;
+		} else if (ctl == -EBUSY && creates) {
+			pid_t tgid = caller_tgid(tid);
+			char (*roots)[4096] = malloc(VIEW_NCTL * sizeof(*roots));
+
+			if (roots && tgid > 0 && guard_cgns_roots(g, tgid, roots) > 0)
+				ctl = -EPERM;
+			free(roots);
+		}
+		return guard_refuse_err(g, tid, "a cgroup mount", j.path, why, ctl);
+	}
 	if (g->view_fd[ctl] < 0)
-		return guard_refuse(g, tid, "a cgroup mount", j.path,
-				    "this kernel has no such controller: the view leaves it out");
+		return guard_refuse_err(g, tid, "a cgroup mount", j.path,
+					"this kernel has no such controller: the view leaves it out",
+					guard_caller_may_mount(tid) ? -EINVAL : -EPERM);
 	j.ctl = ctl;
 	j.rdonly = (a[3] & MS_RDONLY) != 0;
 	/* in a cgroup namespace of its own, the caller's root of the

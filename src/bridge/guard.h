@@ -36,12 +36,24 @@ enum guard_mount_kind guard_mount_kind(unsigned long flags);
 /* "cgroup" or "cgroup2": the types the guard answers. */
 bool guard_cgroup_type(const char *fstype);
 
+/* The kernel's longest hierarchy name (MAX_CGROUP_ROOT_NAMELEN - 1). */
+#define GUARD_NAME_MAX 63
+
 /* The view hierarchy a cgroup v1 mount with option string OPTS (mount(2)'s
  * data, NULL for none) asks for: a VIEW_* index when its controllers are
- * exactly one hierarchy of the view, else -EPERM with the reason in WHY
- * (all controllers, a named or controller-less hierarchy, a controller
- * the view lacks or co-mounts apart, a release agent). */
-int guard_v1_ctl(const char *opts, char *why, size_t size);
+ * exactly one hierarchy of the view (or its name alone names one), else a
+ * negative errno as the kernel's would be on a host mounted as the view,
+ * with the reason in WHY: EINVAL for what the kernel's option parser
+ * refuses (an unknown controller, none with controllers or without a
+ * name, all with a controller, noprefix beside a controller other than
+ * cpuset, a bad or repeated name=, a name alone that names nothing);
+ * EBUSY for a set that would take controllers from the view's
+ * hierarchies (all of them, one co-mounted apart, a name whose hierarchy
+ * has other controllers); EPERM for what memcgfs-run will not do (a new
+ * hierarchy of controllers the view lacks or of none with a new name, a
+ * release agent). *CREATES: the kernel would have made a new hierarchy
+ * (in a cgroup namespace it says EPERM before it looks at controllers). */
+int guard_v1_ctl(const char *opts, bool *creates, char *why, size_t size);
 
 #define GUARD_CGNS 32
 

@@ -91,12 +91,19 @@ expect "a cgroup mount onto /proc/self/fd/N binds the view there" \
 	"$(r -- sh -c "d=\$(mktemp -d); exec 7<\$d; $CG mount none /proc/self/fd/7 cgroup - memory && test -d \$d/$MARK && echo view")" "ok
 view"
 
-# --- everything else of type cgroup or cgroup2 fails with EPERM (a set
-# of controllers the view does not mount together, as the kernel would
-# refuse with EBUSY) ---
-for opts in "" "all" "none,name=other" "none" "cpu" "cpuacct" "net_cls" "cpu,cpuacct,cpuset" "memory,blkio" \
-	"memory,release_agent=/bin/true" "nosuchcontroller"; do
-	expect "cgroup -o '$opts': EPERM" "$(r -- "$CG" mount cgroup "$T" cgroup - "$opts" 2>/dev/null)" EPERM
+# --- every other cgroup mount fails, with the kernel's errno on a host
+# mounted as the view: EBUSY for a set that would take controllers from
+# the view's hierarchies (all of them, one co-mounted apart, systemd's
+# name with a controller), EINVAL for what the kernel's parser refuses,
+# EPERM for what memcgfs-run will not make (a new named hierarchy, a
+# release agent) ---
+for case in ":EBUSY" "all:EBUSY" "cpu:EBUSY" "cpuacct:EBUSY" "net_cls:EBUSY" "cpu,cpuacct,cpuset:EBUSY" \
+	"memory,blkio:EBUSY" "memory,name=systemd:EBUSY" "none:EINVAL" "nosuchcontroller:EINVAL" \
+	"none,memory:EINVAL" "all,memory:EINVAL" "memory,noprefix:EINVAL" "name=other:EINVAL" \
+	"none,name=other:EPERM" "memory,release_agent=/bin/true:EPERM"; do
+	opts=${case%:*}
+	expect "cgroup -o '$opts': ${case##*:}" "$(r -- "$CG" mount cgroup "$T" cgroup - "$opts" 2>/dev/null)" \
+		"${case##*:}"
 done
 out=$(r -- "$CG" mount cgroup "$T" cgroup2 - "" 2>&1)
 expect "cgroup2: EPERM, and memcgfs-run says why" "$out" \
@@ -173,10 +180,25 @@ fi
 expect "unshare -C, then mount: the group is the root" \
 	"$(r --group /g1 -- unshare -C sh -c "mount -t cgroup -o memory cgroup $T && cat $T/memory.limit_in_bytes")" \
 	$((32 * MiB))
+# (a new hierarchy is made only in the initial cgroup namespace: EPERM
+# there before any controller is looked at; a name's set is checked first)
+expect "unshare -C: a set that would make a new hierarchy: EPERM" \
+	"$(r --group /g1 -- unshare -C "$CG" mount cgroup "$T" cgroup - cpu 2>/dev/null)" EPERM
+expect "unshare -C: systemd's name with a controller: EBUSY" \
+	"$(r --group /g1 -- unshare -C "$CG" mount cgroup "$T" cgroup - memory,name=systemd 2>/dev/null)" EBUSY
 
 # --- as a user: no capability, no mount; in a namespace of its own, the view ---
 expect "as a user: mount fails with EPERM" \
 	"$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- "$CG" mount cgroup "$T" cgroup - memory 2>/dev/null)" EPERM
+# (the capability is asked for before the options are read, whatever they
+# are; unshare -r gives it in a user namespace that does not own the
+# mounts)
+for opts in nosuchcontroller cpu none; do
+	expect "as a user: -o $opts: EPERM" \
+		"$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- "$CG" mount cgroup "$T" cgroup - $opts 2>/dev/null)" EPERM
+done
+expect "as a user: unshare -r (the mounts' owner is not its namespace): -o cpu: EPERM" \
+	"$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- unshare -r "$CG" mount cgroup "$T" cgroup - cpu 2>/dev/null)" EPERM
 expect "as a user: unshare -rmC, mount -o memory is memcgfs's root" \
 	"$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- unshare -rmC sh -c "mount -t cgroup -o memory cgroup $T &&
 		cat $T/memory.limit_in_bytes $T/g1/memory.limit_in_bytes" 2>&1)" "$UNLIMITED

@@ -12,59 +12,95 @@
 START_TEST(test_guard_v1_ctl_view)
 {
 	char why[160];
+	bool cr;
 
-	ck_assert_int_eq(guard_v1_ctl("memory", why, sizeof(why)), VIEW_MEMORY);
+	ck_assert_int_eq(guard_v1_ctl("memory", &cr, why, sizeof(why)), VIEW_MEMORY);
 	/* what mount(8) and cgconfigparser pass around the controller */
-	ck_assert_int_eq(guard_v1_ctl("rw,nosuid,nodev,noexec,relatime,memory", why, sizeof(why)),
+	ck_assert_int_eq(guard_v1_ctl("rw,nosuid,nodev,noexec,relatime,memory", &cr, why, sizeof(why)),
 			 VIEW_MEMORY);
-	ck_assert_int_eq(guard_v1_ctl("memory,memory,noprefix", why, sizeof(why)), VIEW_MEMORY);
-	ck_assert_int_eq(guard_v1_ctl("cpu,cpuacct", why, sizeof(why)), VIEW_CPU);
-	ck_assert_int_eq(guard_v1_ctl("cpuacct,xattr,cpu", why, sizeof(why)), VIEW_CPU);
-	ck_assert_int_eq(guard_v1_ctl(",cpuset,clone_children,", why, sizeof(why)), VIEW_CPUSET);
-	ck_assert_int_eq(guard_v1_ctl("devices", why, sizeof(why)), VIEW_DEVICES);
-	ck_assert_int_eq(guard_v1_ctl("net_prio,net_cls", why, sizeof(why)), VIEW_NET);
-	/* systemd's named hierarchy, as it is mounted */
-	ck_assert_int_eq(guard_v1_ctl("none,name=systemd", why, sizeof(why)), VIEW_SYSTEMD);
-	ck_assert_int_eq(guard_v1_ctl("xattr,name=systemd", why, sizeof(why)), VIEW_SYSTEMD);
+	ck_assert_int_eq(guard_v1_ctl("memory,memory,xattr", &cr, why, sizeof(why)), VIEW_MEMORY);
+	ck_assert_int_eq(guard_v1_ctl("cpu,cpuacct", &cr, why, sizeof(why)), VIEW_CPU);
+	ck_assert_int_eq(guard_v1_ctl("cpuacct,xattr,cpu", &cr, why, sizeof(why)), VIEW_CPU);
+	ck_assert_int_eq(guard_v1_ctl(",cpuset,clone_children,", &cr, why, sizeof(why)), VIEW_CPUSET);
+	ck_assert_int_eq(guard_v1_ctl("cpuset,noprefix", &cr, why, sizeof(why)), VIEW_CPUSET);
+	ck_assert_int_eq(guard_v1_ctl("devices", &cr, why, sizeof(why)), VIEW_DEVICES);
+	ck_assert_int_eq(guard_v1_ctl("net_prio,net_cls", &cr, why, sizeof(why)), VIEW_NET);
+	/* systemd's named hierarchy, as it is mounted, and by its name alone
+	 * (the kernel reuses a root its name names when no set is given) */
+	ck_assert_int_eq(guard_v1_ctl("none,name=systemd", &cr, why, sizeof(why)), VIEW_SYSTEMD);
+	ck_assert_int_eq(guard_v1_ctl("xattr,name=systemd", &cr, why, sizeof(why)), VIEW_SYSTEMD);
+	ck_assert_int_eq(guard_v1_ctl("name=systemd", &cr, why, sizeof(why)), VIEW_SYSTEMD);
 }
 END_TEST
 
+/* Each refusal with the kernel's errno on a host mounted as the view
+ * (kernel/cgroup/cgroup-v1.c: cgroup1_parse_param, check_cgroupfs_options,
+ * cgroup1_root_to_use, rebind_subsystems), and whether the kernel would
+ * have made a new hierarchy. */
 START_TEST(test_guard_v1_ctl_refused)
 {
 	char why[160];
+	bool cr;
 
-	/* no options at all is every controller, as "all" is */
-	ck_assert_int_eq(guard_v1_ctl(NULL, why, sizeof(why)), -EPERM);
-	ck_assert_str_eq(why, "every controller at once (no controller named)");
-	ck_assert_int_eq(guard_v1_ctl("rw,all", why, sizeof(why)), -EPERM);
-	ck_assert_int_eq(guard_v1_ctl("all,memory", why, sizeof(why)), -EPERM);
-	ck_assert_int_eq(guard_v1_ctl("none,name=other", why, sizeof(why)), -EPERM);
-	ck_assert_str_eq(why, "a named hierarchy (name=other): the view has only name=systemd");
-	ck_assert_int_eq(guard_v1_ctl("memory,name=systemd", why, sizeof(why)), -EPERM);
-	ck_assert_int_eq(guard_v1_ctl("none", why, sizeof(why)), -EPERM);
-	ck_assert_str_eq(why, "a hierarchy without controllers (none)");
-	ck_assert_int_eq(guard_v1_ctl("memory,release_agent=/bin/x", why, sizeof(why)), -EPERM);
-	ck_assert_int_eq(guard_v1_ctl("misc", why, sizeof(why)), -EPERM);
+	/* no options at all is every controller, as "all" is: each is bound
+	 * to a hierarchy of the view and cannot move */
+	ck_assert_int_eq(guard_v1_ctl(NULL, &cr, why, sizeof(why)), -EBUSY);
+	ck_assert(cr);
+	ck_assert_str_eq(why, "every controller at once: the view mounts each in a hierarchy of its own");
+	ck_assert_int_eq(guard_v1_ctl("rw,all", &cr, why, sizeof(why)), -EBUSY);
+	ck_assert_int_eq(guard_v1_ctl("all,memory", &cr, why, sizeof(why)), -EINVAL);
+	ck_assert_str_eq(why, "all with a controller named");
+	/* a new named hierarchy: memcgfs-run makes none */
+	ck_assert_int_eq(guard_v1_ctl("none,name=other", &cr, why, sizeof(why)), -EPERM);
+	ck_assert(cr);
+	ck_assert_str_eq(why, "a new named hierarchy (name=other): the view has only name=systemd");
+	/* a name alone names nothing the view has */
+	ck_assert_int_eq(guard_v1_ctl("name=other", &cr, why, sizeof(why)), -EINVAL);
+	ck_assert(!cr);
+	/* systemd's name with a controller: its hierarchy has none */
+	ck_assert_int_eq(guard_v1_ctl("memory,name=systemd", &cr, why, sizeof(why)), -EBUSY);
+	ck_assert(!cr);
+	ck_assert_int_eq(guard_v1_ctl("none", &cr, why, sizeof(why)), -EINVAL);
+	ck_assert_str_eq(why, "a hierarchy without controllers (none) needs a name");
+	ck_assert_int_eq(guard_v1_ctl("none,memory", &cr, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(guard_v1_ctl("memory,noprefix", &cr, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(guard_v1_ctl("memory,release_agent=/bin/x", &cr, why, sizeof(why)), -EPERM);
+	/* a controller the view does not mount: a new hierarchy of it */
+	ck_assert_int_eq(guard_v1_ctl("misc", &cr, why, sizeof(why)), -EPERM);
+	ck_assert(cr);
 	ck_assert_str_eq(why, "the view has no such hierarchy");
 	/* systemd's co-mount: the view has the two together, as the kernel
-	 * reuses a root only for the same set */
-	ck_assert_int_eq(guard_v1_ctl("cpu", why, sizeof(why)), -EPERM);
+	 * reuses a root only for the same set; the other set would take
+	 * cpu from it */
+	ck_assert_int_eq(guard_v1_ctl("cpu", &cr, why, sizeof(why)), -EBUSY);
+	ck_assert(cr);
 	ck_assert_str_eq(why, "this controller alone: the view mounts cpu,cpuacct");
-	ck_assert_int_eq(guard_v1_ctl("blkio,memory", why, sizeof(why)), -EPERM);
+	ck_assert_int_eq(guard_v1_ctl("blkio,memory", &cr, why, sizeof(why)), -EBUSY);
 	ck_assert_str_eq(why, "these controllers together: the view mounts memory");
-	ck_assert_int_eq(guard_v1_ctl("memroy", why, sizeof(why)), -EPERM);
+	ck_assert_int_eq(guard_v1_ctl("memroy", &cr, why, sizeof(why)), -EINVAL);
 	ck_assert_str_eq(why, "no controller named memroy");
+	/* names as the kernel takes them: 1 to 63 of [A-Za-z0-9._-], once */
+	ck_assert_int_eq(guard_v1_ctl("none,name=", &cr, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(guard_v1_ctl("none,name=a/b", &cr, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(guard_v1_ctl("none,name=systemd,name=systemd", &cr, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(guard_v1_ctl("none,name="
+				      "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijkl",
+				      &cr, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(guard_v1_ctl("none,name="
+				      "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijk",
+				      &cr, why, sizeof(why)), -EPERM);
 }
 END_TEST
 
 START_TEST(test_guard_v1_ctl_long)
 {
 	char opts[5000], why[160];
+	bool cr;
 
 	memset(opts, 'a', sizeof(opts) - 1);
 	opts[sizeof(opts) - 1] = '\0';
-	ck_assert_int_eq(guard_v1_ctl(opts, why, sizeof(why)), -EPERM);
-	ck_assert_int_eq(guard_v1_ctl("memory", why, 1), VIEW_MEMORY);
+	ck_assert_int_eq(guard_v1_ctl(opts, &cr, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(guard_v1_ctl("memory", &cr, why, 1), VIEW_MEMORY);
 }
 END_TEST
 
