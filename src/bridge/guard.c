@@ -132,15 +132,16 @@ static bool guard_name_is(const char *cn, const char *name)
  * given) and name NAME (NULL: none), in the order of the kernel's
  * cgroup1_root_to_use: a root whose name is asked for must have the set
  * asked for (EBUSY), a root is reused only for the same set; else the
- * kernel would make a new hierarchy, whose controllers, each bound to a
- * hierarchy of the view, cannot move (EBUSY, *CREATES set: in a cgroup
- * namespace the kernel says EPERM first), or, with no controller of the
- * view asked for, that memcgfs-run cannot make (EPERM). */
-static int guard_v1_match(unsigned long want, bool none, const char *name, bool *creates,
-			  char *why, size_t size)
+ * kernel would make a new hierarchy (GUARD_V1_NEW: in a cgroup namespace
+ * the kernel says EPERM first), whose controllers, each bound to a
+ * hierarchy of the view, cannot move (EBUSY), or, with no controller of
+ * the view asked for, that memcgfs-run cannot make (EPERM). */
+static int guard_v1_match(unsigned long want, bool none, const char *name,
+			  enum guard_v1_stage *stage, char *why, size_t size)
 {
 	unsigned long bound = 0;
 
+	*stage = GUARD_V1_ROOT;
 	for (int c = 0; c < VIEW_NCTL; c++) {
 		const char *cn;
 		unsigned long set = guard_view_set(c, &cn);
@@ -161,7 +162,7 @@ static int guard_v1_match(unsigned long want, bool none, const char *name, bool 
 		return guard_why(EINVAL, why, size,
 				 "name=%.64s alone names no hierarchy of the view (no controller or none given)",
 				 name ? name : "");
-	*creates = true;
+	*stage = GUARD_V1_NEW;
 	if (want & bound) {
 		for (int c = 0; c < VIEW_NCTL; c++) {
 			const char *cn;
@@ -194,14 +195,33 @@ static int guard_v1_name(const char *v, char *why, size_t size)
 	return 0;
 }
 
-int guard_v1_ctl(const char *opts, bool *creates, char *why, size_t size)
+unsigned long guard_v1_have(void)
+{
+	FILE *f = fopen("/proc/cgroups", "re");
+	unsigned long have = 0;
+	char name[64];
+	int hier, num, enabled;
+
+	if (!f)
+		return ~0UL;
+	while (fscanf(f, "%63s %d %d %d", name, &hier, &num, &enabled) == 4 ||
+	       (!feof(f) && fscanf(f, "%*[^\n]") >= 0))
+		for (size_t i = 0; i < GUARD_NV1; i++)
+			if (enabled && !strcmp(name, guard_v1_names[i]))
+				have |= 1UL << i;
+	fclose(f);
+	return have;
+}
+
+int guard_v1_ctl(const char *opts, unsigned long have, enum guard_v1_stage *stage, char *why,
+		 size_t size)
 {
 	char buf[4096], *save = NULL, *o, name[GUARD_NAME_MAX + 1] = "";
 	unsigned long want = 0;
 	bool none = false, all = false, noprefix = false;
 	int err;
 
-	*creates = false;
+	*stage = GUARD_V1_PARSE;
 	if (snprintf(buf, sizeof(buf), "%s", opts ? opts : "") >= (int)sizeof(buf))
 		return guard_why(EINVAL, why, size, "an option string over %zu bytes", sizeof(buf) - 1);
 	for (o = strtok_r(buf, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
@@ -231,27 +251,30 @@ int guard_v1_ctl(const char *opts, bool *creates, char *why, size_t size)
 			continue;
 		for (i = 0; i < GUARD_NV1 && strcmp(o, guard_v1_names[i]); i++)
 			;
-		if (i == GUARD_NV1)
-			return guard_why(EINVAL, why, size, "no controller named %.64s", o);
+		if (i == GUARD_NV1 || !(have & (1UL << i)))
+			return guard_why(EINVAL, why, size, "no controller named %.64s%s", o,
+					 i == GUARD_NV1 ? "" : " in this kernel");
 		want |= 1UL << i;
 	}
 	/* the kernel's check_cgroupfs_options, in its order */
+	*stage = GUARD_V1_OPTIONS;
 	if (!want && !none && !name[0])
 		all = true;
 	if (all && want)
 		return guard_why(EINVAL, why, size, "all with a controller named");
-	if (!all && !want && !name[0])
+	if (all)
+		want = have;
+	if (!want && !name[0])
 		return guard_why(EINVAL, why, size, "a hierarchy without controllers (none) needs a name");
-	if (none && (want || all))
-		return guard_why(EINVAL, why, size, "none with controllers");
-	if (noprefix && (all || (want & ~1UL)))     /* (cpuset is bit 0) */
+	if (noprefix && (want & ~1UL))     /* (cpuset is bit 0) */
 		return guard_why(EINVAL, why, size, "noprefix with a controller other than cpuset");
-	if (all) {
-		*creates = true;
-		return guard_why(EBUSY, why, size,
-				 "every controller at once: the view mounts each in a hierarchy of its own");
-	}
-	return guard_v1_match(want, none, name[0] ? name : NULL, creates, why, size);
+	if (none && want)
+		return guard_why(EINVAL, why, size, "none with controllers");
+	err = guard_v1_match(want, none, name[0] ? name : NULL, stage, why, size);
+	if (all && err == -EBUSY && *stage == GUARD_V1_NEW)
+		guard_why(EBUSY, why, size,
+			  "every controller at once: the view mounts each in a hierarchy of its own");
+	return err;
 }
 
 /* ---- what the guard holds ---- */
@@ -293,6 +316,7 @@ int guard_open(struct guard *g, pid_t child, const char *mnt, const struct view_
 	if (stat("/proc/self/ns/cgroup", &st))
 		goto fail;
 	g->cgns_ino = st.st_ino;
+	g->have = guard_v1_have();
 	return 0;
 fail:
 	{
@@ -422,18 +446,34 @@ static bool guard_may_mount(pid_t tid, int usr, int mns)
 	return ok;
 }
 
-/* guard_may_mount from outside the helper, through /proc/TID/ns. */
-static bool guard_caller_may_mount(pid_t tid)
+/* guard_may_mount from outside the helper, through /proc/TID/ns: the
+ * capability over the owner of the caller's namespace of type NS. */
+static bool guard_caller_may_ns(pid_t tid, const char *ns)
 {
 	int usr = guard_openf(O_RDONLY, "/proc/%d/ns/user", (int)tid);
-	int mns = guard_openf(O_RDONLY, "/proc/%d/ns/mnt", (int)tid);
-	bool ok = usr >= 0 && mns >= 0 && guard_may_mount(tid, usr, mns);
+	int nsf = guard_openf(O_RDONLY, "/proc/%d/ns/%s", (int)tid, ns);
+	bool ok = usr >= 0 && nsf >= 0 && guard_may_mount(tid, usr, nsf);
 
 	if (usr >= 0)
 		close(usr);
-	if (mns >= 0)
-		close(mns);
+	if (nsf >= 0)
+		close(nsf);
 	return ok;
+}
+
+static bool guard_caller_may_mount(pid_t tid)
+{
+	return guard_caller_may_ns(tid, "mnt");
+}
+
+/* Is the caller in a cgroup namespace other than the wrapper's? */
+static bool guard_cgns_own(const struct guard *g, pid_t tid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/cgroup", (int)tid);
+	return !stat(path, &st) && st.st_ino != g->cgns_ino;
 }
 
 /* Is mount MNT_ID one of the caller's own namespace (mountinfo INFO)? */
@@ -700,7 +740,7 @@ static int guard_new_cgroup(struct guard *g, pid_t tid, const __u64 *a, const ch
 {
 	struct guard_job j = { .op = GUARD_OP_BIND, .call = "mount", .dirfd = AT_FDCWD };
 	char opts[4096] = "", why[160];
-	bool creates;
+	enum guard_v1_stage stage;
 	int ctl;
 
 	if (!guard_path(tid, a[1], &j))
@@ -709,26 +749,26 @@ static int guard_new_cgroup(struct guard *g, pid_t tid, const __u64 *a, const ch
 		return guard_refuse(g, tid, "a cgroup2 mount", j.path, "the view is cgroup v1 only");
 	if (a[4] && caller_read_str(tid, (unsigned long)a[4], opts, sizeof(opts)))
 		return guard_refuse(g, tid, "a cgroup mount", j.path, "unreadable options");
-	if ((ctl = guard_v1_ctl(opts, &creates, why, sizeof(why))) < 0) {
-		/* mount(2) asks for the capability before it reads the
-		 * options; a new hierarchy is made only in the initial cgroup
-		 * namespace: in one of the caller's own, EPERM comes first */
-		if (ctl != -EPERM && !guard_caller_may_mount(tid)) {
+	ctl = guard_v1_ctl(opts, g->have, &stage, why, sizeof(why));
+	/* the kernel's order: mount(2) asks for the capability over the
+	 * caller's mounts before it parses the options, cgroup1_get_tree
+	 * for the capability over its cgroup namespace after; a new
+	 * hierarchy is made only in the initial cgroup namespace */
+	if (ctl != -EPERM && !guard_caller_may_mount(tid))
+		return guard_refuse(g, tid, "a cgroup mount", j.path, "no CAP_SYS_ADMIN over its mounts");
+	if (ctl < 0 && stage == GUARD_V1_PARSE)
+		return guard_refuse_err(g, tid, "a cgroup mount", j.path, why, ctl);
+	if (!guard_caller_may_ns(tid, "cgroup"))
+		return guard_refuse(g, tid, "a cgroup mount", j.path,
+				    "no CAP_SYS_ADMIN over its cgroup namespace's owner");
+	if (ctl < 0) {
+		if (ctl == -EBUSY && stage == GUARD_V1_NEW && guard_cgns_own(g, tid))
 			ctl = -EPERM;
-		} else if (ctl == -EBUSY && creates) {
-			pid_t tgid = caller_tgid(tid);
-			char (*roots)[4096] = malloc(VIEW_NCTL * sizeof(*roots));
-
-			if (roots && tgid > 0 && guard_cgns_roots(g, tgid, roots) > 0)
-				ctl = -EPERM;
-			free(roots);
-		}
 		return guard_refuse_err(g, tid, "a cgroup mount", j.path, why, ctl);
 	}
 	if (g->view_fd[ctl] < 0)
 		return guard_refuse_err(g, tid, "a cgroup mount", j.path,
-					"this kernel has no such controller: the view leaves it out",
-					guard_caller_may_mount(tid) ? -EINVAL : -EPERM);
+					"this kernel has no such controller: the view leaves it out", -EINVAL);
 	j.ctl = ctl;
 	j.rdonly = (a[3] & MS_RDONLY) != 0;
 	/* in a cgroup namespace of its own, the caller's root of the

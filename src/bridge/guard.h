@@ -39,21 +39,33 @@ bool guard_cgroup_type(const char *fstype);
 /* The kernel's longest hierarchy name (MAX_CGROUP_ROOT_NAMELEN - 1). */
 #define GUARD_NAME_MAX 63
 
+/* Where the kernel refuses a cgroup v1 mount, in its order: parsing the
+ * options (cgroup1_parse_param); then, after cgroup1_get_tree's check of
+ * CAP_SYS_ADMIN over the caller's cgroup namespace, the options together
+ * (check_cgroupfs_options), the roots (cgroup1_root_to_use), and a new
+ * hierarchy (EPERM outside the initial cgroup namespace, then the
+ * controllers' rebind). */
+enum guard_v1_stage { GUARD_V1_PARSE, GUARD_V1_OPTIONS, GUARD_V1_ROOT, GUARD_V1_NEW };
+
+/* The controllers (bits in guard_v1_names' order, cpuset first) this
+ * kernel has enabled, from /proc/cgroups (every one if unreadable). */
+unsigned long guard_v1_have(void);
+
 /* The view hierarchy a cgroup v1 mount with option string OPTS (mount(2)'s
- * data, NULL for none) asks for: a VIEW_* index when its controllers are
- * exactly one hierarchy of the view (or its name alone names one), else a
- * negative errno as the kernel's would be on a host mounted as the view,
- * with the reason in WHY: EINVAL for what the kernel's option parser
- * refuses (an unknown controller, none with controllers or without a
- * name, all with a controller, noprefix beside a controller other than
- * cpuset, a bad or repeated name=, a name alone that names nothing);
- * EBUSY for a set that would take controllers from the view's
- * hierarchies (all of them, one co-mounted apart, a name whose hierarchy
- * has other controllers); EPERM for what memcgfs-run will not do (a new
- * hierarchy of controllers the view lacks or of none with a new name, a
- * release agent). *CREATES: the kernel would have made a new hierarchy
- * (in a cgroup namespace it says EPERM before it looks at controllers). */
-int guard_v1_ctl(const char *opts, bool *creates, char *why, size_t size);
+ * data, NULL for none) asks for, HAVE being the kernel's controllers: a
+ * VIEW_* index when its controllers are exactly one hierarchy of the view
+ * (or its name alone names one), else a negative errno as the kernel's
+ * would be on a host mounted as the view, with the reason in WHY and the
+ * stage in *STAGE: EINVAL for what the kernel's parser refuses (a
+ * controller it lacks, none with controllers or without a name, all with
+ * a controller, noprefix beside a controller other than cpuset, a bad or
+ * repeated name=, a name alone that names nothing); EBUSY for a set that
+ * would take controllers from the view's hierarchies (all of them, one
+ * co-mounted apart, a name whose hierarchy has other controllers); EPERM
+ * for what memcgfs-run will not do (a new hierarchy of none or of
+ * controllers the view does not mount, a release agent). */
+int guard_v1_ctl(const char *opts, unsigned long have, enum guard_v1_stage *stage, char *why,
+		 size_t size);
 
 #define GUARD_CGNS 32
 
@@ -64,8 +76,10 @@ struct guard {
 	int mntns_fd;              /* the wrapper's mount namespace */
 	int userns_fd;             /* its user namespace, -1 when it has none of its own (root) */
 	ino_t cgns_ino;            /* the wrapper's cgroup namespace */
+	unsigned long have;        /* the kernel's v1 controllers (guard_v1_have) */
 	unsigned long bound;       /* cgroup mounts answered with a view tree */
-	unsigned long refused;     /* calls failed with EPERM */
+	unsigned long refused;     /* calls refused (EPERM, or a cgroup mount's
+				    * EINVAL or EBUSY) */
 	int qfd;                   /* the stand-ins' server's questions (-1: none) */
 	/* cgroup namespaces other than the wrapper's, with the groups their
 	 * first process seen was in: their roots (the kernel's are where the

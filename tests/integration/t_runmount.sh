@@ -186,6 +186,8 @@ expect "unshare -C: a set that would make a new hierarchy: EPERM" \
 	"$(r --group /g1 -- unshare -C "$CG" mount cgroup "$T" cgroup - cpu 2>/dev/null)" EPERM
 expect "unshare -C: systemd's name with a controller: EBUSY" \
 	"$(r --group /g1 -- unshare -C "$CG" mount cgroup "$T" cgroup - memory,name=systemd 2>/dev/null)" EBUSY
+expect "unshare -C: all with systemd's name: EBUSY" \
+	"$(r --group /g1 -- unshare -C "$CG" mount cgroup "$T" cgroup - all,name=systemd 2>/dev/null)" EBUSY
 
 # --- as a user: no capability, no mount; in a namespace of its own, the view ---
 expect "as a user: mount fails with EPERM" \
@@ -199,6 +201,15 @@ for opts in nosuchcontroller cpu none; do
 done
 expect "as a user: unshare -r (the mounts' owner is not its namespace): -o cpu: EPERM" \
 	"$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- unshare -r "$CG" mount cgroup "$T" cgroup - cpu 2>/dev/null)" EPERM
+# (with mounts of its own but not a cgroup namespace: cgroup1_get_tree
+# asks for the capability over the cgroup namespace's owner, after the
+# options are parsed)
+expect "as a user: unshare -rm, -o memory: EPERM (the cgroup namespace is not its own)" \
+	"$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- unshare -rm "$CG" mount cgroup "$T" cgroup - memory 2>/dev/null)" EPERM
+expect "as a user: unshare -rm, -o nosuchcontroller: EINVAL (parsed first)" \
+	"$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- unshare -rm "$CG" mount cgroup "$T" cgroup - nosuchcontroller 2>/dev/null)" EINVAL
+expect "as a user: unshare -rm, -o none: EPERM" \
+	"$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- unshare -rm "$CG" mount cgroup "$T" cgroup - none 2>/dev/null)" EPERM
 expect "as a user: unshare -rmC, mount -o memory is memcgfs's root" \
 	"$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- unshare -rmC sh -c "mount -t cgroup -o memory cgroup $T &&
 		cat $T/memory.limit_in_bytes $T/g1/memory.limit_in_bytes" 2>&1)" "$UNLIMITED

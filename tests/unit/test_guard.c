@@ -12,24 +12,24 @@
 START_TEST(test_guard_v1_ctl_view)
 {
 	char why[160];
-	bool cr;
+	enum guard_v1_stage st;
 
-	ck_assert_int_eq(guard_v1_ctl("memory", &cr, why, sizeof(why)), VIEW_MEMORY);
+	ck_assert_int_eq(guard_v1_ctl("memory", ~0UL, &st, why, sizeof(why)), VIEW_MEMORY);
 	/* what mount(8) and cgconfigparser pass around the controller */
-	ck_assert_int_eq(guard_v1_ctl("rw,nosuid,nodev,noexec,relatime,memory", &cr, why, sizeof(why)),
+	ck_assert_int_eq(guard_v1_ctl("rw,nosuid,nodev,noexec,relatime,memory", ~0UL, &st, why, sizeof(why)),
 			 VIEW_MEMORY);
-	ck_assert_int_eq(guard_v1_ctl("memory,memory,xattr", &cr, why, sizeof(why)), VIEW_MEMORY);
-	ck_assert_int_eq(guard_v1_ctl("cpu,cpuacct", &cr, why, sizeof(why)), VIEW_CPU);
-	ck_assert_int_eq(guard_v1_ctl("cpuacct,xattr,cpu", &cr, why, sizeof(why)), VIEW_CPU);
-	ck_assert_int_eq(guard_v1_ctl(",cpuset,clone_children,", &cr, why, sizeof(why)), VIEW_CPUSET);
-	ck_assert_int_eq(guard_v1_ctl("cpuset,noprefix", &cr, why, sizeof(why)), VIEW_CPUSET);
-	ck_assert_int_eq(guard_v1_ctl("devices", &cr, why, sizeof(why)), VIEW_DEVICES);
-	ck_assert_int_eq(guard_v1_ctl("net_prio,net_cls", &cr, why, sizeof(why)), VIEW_NET);
+	ck_assert_int_eq(guard_v1_ctl("memory,memory,xattr", ~0UL, &st, why, sizeof(why)), VIEW_MEMORY);
+	ck_assert_int_eq(guard_v1_ctl("cpu,cpuacct", ~0UL, &st, why, sizeof(why)), VIEW_CPU);
+	ck_assert_int_eq(guard_v1_ctl("cpuacct,xattr,cpu", ~0UL, &st, why, sizeof(why)), VIEW_CPU);
+	ck_assert_int_eq(guard_v1_ctl(",cpuset,clone_children,", ~0UL, &st, why, sizeof(why)), VIEW_CPUSET);
+	ck_assert_int_eq(guard_v1_ctl("cpuset,noprefix", ~0UL, &st, why, sizeof(why)), VIEW_CPUSET);
+	ck_assert_int_eq(guard_v1_ctl("devices", ~0UL, &st, why, sizeof(why)), VIEW_DEVICES);
+	ck_assert_int_eq(guard_v1_ctl("net_prio,net_cls", ~0UL, &st, why, sizeof(why)), VIEW_NET);
 	/* systemd's named hierarchy, as it is mounted, and by its name alone
 	 * (the kernel reuses a root its name names when no set is given) */
-	ck_assert_int_eq(guard_v1_ctl("none,name=systemd", &cr, why, sizeof(why)), VIEW_SYSTEMD);
-	ck_assert_int_eq(guard_v1_ctl("xattr,name=systemd", &cr, why, sizeof(why)), VIEW_SYSTEMD);
-	ck_assert_int_eq(guard_v1_ctl("name=systemd", &cr, why, sizeof(why)), VIEW_SYSTEMD);
+	ck_assert_int_eq(guard_v1_ctl("none,name=systemd", ~0UL, &st, why, sizeof(why)), VIEW_SYSTEMD);
+	ck_assert_int_eq(guard_v1_ctl("xattr,name=systemd", ~0UL, &st, why, sizeof(why)), VIEW_SYSTEMD);
+	ck_assert_int_eq(guard_v1_ctl("name=systemd", ~0UL, &st, why, sizeof(why)), VIEW_SYSTEMD);
 }
 END_TEST
 
@@ -40,67 +40,90 @@ END_TEST
 START_TEST(test_guard_v1_ctl_refused)
 {
 	char why[160];
-	bool cr;
+	enum guard_v1_stage st;
 
 	/* no options at all is every controller, as "all" is: each is bound
 	 * to a hierarchy of the view and cannot move */
-	ck_assert_int_eq(guard_v1_ctl(NULL, &cr, why, sizeof(why)), -EBUSY);
-	ck_assert(cr);
+	ck_assert_int_eq(guard_v1_ctl(NULL, ~0UL, &st, why, sizeof(why)), -EBUSY);
+	ck_assert_int_eq(st, GUARD_V1_NEW);
 	ck_assert_str_eq(why, "every controller at once: the view mounts each in a hierarchy of its own");
-	ck_assert_int_eq(guard_v1_ctl("rw,all", &cr, why, sizeof(why)), -EBUSY);
-	ck_assert_int_eq(guard_v1_ctl("all,memory", &cr, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(guard_v1_ctl("rw,all", ~0UL, &st, why, sizeof(why)), -EBUSY);
+	ck_assert_int_eq(guard_v1_ctl("all,memory", ~0UL, &st, why, sizeof(why)), -EINVAL);
 	ck_assert_str_eq(why, "all with a controller named");
 	/* a new named hierarchy: memcgfs-run makes none */
-	ck_assert_int_eq(guard_v1_ctl("none,name=other", &cr, why, sizeof(why)), -EPERM);
-	ck_assert(cr);
+	ck_assert_int_eq(guard_v1_ctl("none,name=other", ~0UL, &st, why, sizeof(why)), -EPERM);
+	ck_assert_int_eq(st, GUARD_V1_NEW);
 	ck_assert_str_eq(why, "a new named hierarchy (name=other): the view has only name=systemd");
 	/* a name alone names nothing the view has */
-	ck_assert_int_eq(guard_v1_ctl("name=other", &cr, why, sizeof(why)), -EINVAL);
-	ck_assert(!cr);
+	ck_assert_int_eq(guard_v1_ctl("name=other", ~0UL, &st, why, sizeof(why)), -EINVAL);
+	ck_assert_int_ne(st, GUARD_V1_NEW);
 	/* systemd's name with a controller: its hierarchy has none */
-	ck_assert_int_eq(guard_v1_ctl("memory,name=systemd", &cr, why, sizeof(why)), -EBUSY);
-	ck_assert(!cr);
-	ck_assert_int_eq(guard_v1_ctl("none", &cr, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(guard_v1_ctl("memory,name=systemd", ~0UL, &st, why, sizeof(why)), -EBUSY);
+	ck_assert_int_ne(st, GUARD_V1_NEW);
+	ck_assert_int_eq(guard_v1_ctl("none", ~0UL, &st, why, sizeof(why)), -EINVAL);
 	ck_assert_str_eq(why, "a hierarchy without controllers (none) needs a name");
-	ck_assert_int_eq(guard_v1_ctl("none,memory", &cr, why, sizeof(why)), -EINVAL);
-	ck_assert_int_eq(guard_v1_ctl("memory,noprefix", &cr, why, sizeof(why)), -EINVAL);
-	ck_assert_int_eq(guard_v1_ctl("memory,release_agent=/bin/x", &cr, why, sizeof(why)), -EPERM);
+	ck_assert_int_eq(guard_v1_ctl("none,memory", ~0UL, &st, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(guard_v1_ctl("memory,noprefix", ~0UL, &st, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(guard_v1_ctl("memory,release_agent=/bin/x", ~0UL, &st, why, sizeof(why)), -EPERM);
 	/* a controller the view does not mount: a new hierarchy of it */
-	ck_assert_int_eq(guard_v1_ctl("misc", &cr, why, sizeof(why)), -EPERM);
-	ck_assert(cr);
+	ck_assert_int_eq(guard_v1_ctl("misc", ~0UL, &st, why, sizeof(why)), -EPERM);
+	ck_assert_int_eq(st, GUARD_V1_NEW);
 	ck_assert_str_eq(why, "the view has no such hierarchy");
 	/* systemd's co-mount: the view has the two together, as the kernel
 	 * reuses a root only for the same set; the other set would take
 	 * cpu from it */
-	ck_assert_int_eq(guard_v1_ctl("cpu", &cr, why, sizeof(why)), -EBUSY);
-	ck_assert(cr);
+	ck_assert_int_eq(guard_v1_ctl("cpu", ~0UL, &st, why, sizeof(why)), -EBUSY);
+	ck_assert_int_eq(st, GUARD_V1_NEW);
 	ck_assert_str_eq(why, "this controller alone: the view mounts cpu,cpuacct");
-	ck_assert_int_eq(guard_v1_ctl("blkio,memory", &cr, why, sizeof(why)), -EBUSY);
+	ck_assert_int_eq(guard_v1_ctl("blkio,memory", ~0UL, &st, why, sizeof(why)), -EBUSY);
 	ck_assert_str_eq(why, "these controllers together: the view mounts memory");
-	ck_assert_int_eq(guard_v1_ctl("memroy", &cr, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(guard_v1_ctl("memroy", ~0UL, &st, why, sizeof(why)), -EINVAL);
 	ck_assert_str_eq(why, "no controller named memroy");
+	/* each refusal at the kernel's stage: the parser, the options
+	 * together, the roots (a name's set is checked before any new
+	 * hierarchy is thought of) */
+	ck_assert_int_eq(guard_v1_ctl("memroy", ~0UL, &st, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(st, GUARD_V1_PARSE);
+	ck_assert_int_eq(guard_v1_ctl("none", ~0UL, &st, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(st, GUARD_V1_OPTIONS);
+	ck_assert_int_eq(guard_v1_ctl("memory,name=systemd", ~0UL, &st, why, sizeof(why)), -EBUSY);
+	ck_assert_int_eq(st, GUARD_V1_ROOT);
+	ck_assert_int_eq(guard_v1_ctl("all,name=systemd", ~0UL, &st, why, sizeof(why)), -EBUSY);
+	ck_assert_int_eq(st, GUARD_V1_ROOT);
+	ck_assert_int_eq(guard_v1_ctl("all,name=other", ~0UL, &st, why, sizeof(why)), -EBUSY);
+	ck_assert_int_eq(st, GUARD_V1_NEW);
+	ck_assert_int_eq(guard_v1_ctl("memory,name=other", ~0UL, &st, why, sizeof(why)), -EBUSY);
+	ck_assert_int_eq(st, GUARD_V1_NEW);
+	/* a controller this kernel lacks (or has disabled) is the parser's
+	 * EINVAL, alone or beside one it has; "all" is what it has */
+	ck_assert_int_eq(guard_v1_ctl("rdma", ~0UL & ~(1UL << 12), &st, why, sizeof(why)), -EINVAL);
+	ck_assert_str_eq(why, "no controller named rdma in this kernel");
+	ck_assert_int_eq(guard_v1_ctl("rdma,memory", ~0UL & ~(1UL << 12), &st, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(st, GUARD_V1_PARSE);
+	ck_assert_int_eq(guard_v1_ctl("debug", 0xfffUL, &st, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(guard_v1_ctl("all", 0xfffUL, &st, why, sizeof(why)), -EBUSY);
 	/* names as the kernel takes them: 1 to 63 of [A-Za-z0-9._-], once */
-	ck_assert_int_eq(guard_v1_ctl("none,name=", &cr, why, sizeof(why)), -EINVAL);
-	ck_assert_int_eq(guard_v1_ctl("none,name=a/b", &cr, why, sizeof(why)), -EINVAL);
-	ck_assert_int_eq(guard_v1_ctl("none,name=systemd,name=systemd", &cr, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(guard_v1_ctl("none,name=", ~0UL, &st, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(guard_v1_ctl("none,name=a/b", ~0UL, &st, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(guard_v1_ctl("none,name=systemd,name=systemd", ~0UL, &st, why, sizeof(why)), -EINVAL);
 	ck_assert_int_eq(guard_v1_ctl("none,name="
 				      "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijkl",
-				      &cr, why, sizeof(why)), -EINVAL);
+				      ~0UL, &st, why, sizeof(why)), -EINVAL);
 	ck_assert_int_eq(guard_v1_ctl("none,name="
 				      "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijk",
-				      &cr, why, sizeof(why)), -EPERM);
+				      ~0UL, &st, why, sizeof(why)), -EPERM);
 }
 END_TEST
 
 START_TEST(test_guard_v1_ctl_long)
 {
 	char opts[5000], why[160];
-	bool cr;
+	enum guard_v1_stage st;
 
 	memset(opts, 'a', sizeof(opts) - 1);
 	opts[sizeof(opts) - 1] = '\0';
-	ck_assert_int_eq(guard_v1_ctl(opts, &cr, why, sizeof(why)), -EINVAL);
-	ck_assert_int_eq(guard_v1_ctl("memory", &cr, why, 1), VIEW_MEMORY);
+	ck_assert_int_eq(guard_v1_ctl(opts, ~0UL, &st, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(guard_v1_ctl("memory", ~0UL, &st, why, 1), VIEW_MEMORY);
 }
 END_TEST
 
