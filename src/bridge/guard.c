@@ -198,17 +198,17 @@ static int guard_v1_name(const char *v, char *why, size_t size)
 unsigned long guard_v1_have(void)
 {
 	FILE *f = fopen("/proc/cgroups", "re");
-	unsigned long have = 0;
-	char name[64];
+	unsigned long have = 1UL << 3;   /* memory: memcgfs's own, whatever the kernel has */
+	char line[256], name[64];
 	int hier, num, enabled;
 
 	if (!f)
 		return ~0UL;
-	while (fscanf(f, "%63s %d %d %d", name, &hier, &num, &enabled) == 4 ||
-	       (!feof(f) && fscanf(f, "%*[^\n]") >= 0))
-		for (size_t i = 0; i < GUARD_NV1; i++)
-			if (enabled && !strcmp(name, guard_v1_names[i]))
-				have |= 1UL << i;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %d %d %d", name, &hier, &num, &enabled) == 4 && enabled)
+			for (size_t i = 0; i < GUARD_NV1; i++)
+				if (!strcmp(name, guard_v1_names[i]))
+					have |= 1UL << i;
 	fclose(f);
 	return have;
 }

@@ -48,7 +48,8 @@ bool guard_cgroup_type(const char *fstype);
 enum guard_v1_stage { GUARD_V1_PARSE, GUARD_V1_OPTIONS, GUARD_V1_ROOT, GUARD_V1_NEW };
 
 /* The controllers (bits in guard_v1_names' order, cpuset first) this
- * kernel has enabled, from /proc/cgroups (every one if unreadable). */
+ * kernel has enabled, from /proc/cgroups (every one if unreadable), and
+ * memory always: memcgfs serves it whatever the kernel has. */
 unsigned long guard_v1_have(void);
 
 /* The view hierarchy a cgroup v1 mount with option string OPTS (mount(2)'s
