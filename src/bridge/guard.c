@@ -139,14 +139,11 @@ static bool guard_name_is(const char *cn, const char *name)
 static int guard_v1_match(unsigned long want, bool none, const char *name,
 			  enum guard_v1_stage *stage, char *why, size_t size)
 {
-	unsigned long bound = 0;
-
 	*stage = GUARD_V1_ROOT;
 	for (int c = 0; c < VIEW_NCTL; c++) {
 		const char *cn;
 		unsigned long set = guard_view_set(c, &cn);
 
-		bound |= set;
 		if (name && !guard_name_is(cn, name))
 			continue;
 		if ((want || none) && want != set) {
@@ -163,16 +160,14 @@ static int guard_v1_match(unsigned long want, bool none, const char *name,
 				 "name=%.64s alone names no hierarchy of the view (no controller or none given)",
 				 name ? name : "");
 	*stage = GUARD_V1_NEW;
-	if (want & bound) {
-		for (int c = 0; c < VIEW_NCTL; c++) {
-			const char *cn;
+	for (int c = 0; c < VIEW_NCTL; c++) {
+		const char *cn;
 
-			if (guard_view_set(c, &cn) & want)
-				return guard_why(EBUSY, why, size, "%s: the view mounts %s",
-						 (want & (want - 1)) ? "these controllers together"
-								     : "this controller alone",
-						 view_ctl_name[c]);
-		}
+		if (guard_view_set(c, &cn) & want)
+			return guard_why(EBUSY, why, size, "%s: the view mounts %s",
+					 (want & (want - 1)) ? "these controllers together"
+							     : "this controller alone",
+					 view_ctl_name[c]);
 	}
 	if (name)
 		return guard_why(EPERM, why, size, "a new named hierarchy (name=%.64s): the view has %s",
@@ -754,13 +749,17 @@ static int guard_new_cgroup(struct guard *g, pid_t tid, const __u64 *a, const ch
 	 * caller's mounts before it parses the options, cgroup1_get_tree
 	 * for the capability over its cgroup namespace after; a new
 	 * hierarchy is made only in the initial cgroup namespace */
-	if (ctl != -EPERM && !guard_caller_may_mount(tid))
+	if (ctl < 0 && ctl != -EPERM && !guard_caller_may_mount(tid))
 		return guard_refuse(g, tid, "a cgroup mount", j.path, "no CAP_SYS_ADMIN over its mounts");
 	if (ctl < 0 && stage == GUARD_V1_PARSE)
 		return guard_refuse_err(g, tid, "a cgroup mount", j.path, why, ctl);
+	/* (a bind's capability over the caller's mounts is the helper's
+	 * check, guard_act: asked here only to name the refusal) */
 	if (!guard_caller_may_ns(tid, "cgroup"))
 		return guard_refuse(g, tid, "a cgroup mount", j.path,
-				    "no CAP_SYS_ADMIN over its cgroup namespace's owner");
+				    ctl >= 0 && !guard_caller_may_mount(tid)
+					    ? "no CAP_SYS_ADMIN over its mounts"
+					    : "no CAP_SYS_ADMIN over its cgroup namespace's owner");
 	if (ctl < 0) {
 		if (ctl == -EBUSY && stage == GUARD_V1_NEW && guard_cgns_own(g, tid))
 			ctl = -EPERM;
