@@ -307,6 +307,33 @@ static bool charge_machine_stuck(struct mcg_engine *e)
 	       stat_total_walk(e->root, STAT_WRITEBACK) == 0;
 }
 
+/* A free page of the machine, node first (with zones, zone_alloc's walk
+ * and its own reclaim), or PAGE_NONE. */
+static inline uint32_t charge_page_get(struct mcg_engine *e, unsigned node)
+{
+	return e->zones ? zone_alloc(e) : page_alloc(&e->pages, node);
+}
+
+/* The machine itself is full. Without zones, groups over their soft
+ * limits give first, then everybody (once). Still none, and nothing on
+ * its way back: the machine's OOM killer, where it has one, kills one
+ * task (its pages are in the pool when it returns) and the allocation
+ * tries once more; else PAGE_NONE and the fault comes again, as the
+ * kernel kills no second task while its victim is still exiting. */
+static __attribute__((noinline)) uint32_t charge_page_slow(struct mcg_engine *e, unsigned node)
+{
+	uint32_t idx = PAGE_NONE;
+
+	if (!e->zones) {
+		if (reclaim_soft_limits(e, 32) == 0)
+			reclaim_subtree(e->root, 32, true, RECLAIM_DIRECT);
+		idx = page_alloc(&e->pages, node);
+	}
+	if (idx == PAGE_NONE && e->m.machine_oom && charge_machine_stuck(e) && oom_machine(e))
+		idx = charge_page_get(e, node);
+	return idx;
+}
+
 /* The charge itself, with g held against reaping by the caller. */
 static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned node,
 				   enum page_kind kind, uint32_t owner, uint8_t flags,
@@ -322,21 +349,8 @@ static long charge_new_page_locked(struct mcg_group *g, unsigned cpu, unsigned n
 		return -EAGAIN;
 	if (__builtin_expect(e->m.node_dirty_ratio != 0, 0) && (flags & PG_DIRTY) && kind != PK_ANON)
 		node = charge_dirty_node(e, node);
-	idx = e->zones ? zone_alloc(e) : page_alloc(&e->pages, node);
-	if (idx == PAGE_NONE && !e->zones) {
-		/* The machine itself is full: groups over their soft limits
-		 * give first, then everybody (once). */
-		if (reclaim_soft_limits(e, 32) == 0)
-			reclaim_subtree(e->root, 32, true, RECLAIM_DIRECT);
-		idx = page_alloc(&e->pages, node);
-	}
-	/* still none, and nothing on its way back: the machine's OOM killer,
-	 * where it has one, kills one task (its pages are in the pool when
-	 * it returns) and the allocation tries once more; else ENOMEM and
-	 * the fault comes again, as the kernel kills no second task while
-	 * its victim is still exiting */
-	if (idx == PAGE_NONE && e->m.machine_oom && charge_machine_stuck(e) && oom_machine(e))
-		idx = e->zones ? zone_alloc(e) : page_alloc(&e->pages, node);
+	if ((idx = charge_page_get(e, node)) == PAGE_NONE)
+		idx = charge_page_slow(e, node);
 	if (idx == PAGE_NONE) {
 		uncharge_pages(g, 1, false);
 		return -ENOMEM;
