@@ -224,7 +224,12 @@ static bool copy_same_pidns(pid_t tid)
  * FUSE, a socket's SCM_CREDENTIALS, a file's limits, quotas and set-id
  * bits would take the supervisor's), from a caller that sees the pids the
  * supervisor sees. The attributes come without a round trip to any
- * filesystem's server (AT_STATX_DONT_SYNC). */
+ * filesystem's server (AT_STATX_DONT_SYNC). A stand-in hierarchy that a
+ * user's wrapper mounted in its user namespace refuses the attributes
+ * (EACCES) to the supervisor, which is outside that namespace, and still
+ * serves it reads: the source is then known by what statx asked for
+ * nothing still gives, its mount and device, and its type is the read's
+ * to tell (copy_call: a directory's EISDIR is the kernel's EINVAL). */
 static int copy_answerable(struct copy_job *j, bool splice, copy_ours_fn ours, void *arg)
 {
 	int inf = fcntl(j->in, F_GETFL), outf = fcntl(j->out, F_GETFL);
@@ -233,8 +238,11 @@ static int copy_answerable(struct copy_job *j, bool splice, copy_ours_fn ours, v
 
 	if (inf < 0 || outf < 0 || (inf & O_ACCMODE) == O_WRONLY || (outf & O_ACCMODE) == O_RDONLY)
 		return COPY_CONTINUE;
-	if (statx(j->in, "", how, STATX_TYPE | STATX_MNT_ID, &sx) || !(sx.stx_mask & STATX_MNT_ID) ||
-	    !S_ISREG(sx.stx_mode) || !ours(arg, j->tid, &sx))
+	if (statx(j->in, "", how, STATX_TYPE | STATX_MNT_ID, &sx) &&
+	    (errno != EACCES || statx(j->in, "", how, 0, &sx)))
+		return COPY_CONTINUE;
+	if (!(sx.stx_mask & STATX_MNT_ID) || ((sx.stx_mask & STATX_TYPE) && !S_ISREG(sx.stx_mode)) ||
+	    !ours(arg, j->tid, &sx))
 		return COPY_CONTINUE;
 	if (!splice && (outf & O_APPEND))
 		return COPY_CONTINUE;
@@ -297,6 +305,8 @@ int copy_call(int lfd, const struct seccomp_notif *req, copy_ours_fn ours, void 
 	}
 	r = !j->at ? read(j->in, j->buf, want) :
 	    j->off < 0 ? (errno = EINVAL, -1) : pread(j->in, j->buf, want, j->off);
+	if (r < 0 && errno == EISDIR)
+		errno = EINVAL;       /* (the kernel's: a directory has no splice_read) */
 	if (r <= 0) {
 		rc = copy_send(lfd, req->id, 0, r < 0 ? -errno : 0);
 		copy_job_free(j);

@@ -93,6 +93,28 @@ spawn_as_user() {
 	SPAWNED=$!
 }
 
+# with_dev_fuse MODE CMD...: CMD in a mount namespace of its own where
+# /dev/fuse is a node of MODE (0666: Debian's, once udev has applied its
+# rules; 0600: closed to users, as on some hosts): a user's memcgfs-run
+# mounts FUSE stand-ins or falls back to read-only copies by that mode, so
+# a test sets it rather than take the machine's. The host's /dev/fuse is
+# not touched.
+with_dev_fuse() {
+	local mode=$1
+	shift
+	unshare -m --propagation private sh -c '
+		d=$(mktemp -d /tmp/memcgfs-devfuse.XXXXXX) && mount -t tmpfs -o mode=755 devfuse "$d" &&
+		mknod -m "$1" "$d/fuse" c 10 229 && mount --bind "$d/fuse" /dev/fuse && umount -l "$d" &&
+		rmdir "$d" && shift && exec "$@"' with_dev_fuse "$mode" "$@"
+}
+
+# as_user_fuse MODE USER CMD...: as_user, with /dev/fuse of MODE.
+as_user_fuse() {
+	local mode=$1 u=$2
+	shift 2
+	with_dev_fuse "$mode" setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups -- "$@"
+}
+
 ensure_users() {
 	for u in "$TEST_USER" "$TEST_USER2"; do
 		id "$u" >/dev/null 2>&1 || useradd -M -s /bin/sh "$u"

@@ -364,14 +364,36 @@ expect "sendfile and splice of $(echo "$copy_files" | wc -l) files, as read(2)" 
 expect "... offset, full pipe, EAGAIN, EPIPE; a socket, /proc and a file refused" \
 	"$(echo "$out" | grep -c -E '^(offset|full pipe|full non-blocking pipe|no reader|socket|/proc file|regular file): ok$')" 7
 # the same as a user (memcgfs-run in a user namespace, its supervisor the
-# user's too): the same files (readable by anyone), through sendfile and splice
-uout=$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- python3 "$(dirname "$0")/copy_probe.py" $copy_files 2>&1)
-expect "as a user: sendfile and splice as read(2)" "$(echo "$uout" | grep -v ': ok$')" ""
-expect "as a user: offset, full pipe, EAGAIN, EPIPE; a socket, /proc and a file refused" \
-	"$(echo "$uout" | grep -c -E '^(offset|full pipe|full non-blocking pipe|no reader|socket|/proc file|regular file): ok$')" 7
+# user's too): the same files (readable by anyone), through sendfile and
+# splice, with /dev/fuse open to users (the stand-ins are FUSE mounts made
+# in the wrapper's user namespace, whose attributes the supervisor outside
+# it may not ask: it knows them by their mounts) and closed (read-only
+# copies)
+for mode in 0666 0600; do
+	uout=$(as_user_fuse "$mode" "$TEST_USER" "$RUN" --mount "$MNT" -- \
+		python3 "$(dirname "$0")/copy_probe.py" $copy_files 2>&1)
+	expect "as a user, /dev/fuse $mode: sendfile and splice as read(2)" "$(echo "$uout" | grep -v ': ok$')" ""
+	expect "as a user, /dev/fuse $mode: offset, full pipe, EAGAIN, EPIPE; a socket, /proc and a file refused" \
+		"$(echo "$uout" | grep -c -E '^(offset|full pipe|full non-blocking pipe|no reader|socket|/proc file|regular file): ok$')" 7
+	expect "as a user, /dev/fuse $mode: sendfile of a stand-in directory is EINVAL" \
+		"$(as_user_fuse "$mode" "$TEST_USER" "$RUN" --mount "$MNT" -- python3 -c '
+import errno, os
+fd = os.open("/sys/fs/cgroup/pids", os.O_RDONLY | os.O_DIRECTORY)
+r, w = os.pipe()
+try:
+    os.sendfile(w, fd, None, 100)
+    print("no error")
+except OSError as e:
+    print(errno.errorcode[e.errno])')" EINVAL
+done
 expect "as a user: busybox cat of a limit" \
 	"$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- /bin/busybox cat /sys/fs/cgroup/memory/cp/memory.limit_in_bytes)" \
 	9223372036854771712
+for mode in 0666 0600; do
+	expect "as a user, /dev/fuse $mode: busybox cat of a stand-in" \
+		"$(as_user_fuse "$mode" "$TEST_USER" "$RUN" --mount "$MNT" -- /bin/busybox cat /sys/fs/cgroup/pids/pids.max)" \
+		"$(r -- cat /sys/fs/cgroup/pids/pids.max)"
+done
 # (into a file sendfile fails with EINVAL, and busybox reads instead)
 r -- sh -c "/bin/busybox cat /sys/fs/cgroup/memory/cp/memory.stat > $DATA/bb.out"
 expect "busybox cat into a file" "$(cat "$DATA/bb.out" | awk '{ print $1 }' | tr '\n' ' ')" \

@@ -137,34 +137,32 @@ expect "rmdir of a group with tasks: busy" "$(line busy)" "busy 1"
 expect "rmdir of every group once empty" "$(line removed)" "removed"
 expect "nothing left behind" "$(echo "$out" | tail -n +$(($(echo "$out" | grep -n '^removed' | cut -d: -f1) + 1)) | grep -c c1)" 0
 
-# --- as a user (a user namespace) ---
-if as_user "$TEST_USER" test -r /dev/fuse -a -w /dev/fuse; then
-	uout=$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- sh -c '
-		cd /sys/fs/cgroup; mkdir pids/u && stat -c "%U %a" pids/u pids/u/tasks
-		echo $$ > pids/u/cgroup.procs && grep -c ":pids:/u$" /proc/self/cgroup
-		perl -e "open(F, \">\", \$ARGV[0]) or die; syswrite(F, \"a\") or print \"\$!\\n\"" devices/devices.deny
-		echo $$ > pids/cgroup.procs; rmdir pids/u && echo gone' 2>&1)
-	expect "as a user: a group of one's own, membership, no devices rule" "$uout" \
-		"$TEST_USER 755
+# --- as a user (a user namespace), with /dev/fuse open to users and closed
+# (its mode set in a mount namespace of the test's: lib.sh, with_dev_fuse) ---
+uout=$(as_user_fuse 0666 "$TEST_USER" "$RUN" --mount "$MNT" -- sh -c '
+	cd /sys/fs/cgroup; mkdir pids/u && stat -c "%U %a" pids/u pids/u/tasks
+	echo $$ > pids/u/cgroup.procs && grep -c ":pids:/u$" /proc/self/cgroup
+	perl -e "open(F, \">\", \$ARGV[0]) or die; syswrite(F, \"a\") or print \"\$!\\n\"" devices/devices.deny
+	echo $$ > pids/cgroup.procs; rmdir pids/u && echo gone' 2>&1)
+expect "as a user with /dev/fuse: a group of one's own, membership, no devices rule" "$uout" \
+	"$TEST_USER 755
 $TEST_USER 644
 1
 Operation not permitted
 gone"
-else
-	# /dev/fuse closed to users (0600 here): the stand-ins are read-only
-	# copies of the roots, with the same layout and defaults
-	uout=$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- sh -c '
-		ls /sys/fs/cgroup | tr "\n" " "; echo
-		cat /sys/fs/cgroup/devices/devices.list /sys/fs/cgroup/cpu,cpuacct/cpu.shares
-		stat -c %a /sys/fs/cgroup/devices/devices.allow
-		perl -e "mkdir(\$ARGV[0]) or print \"\$!\\n\"" /sys/fs/cgroup/pids/u' 2>&1)
-	expect "as a user without /dev/fuse: the layout, defaults and modes, read-only" "$uout" \
-		"$want 
+# /dev/fuse closed to users: the stand-ins are read-only copies of the
+# roots, with the same layout and defaults
+uout=$(as_user_fuse 0600 "$TEST_USER" "$RUN" --mount "$MNT" -- sh -c '
+	ls /sys/fs/cgroup | tr "\n" " "; echo
+	cat /sys/fs/cgroup/devices/devices.list /sys/fs/cgroup/cpu,cpuacct/cpu.shares
+	stat -c %a /sys/fs/cgroup/devices/devices.allow
+	perl -e "mkdir(\$ARGV[0]) or print \"\$!\\n\"" /sys/fs/cgroup/pids/u' 2>&1)
+expect "as a user without /dev/fuse: the layout, defaults and modes, read-only" "$uout" \
+	"$want 
 a *:* rwm
 1024
 200
 Read-only file system"
-fi
 expect "as a user: /proc/self/cgroup names every hierarchy" \
 	"$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- cat /proc/self/cgroup | grep -c -E ':(devices|freezer|pids|name=systemd|cpu,cpuacct):/$')" 5
 
