@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -434,6 +435,21 @@ static enum mirror_pc_source memcgfs_pc_source(const struct memcgfs_opts *o)
 	return !strcmp(o->page_cache, "scan") ? MIRROR_PC_SCAN : MIRROR_PC_NONE;
 }
 
+/* The mount's device, which event_control knows its files by: from
+ * mountinfo, as the supervisor found the mount (attached, it is there;
+ * where it is not, event registrations are refused, and the log says). */
+static void memcgfs_learn_dev(struct cgfs *fs)
+{
+	char dev[64];
+	unsigned maj, min;
+
+	if (sup_mounted_at(fs->mountpoint, dev, sizeof(dev)) && sscanf(dev, "%u:%u", &maj, &min) == 2)
+		fs->mount_dev = makedev(maj, min);
+	else
+		mcg_log(MCG_LOG_WARNING, "%s: the mount's device is unknown: event registrations "
+			"will be refused", fs->mountpoint);
+}
+
 /* The worker: build the engine and the sources, attach to the supervisor's
  * connection and serve until the connection ends (0) or a signal stops the
  * loop (0 too). fs->mountpoint is set; the options are checked. */
@@ -471,6 +487,7 @@ static int memcgfs_serve(struct cgfs *fs, struct mcg_machine *cfg, struct fuse_a
 		goto out_engine;
 	if (sup_worker_attach(se) || cgfs_ops_attached(se, fs))
 		goto out_session;
+	memcgfs_learn_dev(fs);
 	if (!cl->foreground) {
 		sup_detach_stdio();     /* attached: start-up has said its errors */
 		memcgfs_log_detached();

@@ -75,7 +75,16 @@ struct cgfs {
 		void *self;
 	} sources[CGFS_SOURCES];
 	atomic_int nsources;           /* 0 again at teardown */
-	char mountpoint[4096];         /* absolute, for event_control fds */
+	char mountpoint[4096];         /* absolute, as the daemon mounted it */
+	/* The mount's device, as statx gives it for each of its files in every
+	 * mount namespace and through every bind (the superblock's); 0 until
+	 * the daemon knows it. event_control knows its files by it and their
+	 * inode numbers (node_of_fd). */
+	unsigned long long mount_dev;
+	/* Which node a descriptor is: NULL for node_of_fd's own answer (the
+	 * device and inode number); the unit tests, which have no mount, put
+	 * theirs here. */
+	int (*fd_node)(struct cgfs *fs, int fd, struct mcg_group **g, int *row);
 	bool *acl_inherit;             /* per file row: takes a parent's default
 					* ACL at mkdir (-o acl_inherit); NULL: all */
 	pid_t supervisor_pid;          /* who holds the connection (memcgctl status) */

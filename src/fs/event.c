@@ -258,20 +258,18 @@ static int event_parse_pressure(const char *args, int *level, int *mode)
 	return 0;
 }
 
-/* The control file must be one of ours, in the same group. Fills kind. */
+/* The control file must be one of ours, in the same group. Fills kind.
+ * A file of ours is known by what it is, the mount's device and its inode
+ * number, not by a path: one opened through a bind in another mount
+ * namespace (memcgfs-run's view, a container's) has a path of that
+ * namespace's, and is ours all the same. */
 static int event_check_control(struct cgfs_req *r, int cfd, enum cgfs_event *kind)
 {
-	char target[PATH_MAX + 64];
-	size_t mlen = strlen(r->fs->mountpoint);
 	struct mcg_group *g;
 	int row, err;
 
-	if ((err = event_fd_target(cfd, target, sizeof(target))))
-		return -EINVAL;
-	if (strncmp(target, r->fs->mountpoint, mlen) || target[mlen] != '/')
+	if (node_of_fd(r->fs, cfd, &g, &row))
 		return -EINVAL;        /* not a file of this cgroup filesystem */
-	if ((err = node_resolve(r->fs, target + mlen, &g, &row)))
-		return -EINVAL;
 	if (row < 0) {
 		mcg_put(g);
 		return -EINVAL;

@@ -3,10 +3,13 @@
  * fs->meta_lock, which is never held while calling into the engine's
  * tree-changing functions. Never renders content; never includes FUSE. */
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <time.h>
 
@@ -106,6 +109,20 @@ int node_from_ino(struct cgfs *fs, uint64_t ino, struct mcg_group **out, int *ro
 	*out = g;
 	*row = (int)r - 1;
 	return 0;
+}
+
+int node_of_fd(struct cgfs *fs, int fd, struct mcg_group **g, int *row)
+{
+	struct statx sx;
+
+	if (fs->fd_node)
+		return fs->fd_node(fs, fd, g, row);
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO, &sx))
+		return -errno;
+	if (!fs->mount_dev || makedev(sx.stx_dev_major, sx.stx_dev_minor) != fs->mount_dev ||
+	    !(sx.stx_mask & STATX_INO))
+		return -EXDEV;
+	return node_from_ino(fs, sx.stx_ino, g, row);
 }
 
 static struct node_group *node_group_alloc(void)

@@ -33,6 +33,12 @@ uint64_t node_ino(struct mcg_group *g, int row);
 /* The node of an inode number: a referenced group and its row. -ESTALE
  * when the group is gone, -ENOENT for a row not shown in this directory. */
 int node_from_ino(struct cgfs *fs, uint64_t ino, struct mcg_group **g, int *row);
+/* The node an open descriptor of this mount is, in whatever mount
+ * namespace or bind it was opened (fs->mount_dev and the inode number):
+ * a referenced group and its row. -EXDEV for a descriptor of another
+ * filesystem (or of another memcgfs mount), -ESTALE and -ENOENT as above.
+ * Asks no filesystem's server (AT_STATX_DONT_SYNC). */
+int node_of_fd(struct cgfs *fs, int fd, struct mcg_group **g, int *row);
 
 /* Metadata of the root (mode 0555, owner uid:gid). */
 int node_init_root(struct cgfs *fs, struct mcg_group *root, uid_t uid, gid_t gid);

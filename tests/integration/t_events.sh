@@ -124,6 +124,71 @@ PY
 inval="Invalid argument"
 expect "event_control: signs, double spaces, a spaced threshold; fd numbers wrap at 2^32" "$got" \
 	"$inval;$inval;$inval;$inval;$inval;OK;$inval"
+# Registrations from every place a file of the mount can be opened: the
+# file is known by the mount's device and its inode number, whatever its
+# path says in the writer's mount namespace. First the lines as clients
+# write them (Slurm: with the terminating NUL; containerd: a trailing
+# space) and a descriptor inherited from the parent.
+expect "oom registration with its NUL (Slurm)" \
+	"$(EVCTL_WIRE=nul "$EVCTL" "$A" memory.oom_control "")" "OK"
+expect "oom registration with a trailing space (containerd)" \
+	"$(EVCTL_WIRE=space "$EVCTL" "$A" memory.oom_control "")" "OK"
+expect "threshold with its NUL" "$(EVCTL_WIRE=nul "$EVCTL" "$A" memory.usage_in_bytes 64M)" "OK"
+expect "pressure low,hierarchy with a trailing space" \
+	"$(EVCTL_WIRE=space "$EVCTL" "$A" memory.pressure_level low,hierarchy)" "OK"
+expect "NUL after a bad line: still refused" "$(EVCTL_WIRE=nul "$EVCTL" "$A" memory.stat "")" "EINVAL"
+expect "an inherited control descriptor" "$("$EVCTL" "$A" fd:7 "" 7< "$A/memory.oom_control")" "OK"
+expect "an inherited descriptor of another group" \
+	"$("$EVCTL" "$A" fd:7 "" 7< "$MNT/other/memory.oom_control")" "EINVAL"
+expect "a directory of the mount" "$("$EVCTL" "$A" fd:7 "" 7< "$A")" "EINVAL"
+# a descriptor of another memcgfs mount, with the same paths below it
+MNT1=$MNT
+mount_fs
+MNT2=$MNT
+MNT=$MNT1
+mkdir "$MNT2/a"
+expect "the same file of another memcgfs mount" \
+	"$("$EVCTL" "$A" "$MNT2/a/memory.oom_control" "")" "EINVAL"
+expect "... registered on its own mount" "$("$EVCTL" "$MNT2/a" memory.oom_control "")" "OK"
+rmdir "$MNT2/a"
+fusermount3 -u "$MNT2" && rmdir "$MNT2"
+
+# Inside memcgfs-run, whose view binds the mount at /sys/fs/cgroup/memory
+# in a mount namespace of its own: OOM, thresholds and pressure register,
+# and the OOM registration fires when the group's process is killed
+RUN="$MEMCGFS_BUILD/memcgfs-run"
+HOG="$MEMCGFS_BUILD/tools/memhog"
+V=/sys/fs/cgroup/memory
+mkdir "$MNT/in"
+r() { "$RUN" --mount "$MNT" "$@"; }
+expect "in the view: oom registration" "$(r -- "$EVCTL" $V/in memory.oom_control "")" "OK"
+expect "in the view: with its NUL" "$(EVCTL_WIRE=nul r -- "$EVCTL" $V/in memory.oom_control "")" "OK"
+expect "in the view: threshold" "$(r -- "$EVCTL" $V/in memory.usage_in_bytes 16M)" "OK"
+expect "in the view: pressure" "$(r -- "$EVCTL" $V/in memory.pressure_level medium,hierarchy)" "OK"
+expect "in the view: memsw threshold on the root" "$(r -- "$EVCTL" $V memory.memsw.usage_in_bytes 1G)" "OK"
+expect "in the view: a file of another group" "$(r -- "$EVCTL" $V/in $V/a/memory.oom_control "")" "EINVAL"
+expect "in the view: a file outside" "$(r -- "$EVCTL" $V/in /etc/hostname "")" "EINVAL"
+expect "in the view: a bind of the group in a namespace of its own" \
+	"$(r -- unshare -m sh -c "mount --bind $V/in /mnt && exec $EVCTL /mnt memory.oom_control ''")" "OK"
+echo 32M > "$MNT/in/memory.limit_in_bytes"
+kills0=$(awk '$1 == "oom_kill" { print $2 }' "$MNT/in/memory.oom_control")
+HOG256="exec $HOG -a 256 > /dev/null"
+expect "in the view: an OOM kill in --group fires the registration" \
+	"$(r --group /in -- "$EVCTL" $V/in memory.oom_control "" run 1/20000 sh -c "$HOG256")" "FIRED 1"
+expect "... and oom_kill counts it" \
+	"$(awk '$1 == "oom_kill" { print $2 }' "$MNT/in/memory.oom_control")" "$((kills0 + 1))"
+expect "--group-as-root: the group is the view's root" \
+	"$(r --group /in --group-as-root -- "$EVCTL" $V memory.oom_control "" run 1/20000 sh -c "$HOG256")" \
+	"FIRED 1"
+mkdir "$MNT/in/gone"
+expect "in the view: rmdir fires the registration" \
+	"$(r -- "$EVCTL" $V/in/gone memory.oom_control "" rmdir)" "FIRED 1"
+chmod 666 "$MNT/in/cgroup.event_control"
+expect "in the view as a user (a user namespace)" \
+	"$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- "$EVCTL" $V/in memory.oom_control "")" "OK"
+expect "in the view as a user: another group's file" \
+	"$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- "$EVCTL" $V/in $V/a/memory.oom_control "")" "EINVAL"
+
 # A registration lives while any process holds its eventfd: a fork that
 # inherited it keeps it after the registering process exits (found by the
 # reaper's search of every process), and the fork's exit ends it.

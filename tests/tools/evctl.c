@@ -10,6 +10,11 @@
  *   report how often it fired). With N 0 nothing is waited for: the count
  *   is read as CMD ends, so CMD itself must end at a point that proves the
  *   daemon has handled what would fire (a read of the file that shows it).
+ * CONTROL "fd:N" is a descriptor the caller opened and left open as N
+ * (inherited). The environment's EVCTL_WIRE says how the line is written,
+ * as the clients write it: "nul" with its terminating NUL (Slurm writes
+ * strlen + 1 bytes), "space" with a trailing space (containerd's "%d %d "),
+ * anything else the bare line.
  * Prints OK, the errno name, or for rmdir and run "FIRED n". */
 #include <errno.h>
 #include <fcntl.h>
@@ -55,7 +60,7 @@ static unsigned long long ev_count(int efd, const char *spec)
 
 int main(int argc, char **argv)
 {
-	const char *mode = argc > 4 ? argv[4] : "eventfd";
+	const char *mode = argc > 4 ? argv[4] : "eventfd", *wire;
 	char path[4096], line[4200];
 	int efd, cfd, ecfd, p[2];
 	eventfd_t v = 0;
@@ -75,7 +80,7 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s", argv[2]);
 	else
 		snprintf(path, sizeof(path), "%s/%s", argv[1], argv[2]);
-	cfd = open(path, O_RDONLY);
+	cfd = strncmp(argv[2], "fd:", 3) ? open(path, O_RDONLY) : atoi(argv[2] + 3);
 	if (cfd < 0) {
 		printf("open-control:%s\n", strerrorname_np(errno));
 		return 1;
@@ -91,7 +96,10 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "closed-cfd") == 0)
 		close(cfd);
 	snprintf(line, sizeof(line), argv[3][0] ? "%d %d %s" : "%d %d%s", efd, cfd, argv[3]);
-	if (write(ecfd, line, strlen(line)) < 0) {
+	wire = getenv("EVCTL_WIRE") ? getenv("EVCTL_WIRE") : "";
+	if (!strcmp(wire, "space"))
+		strcat(line, " ");
+	if (write(ecfd, line, strlen(line) + !strcmp(wire, "nul")) < 0) {
 		printf("%s\n", strerrorname_np(errno));
 		return 1;
 	}

@@ -53,6 +53,24 @@ static void ev_nofile(rlim_t n)
 		      "this test needs RLIMIT_NOFILE >= %lu (run it as root)", (unsigned long)n);
 }
 
+/* The scratch directory stands for the mount (the unit tests have none):
+ * a descriptor is the node its path under it names, where node_of_fd
+ * would go by the mount's device and the inode number. */
+static int ev_fd_node(struct cgfs *fs, int fd, struct mcg_group **g, int *row)
+{
+	char link[64], target[PATH_MAX + 64];
+	size_t mlen = strlen(fs->mountpoint);
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if ((n = readlink(link, target, sizeof(target) - 1)) < 0)
+		return -errno;
+	target[n] = '\0';
+	if (strncmp(target, fs->mountpoint, mlen) || target[mlen] != '/')
+		return -EXDEV;
+	return node_resolve(fs, target + mlen, g, row);
+}
+
 static void ev_setup(void)
 {
 	static const struct mcg_owner_ops own = { .free = node_free_group };
@@ -72,6 +90,7 @@ static void ev_setup(void)
 	snprintf(scratch, sizeof(scratch), "/tmp/memcgfs-event.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(scratch));
 	ck_assert_ptr_nonnull(realpath(scratch, efs.mountpoint));
+	efs.fd_node = ev_fd_node;
 	for (int i = 0; i < 3; i++) {
 		snprintf(path, sizeof(path), "%s%s", efs.mountpoint, ev_dirs[i]);
 		ck_assert_int_eq(i ? mkdir(path, 0755) : 0, 0);
