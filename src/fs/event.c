@@ -205,7 +205,12 @@ void event_free(struct event_registry *er)
 static int event_steal_fd(pid_t writer, unsigned long n)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, writer, PIDFD_THREAD), fd;
+	struct proc_task t;
 
+	/* Before 6.9 a pidfd names a process, not a thread: the writer's
+	 * process, whose descriptor table its threads share. */
+	if (pidfd < 0 && errno == EINVAL && proc_read_task(writer, &t) == 0)
+		pidfd = (int)syscall(SYS_pidfd_open, t.tgid, 0);
 	if (pidfd < 0)
 		return -errno;
 	fd = n > INT32_MAX ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, (int)n, 0);
