@@ -80,13 +80,58 @@ static __always_inline void count_lost(__u32 why)
 		*n += 1;
 }
 
-/* A folio's flags word (memdesc_flags_t or unsigned long, by version). */
+/* The fields of a folio whose layout the kernels this runs on differ in,
+ * as CO-RE flavours (the name after "___" is dropped when the loader
+ * matches them with the running kernel's BTF, and a field that is not
+ * there, or is there with another kind of type, does not exist for
+ * bpf_core_field_exists): none depends on the vmlinux.h of the machine it
+ * was built on, so one object loads on Debian 12's 6.1, on 6.12 and on
+ * today's kernels.
+ *   flags     unsigned long until 6.17, then memdesc_flags_t (a struct
+ *             holding the word)
+ *   order     _folio_order (a byte) until 6.3, then the low byte of
+ *             _flags_1
+ *   mapcount  a large folio's whole mappings: _total_mapcount until 6.1,
+ *             then _large_mapcount */
+typedef struct {
+	unsigned long word;
+} memcgfs_memdesc_flags;
+
+struct folio___ulong_flags {
+	unsigned long flags;
+} __attribute__((preserve_access_index));
+
+struct folio___memdesc_flags {
+	memcgfs_memdesc_flags flags;
+} __attribute__((preserve_access_index));
+
+struct folio___order_byte {
+	unsigned char _folio_order;
+} __attribute__((preserve_access_index));
+
+struct folio___flags_1 {
+	unsigned long _flags_1;
+} __attribute__((preserve_access_index));
+
+struct folio___total_mapcount {
+	atomic_t _total_mapcount;
+} __attribute__((preserve_access_index));
+
+struct folio___large_mapcount {
+	atomic_t _large_mapcount;
+} __attribute__((preserve_access_index));
+
+/* A folio's flags word. */
 static __always_inline unsigned long folio_flags(struct folio *f)
 {
 	unsigned long flags = 0;
 
-	bpf_probe_read_kernel(&flags, sizeof(flags),
-			      (void *)f + bpf_core_field_offset(struct folio, flags));
+	if (bpf_core_field_exists(struct folio___ulong_flags, flags))
+		bpf_probe_read_kernel(&flags, sizeof(flags),
+				      (void *)f + bpf_core_field_offset(struct folio___ulong_flags, flags));
+	else
+		bpf_probe_read_kernel(&flags, sizeof(flags),
+				      (void *)f + bpf_core_field_offset(struct folio___memdesc_flags, flags));
 	return flags;
 }
 
@@ -94,7 +139,9 @@ static __always_inline __u32 folio_pages(struct folio *f, unsigned long flags)
 {
 	if (!(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_head))))
 		return 1;
-	return 1u << (f->_flags_1 & 0xff);
+	if (bpf_core_field_exists(struct folio___order_byte, _folio_order))
+		return 1u << (BPF_CORE_READ((struct folio___order_byte *)f, _folio_order) & 0x1f);
+	return 1u << (BPF_CORE_READ((struct folio___flags_1 *)f, _flags_1) & 0x1f);
 }
 
 /* The buffer heads a folio carries (PG_private on a block device's or a
@@ -116,8 +163,12 @@ static __always_inline bool folio_mapped(struct folio *f)
 {
 	int n = f->_mapcount.counter;
 
-	if (n < 0 && folio_pages(f, folio_flags(f)) > 1)
-		n = f->_large_mapcount.counter;
+	if (n >= 0 || folio_pages(f, folio_flags(f)) == 1)
+		return n >= 0;
+	if (bpf_core_field_exists(struct folio___large_mapcount, _large_mapcount))
+		n = BPF_CORE_READ((struct folio___large_mapcount *)f, _large_mapcount.counter);
+	else
+		n = BPF_CORE_READ((struct folio___total_mapcount *)f, _total_mapcount.counter);
 	return n >= 0;
 }
 
@@ -316,6 +367,31 @@ int BPF_PROG(pcache_written, struct inode *inode)
  * short by at most a batch per CPU. MM_FILEPAGES, MM_ANONPAGES and
  * MM_SHMEMPAGES are 0, 1 and 3 since Linux 4.5 (an enum without a name:
  * no relocation for it). */
+/* An mm's counters: atomic longs in one struct until 6.1, per-CPU
+ * counters from 6.2 (CO-RE flavours, as the folio's above). */
+struct mm_rss_stat___atomic {
+	atomic_long_t count[4];
+} __attribute__((preserve_access_index));
+
+struct mm_struct___rss_atomic {
+	struct mm_rss_stat___atomic rss_stat;
+} __attribute__((preserve_access_index));
+
+struct percpu_counter___shared {
+	s64 count;
+} __attribute__((preserve_access_index));
+
+struct mm_struct___rss_percpu {
+	struct percpu_counter___shared rss_stat[4];
+} __attribute__((preserve_access_index));
+
+/* (I a constant: an index the relocation carries, with the kernel's
+ * element size, not a run-time offset computed from this flavour's) */
+#define MM_COUNTER(mm, I)                                                                     \
+	(bpf_core_field_exists(struct mm_struct___rss_percpu, rss_stat) ?                     \
+		 BPF_CORE_READ((struct mm_struct___rss_percpu *)(mm), rss_stat[I].count) :    \
+		 BPF_CORE_READ((struct mm_struct___rss_atomic *)(mm), rss_stat.count[I].counter))
+
 SEC("tp_btf/rss_stat")
 int BPF_PROG(pcache_rss, struct mm_struct *mm, int member)
 {
@@ -326,7 +402,7 @@ int BPF_PROG(pcache_rss, struct mm_struct *mm, int member)
 
 	if (!at || !*at || bpf_get_current_task_btf()->mm != mm)
 		return 0;
-	total = mm->rss_stat[0].count + mm->rss_stat[1].count + mm->rss_stat[3].count;
+	total = MM_COUNTER(mm, 0) + MM_COUNTER(mm, 1) + MM_COUNTER(mm, 3);
 	if (total < 0 || (__u64)total < *at)
 		return 0;
 	*at = 0;
