@@ -721,19 +721,15 @@ struct mirror *mirror_start(struct source_env *env, bool enforce, enum mirror_pc
 			.resample = mirror_files_resample,
 		};
 
-		/* pc_err: why there are no events (-ENOSYS: not asked for) */
-		m->pc_err = -ENOSYS;
+		/* pc_err: why there are no events, scan_err: why no scan
+		 * (-ENOSYS: not asked for) */
+		m->pc_err = m->scan_err = -ENOSYS;
 		if (pcs == MIRROR_PC_EVENTS && !(m->pc_err = mirror_pcache_start(m, &hooks)))
 			pcs = MIRROR_PC_NONE;     /* (the events: no scan) */
 		/* without them, the scan of open files, unless asked for none */
-		if (pcs != MIRROR_PC_NONE && !mirror_pcache_open(m, &hooks)) {
-			int err = mirror_pcscan_start(m, true);
-
-			if (err) {            /* (then why not the scan either) */
-				mirror_pcache_stop(m);
-				m->pc_err = err;
-			}
-		}
+		if (pcs != MIRROR_PC_NONE && !(m->scan_err = mirror_pcache_open(m, &hooks)) &&
+		    (m->scan_err = mirror_pcscan_start(m, true)))
+			mirror_pcache_stop(m);
 	}
 	if (pthread_create(&m->thread, NULL, mirror_main, m)) {
 		mirror_pcscan_stop(m);
@@ -1171,13 +1167,18 @@ static int mirror_src_describe(void *self, char *buf, size_t size)
 			 misses[0] ? misses : "none", atomic_load(&m->nprocs));
 	if (n < 0 || (size_t)n >= size)
 		return n;
+	/* the source in use, and why each one before it is not */
 	if (events)
 		n += snprintf(buf + n, size - (size_t)n, "page_cache_source ebpf\n");
 	else if (m->scan && m->pc_err == -ENOSYS)
 		n += snprintf(buf + n, size - (size_t)n, "page_cache_source cachestat\n");
+	else if (m->scan)
+		n += snprintf(buf + n, size - (size_t)n, "page_cache_source cachestat (ebpf: %s)\n",
+			      strerror(-m->pc_err));
 	else
-		n += snprintf(buf + n, size - (size_t)n, "page_cache_source %s (%s)\n",
-			      m->scan ? "cachestat" : "none", strerror(-m->pc_err));
+		n += snprintf(buf + n, size - (size_t)n, "page_cache_source none (ebpf: %s; cachestat: %s)\n",
+			      m->pc_err == -ENOSYS ? "not asked for" : strerror(-m->pc_err),
+			      m->scan_err == -ENOSYS ? "not asked for" : strerror(-m->scan_err));
 	if (!m->pc || n < 0 || (size_t)n >= size)
 		return n;
 	n += mirror_pcache_describe(m, buf + n, size - (size_t)n);

@@ -312,7 +312,8 @@ struct mirror {
 	 * files (scan); NULL with neither */
 	struct mirror_pcache *pc;
 	struct mirror_pcscan *scan;
-	int pc_err;                   /* why there is none */
+	int pc_err;                   /* why there are no events */
+	int scan_err;                 /* why there is no scan */
 	unsigned long tmpfs[64];      /* devices of tmpfs-like mounts */
 	unsigned ntmpfs;
 	uint64_t tmpfs_loaded;
