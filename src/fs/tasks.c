@@ -111,8 +111,11 @@ int cgfs_tasks_attach_thread(struct cgfs *fs, pid_t tid, pid_t tgid, struct mcg_
 			return 0;          /* exiting: skipped, as the kernel does */
 		if (fd < 0 && errno == EINVAL && tid == tgid)
 			fd = (int)syscall(SYS_pidfd_open, tid, 0);
-		/* Without a pidfd the thread is still attached, only its exit
-		 * is not seen (kernels before 6.9 for non-leader threads). */
+		/* Without a pidfd (a thread that is not its process's leader,
+		 * before Linux 6.9) the thread is attached if it is still
+		 * there, and the process connector tells its exit (pidwatch) */
+		else if (fd < 0 && errno == EINVAL && syscall(SYS_tgkill, tgid, tid, 0) && errno == ESRCH)
+			return 0;
 	}
 	/* the group it leaves records it no more: its records change too */
 	old = fs->journal.changed ? task_group(fs->eng, tid) : NULL;

@@ -1,5 +1,6 @@
 /* pidwatch.c: one thread, one epoll set: member pidfds (EPOLLONESHOT, so an
- * exit is handled once), the process connector for forks, and an eventfd to
+ * exit is handled once), the process connector for forks (and the exits
+ * of threads that have no pidfd), and an eventfd to
  * stop. Reports exits and forks to its hooks (the file layer's tasks.c
  * decides what they mean). Never polls /proc in a loop; never holds a lock
  * while waiting. Lock order: cn_lock, then whatever the hooks take
@@ -46,6 +47,8 @@ void pidwatch_add(struct pidwatch *w, int fd, pid_t tid)
 
 void pidwatch_forget(struct pidwatch *w, int fd)
 {
+	if (fd < 0)
+		return;           /* (a thread the connector saw go: no pidfd) */
 	epoll_ctl(w->epfd, EPOLL_CTL_DEL, fd, NULL);   /* ENOENT for unwatched: fine */
 	close(fd);
 }
@@ -123,6 +126,15 @@ static void pidwatch_cn_read(struct pidwatch *w)
 				pidwatch_fork(w, ev.event_data.fork.parent_pid,
 					      ev.event_data.fork.child_pid,
 					      ev.event_data.fork.child_tgid);
+			/* A thread that is not its process's leader has no
+			 * pidfd of its own before Linux 6.9 (PIDFD_THREAD):
+			 * the connector tells its exit, to the entry that
+			 * holds no pidfd (-1); one with a pidfd hears of it
+			 * there. In order with the forks, so a thread id
+			 * reused after this exit is attached after it. */
+			else if (ev.what == PROC_EVENT_EXIT &&
+				 ev.event_data.exit.process_pid != ev.event_data.exit.process_tgid)
+				w->h->exited(w->arg, w, ev.event_data.exit.process_pid, -1);
 		}
 	}
 	pthread_mutex_unlock(&w->cn_lock);

@@ -11,7 +11,9 @@ struct pidwatch;
 
 struct pidwatch_hooks {
 	/* Thread tid, watched through pidfd fd, exited; the hook gives fd
-	 * back with pidwatch_forget if its entry still holds it. */
+	 * back with pidwatch_forget if its entry still holds it. fd -1: a
+	 * thread without a pidfd (a non-leader before Linux 6.9), seen to
+	 * exit by the process connector. */
 	void (*exited)(void *arg, struct pidwatch *w, pid_t tid, int fd);
 	/* Process or thread child (of thread group child_tgid) was created
 	 * by parent. NULL: forks are not watched (no process connector). */
