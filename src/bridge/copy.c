@@ -111,11 +111,31 @@ static int copy_finish(struct copy_job *j, ssize_t w, int err)
 	return copy_send(j->lfd, j->id, w, 0);
 }
 
+/* A write that does not wait for room. RWF_NOWAIT first; a pipe takes it
+ * only from Linux 6.6 (EOPNOTSUPP before), and then the write goes through
+ * a description of our own on the same pipe, non-blocking: the caller's
+ * O_NONBLOCK, shared with our duplicate, is not ours to change. A pipe
+ * without a reader refuses that open (ENXIO): EPIPE, as the write would. */
 static ssize_t copy_write_nowait(int fd, const void *buf, size_t n)
 {
 	struct iovec v = { .iov_base = (void *)buf, .iov_len = n };
+	ssize_t w = pwritev2(fd, &v, 1, -1, RWF_NOWAIT);
+	char path[64];
+	int nb, err;
 
-	return pwritev2(fd, &v, 1, -1, RWF_NOWAIT);
+	if (w >= 0 || errno != EOPNOTSUPP)
+		return w;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if ((nb = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+		if (errno == ENXIO)
+			errno = EPIPE;
+		return -1;
+	}
+	w = write(nb, buf, n);
+	err = errno;
+	close(nb);
+	errno = err;
+	return w;
 }
 
 /* A waiter: the pipe takes the text when its reader has made room. The
