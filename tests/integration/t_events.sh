@@ -189,6 +189,24 @@ expect "in the view as a user (a user namespace)" \
 expect "in the view as a user: another group's file" \
 	"$(as_user "$TEST_USER" "$RUN" --mount "$MNT" -- "$EVCTL" $V/in $V/a/memory.oom_control "")" "EINVAL"
 
+# An OOM kill signals the registrations of the group whose limit was met
+# and of every group below it, as the kernel's mem_cgroup_oom_notify
+# walks that subtree: a task of op/c over op's limit fires op's and
+# op/c's; over op/c's own limit, op/c's and not op's
+mkdir "$MNT/op" "$MNT/op/c"
+echo 32M > "$MNT/op/memory.limit_in_bytes"
+INTO_C="echo \$\$ > $MNT/op/c/tasks && exec $HOG -a 256 > /dev/null"
+expect "OOM at the parent's limit: the parent's and the child's registrations fire" \
+	"$("$EVCTL" "$MNT/op" memory.oom_control "" run 1/20000 \
+		"$EVCTL" "$MNT/op/c" memory.oom_control "" run 1/20000 sh -c "$INTO_C")" "FIRED 1
+FIRED 1"
+echo -1 > "$MNT/op/memory.limit_in_bytes"
+echo 32M > "$MNT/op/c/memory.limit_in_bytes"
+expect "OOM at the child's own limit: the child's fires, the parent's does not" \
+	"$("$EVCTL" "$MNT/op" memory.oom_control "" run 0/0 \
+		"$EVCTL" "$MNT/op/c" memory.oom_control "" run 1/20000 sh -c "$INTO_C")" "FIRED 1
+FIRED 0"
+
 # A registration lives while any process holds its eventfd: a fork that
 # inherited it keeps it after the registering process exits (found by the
 # reaper's search of every process), and the fork's exit ends it.
