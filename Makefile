@@ -192,7 +192,7 @@ $(BUILD)/tools/cgread-go: tests/tools/cgread.go
 	cd tests/tools && GOCACHE=$(abspath $(BUILD))/gocache GO111MODULE=off CGO_ENABLED=0 \
 	  go build -o $(abspath $@) cgread.go
 
-.PHONY: docfigs bench-docs all check layers unit integration asan tsan fuzz bench install uninstall deb clean deps demo
+.PHONY: docfigs bench-docs all check layers unit integration asan tsan fuzz hosts bench install uninstall deb clean deps demo
 
 # Every test: the include rules of the three floors, unit tests (Check),
 # then integration tests against a real mount.
@@ -219,6 +219,15 @@ asan:
 
 tsan:
 	$(MAKE) BUILD=build-tsan OPT="-O1 -g" SANFLAGS="-fsanitize=thread" check
+
+# The host matrix (tests/hosts/run.sh): Debian 12's 6.1 and 6.12 kernels
+# booted under qemu with this machine's root read-only, laid out as a host
+# with only cgroup2 (HOSTS_CELLS: SERIES/LAYOUT, v1 for the legacy hybrid
+# layout), this build's guest tests and a set of its integration tests run
+# in each; results in $(BUILD)/hosts.
+HOSTS_CELLS ?= 6.1/v2 6.12/v2
+hosts: $(BUILD)/memcgfs $(BUILD)/memcgctl $(BUILD)/memcgfs-run $(TOOLS) $(RUN_TOOLS)
+	tests/hosts/run.sh $(BUILD) $(HOSTS_CELLS)
 
 # Every harness for FUZZ_SECONDS on a scratch copy of its corpus (the
 # committed one never grows); prints fuzz.<name>.execs and .coverage lines
@@ -293,13 +302,16 @@ DEPS = libfuse3-dev fuse3 check pkg-config acl attr gcc make python3 perl procps
        clang libclang-rt-dev libseccomp-dev cgroup-tools openjdk-17-jre-headless golang-go libc6-dev \
        gnuplot-nox systemd man-db debhelper lintian libbpf-dev bpftool crun runc busybox-static jq
 # (lxc without its recommends: apparmor's post-install would load profiles
-# into the host's kernel)
-DEPS_NO_RECOMMENDS = lxc
+# into the host's kernel; the same for Debian's kernel images, which the
+# host matrix boots under qemu (tests/hosts/kernels.sh names the newest of
+# each series in the archive), and qemu without its graphical front ends)
+DEPS_NO_RECOMMENDS = lxc qemu-system-x86 xz-utils
 define DEPS_INSTALL
-	@if ! dpkg -s $(DEPS) $(DEPS_NO_RECOMMENDS) >/dev/null 2>&1; then \
-	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEPS) && \
+	@if ! dpkg -s $(DEPS) $(DEPS_NO_RECOMMENDS) >/dev/null 2>&1 || ! tests/hosts/kernels.sh installed; then \
+	  apt-get update && k=$$(tests/hosts/kernels.sh packages) && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEPS) && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-	    $(DEPS_NO_RECOMMENDS); fi
+	    $(DEPS_NO_RECOMMENDS) $$k; fi
 endef
 deps:
 	$(DEPS_INSTALL)
