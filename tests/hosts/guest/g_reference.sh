@@ -16,8 +16,9 @@ SIZE=64
 V2=/sys/fs/cgroup
 REF=$V2/memcgfs-reference
 if [ "$(stat -f -c %T $V2)" != cgroup2fs ] || ! grep -qw memory $V2/cgroup.subtree_control; then
+	# (nothing asserted: 0 passed; the v1 layouts are the matrix's
+	# extra cells, not CI's)
 	echo "g_reference.sh: no cgroup2 memory controller here (layout ${HOSTS_LAYOUT:-?}): nothing to compare"
-	ok
 	summary
 	exit
 fi
