@@ -5,7 +5,8 @@
 # page cache dropped before each; one second after it says it is ready the
 # kernel's memory.current and memory.stat (anon, file, shmem, file_mapped,
 # file_dirty) are read beside memcgfs's usage_in_bytes and memory.stat
-# (rss, cache, shmem, mapped_file, dirty). Prints a line per workload and
+# (rss, cache, shmem, mapped_file, dirty), and both usages again 100 ms
+# after the workload exited ("exit"). Prints a line per workload and
 # key ("reference W KEY memcgfs kernel") and holds each within 5 % of the
 # workload's size (64 MiB) of the kernel's. Files live on the guest's ext4 disk
 # (HOSTS_DISK), whose reads go through the page cache as a host's do.
@@ -50,27 +51,42 @@ WORKLOADS=(
 	"mlock|-l $SIZE"
 	"cow|-a $SIZE -c 16"
 	"write|-W $DATA/written -w $SIZE"
+	"placed|-a $SIZE -m 16"
 )
 v1_key() { case $1 in rss) echo anon ;; cache) echo file ;; mapped_file) echo file_mapped ;; dirty) echo file_dirty ;; *) echo "$1" ;; esac; }
 
 # run PLACE NAME ARGS...: memhog in the kernel's group (PLACE k) or
-# memcgfs's (m), its output in $DATA/PLACE-NAME.out
+# memcgfs's (m), its output in $DATA/PLACE-NAME.out. "placed" starts
+# outside the group, allocates, is moved in (as echo PID > tasks moves a
+# running process: its charges stay where they were made, on the kernel
+# and, without move_charge_at_immigrate, on memcgfs), then allocates 16
+# MiB more there.
 run() {
-	local place=$1 name=$2
+	local place=$1 name=$2 into
 	shift 2
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 	if [ "$place" = k ]; then
 		mkdir "$REF/$name"
-		bash -c "echo \$\$ > $REF/$name/cgroup.procs && exec $HOG $*" > "$DATA/$place-$name.out" 2>&1 < /dev/null &
+		into=$REF/$name/cgroup.procs
 	else
 		mkdir "$MNT/$name"
-		bash -c "echo \$\$ > $MNT/$name/tasks && exec $HOG $*" > "$DATA/$place-$name.out" 2>&1 < /dev/null &
+		into=$MNT/$name/tasks
+	fi
+	if [ "$name" = placed ]; then
+		"$HOG" "$@" > "$DATA/$place-$name.out" 2>&1 < /dev/null &
+	else
+		bash -c "echo \$\$ > $into && exec $HOG $*" > "$DATA/$place-$name.out" 2>&1 < /dev/null &
 	fi
 	HOG_PID=$!
 	HOGS+=("$HOG_PID")
 	wait_until 120 grep -q '^ready' "$DATA/$place-$name.out" ||
 		bad "$name: memhog never ready in $place: $(tail -n 2 "$DATA/$place-$name.out")"
+	if [ "$name" = placed ]; then
+		echo "$HOG_PID" > "$into"
+		kill -USR1 "$HOG_PID"
+		wait_until 60 grep -q '^more 1' "$DATA/$place-$name.out" || bad "placed: no more in $place"
+	fi
 	sleep 1
 }
 stop() { kill_child KILL "$HOG_PID"; wait "$HOG_PID" 2> /dev/null; }
@@ -98,13 +114,20 @@ measure() {
 		done
 	fi
 	stop
+	# and 100 ms after its exit (reaped): what stays charged
+	sleep 0.1
+	if [ "$place" = k ]; then
+		fig[exit]=$(cat "$REF/$name/memory.current")
+	else
+		fig[exit]=$(cat "$MNT/$name/memory.usage_in_bytes")
+	fi
 }
 
 for w in "${WORKLOADS[@]}"; do
 	IFS='|' read -r name args <<< "$w"
 	measure k "$name" $args
 	measure m "$name" $args
-	for key in usage rss cache shmem mapped_file dirty; do
+	for key in usage rss cache shmem mapped_file dirty exit; do
 		k=${fig_k[$key]:-0} m=${fig_m[$key]:-0}
 		d=$(( m > k ? m - k : k - m ))
 		echo "reference $name $key memcgfs $m kernel $k"
