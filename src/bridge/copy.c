@@ -115,7 +115,9 @@ static int copy_finish(struct copy_job *j, ssize_t w, int err)
  * only from Linux 6.6 (EOPNOTSUPP before), and then the write goes through
  * a description of our own on the same pipe, non-blocking: the caller's
  * O_NONBLOCK, shared with our duplicate, is not ours to change. A pipe
- * without a reader refuses that open (ENXIO): EPIPE, as the write would. */
+ * without a reader refuses that open (ENXIO): EPIPE, as the write would;
+ * any other refusal leaves EOPNOTSUPP, for copy_out's answer to a write
+ * that cannot be made without waiting. */
 static ssize_t copy_write_nowait(int fd, const void *buf, size_t n)
 {
 	struct iovec v = { .iov_base = (void *)buf, .iov_len = n };
@@ -127,8 +129,7 @@ static ssize_t copy_write_nowait(int fd, const void *buf, size_t n)
 		return w;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if ((nb = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
-		if (errno == ENXIO)
-			errno = EPIPE;
+		errno = errno == ENXIO ? EPIPE : EOPNOTSUPP;
 		return -1;
 	}
 	w = write(nb, buf, n);
@@ -284,7 +285,8 @@ static int copy_out(struct copy_job *j, bool nonblock)
 	if (w < 0 && errno == EAGAIN && !nonblock && !j->nonblock)
 		return copy_defer(j);     /* (a blocking pipe, full for now) */
 	if (w < 0 && errno == EOPNOTSUPP) {
-		/* (no RWF_NOWAIT here: not waited for in this thread) */
+		/* (no write here that does not wait: not waited for in this
+		 * thread; the caller reads instead) */
 		copy_unread(j, j->len);
 		rc = copy_send(j->lfd, j->id, 0, -EINVAL);
 	} else {
