@@ -114,9 +114,10 @@ static void memcgfs_usage(const char *prog)
 	       "    enforce=none      account real processes only: never signal them\n"
 	       "                      or page them out (default enforce=all)\n"
 	       "    page_cache=scan   charge real processes' page cache from cachestat(2)\n"
-	       "                      of their open files, not from the kernel's events\n"
-	       "                      (page_cache=none: not at all; default events, or\n"
-	       "                      scan where eBPF cannot be loaded)\n"
+	       "                      of their open files (mincore(2) before 6.5), not\n"
+	       "                      from the kernel's events (page_cache=mincore: from\n"
+	       "                      mincore(2) on any kernel; none: not at all;\n"
+	       "                      default events, or scan where eBPF cannot load)\n"
 	       "    acl_inherit=GLOB[:GLOB...]\n"
 	       "                      a default ACL reaches only the control files of\n"
 	       "                      new groups that match (default: every file)\n"
@@ -432,6 +433,8 @@ static enum mirror_pc_source memcgfs_pc_source(const struct memcgfs_opts *o)
 {
 	if (!o->page_cache || !strcmp(o->page_cache, "events"))
 		return MIRROR_PC_EVENTS;
+	if (!strcmp(o->page_cache, "mincore"))
+		return MIRROR_PC_MINCORE;
 	return !strcmp(o->page_cache, "scan") ? MIRROR_PC_SCAN : MIRROR_PC_NONE;
 }
 
@@ -581,8 +584,8 @@ static int memcgfs_machine(const struct memcgfs_opts *o, struct mcg_machine *cfg
 	}
 	*enforce = !o->enforce || !strcmp(o->enforce, "all");
 	if (o->page_cache && strcmp(o->page_cache, "events") && strcmp(o->page_cache, "scan") &&
-	    strcmp(o->page_cache, "none")) {
-		fprintf(stderr, "memcgfs: page_cache= takes events, scan or none\n");
+	    strcmp(o->page_cache, "mincore") && strcmp(o->page_cache, "none")) {
+		fprintf(stderr, "memcgfs: page_cache= takes events, scan, mincore or none\n");
 		return -1;
 	}
 	cfg->watermarks = !o->nowatermarks;

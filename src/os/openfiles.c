@@ -1,8 +1,9 @@
 /* openfiles.c: the regular files a process has open and their page cache,
  * seen through duplicates of its descriptors (pidfd_getfd), never through
  * a path. Owns /proc/PID/fd, /proc/PID/mountinfo and /proc/PID/io reading
- * for the mirror's page-cache scan; never reads or writes a file's data,
- * never opens a path of another process, and duplicates no descriptor of
+ * for the mirror's page-cache scan; never reads or writes a file's data
+ * (nor faults a page of it in), never opens a path of another process (a
+ * write-only duplicate is reopened for reading through /proc/self/fd), and duplicates no descriptor of
  * a file system that is not on the local list below (a FUSE or network
  * file's attributes or close may wait on a server that never answers):
  * fdinfo's mount id is checked first, and a duplicate that turns out to
@@ -16,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -269,6 +272,104 @@ int openfiles_cachestat(int fd, uint64_t first, uint64_t n, uint64_t *cache, uin
 	*cache = cs.nr_cache;
 	*dirty = cs.nr_dirty;
 	return 0;
+}
+
+/* Would mincore(2) tell this caller the truth about fd's file? The
+ * kernel's can_do_mincore(): the owner, CAP_FOWNER over the file's owner,
+ * or a caller that may write it; to anyone else every page is "resident". */
+static bool openfiles_mincore_told(int fd, const struct stat *st)
+{
+	static int fowner = -1;       /* CAP_FOWNER in effect (-1: not asked yet) */
+	int acc = fcntl(fd, F_GETFL);
+	char link[64];
+
+	if (st->st_uid == geteuid() || (acc >= 0 && (acc & O_ACCMODE) != O_RDONLY))
+		return true;
+	if (fowner < 0) {
+		struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+		struct __user_cap_data_struct d[2];
+
+		fowner = !syscall(SYS_capget, &h, d) && (d[0].effective & (1u << CAP_FOWNER));
+	}
+	/* (an owner this namespace cannot name shows as the overflow id,
+	 * over which CAP_FOWNER here is nothing) */
+	if (fowner && st->st_uid != (uid_t)65534)
+		return true;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	return faccessat(AT_FDCWD, link, W_OK, AT_EACCESS) == 0;
+}
+
+/* Resident pages of [first, first + n) of fd's file, counted through a
+ * mapping of at most OPENFILES_MINCORE_SPAN pages at a time: 0 or -errno
+ * (-EACCES: fd is not open for reading). */
+#define OPENFILES_MINCORE_SPAN 65536ul
+static int openfiles_mincore_count(int fd, uint64_t first, uint64_t n, uint64_t *cache)
+{
+	unsigned char *vec = malloc(n < OPENFILES_MINCORE_SPAN ? n : OPENFILES_MINCORE_SPAN);
+	uint64_t c = 0;
+	int err = 0;
+
+	if (!vec)
+		return -ENOMEM;
+	for (uint64_t at = first; at < first + n && !err;) {
+		size_t span = (size_t)(first + n - at < OPENFILES_MINCORE_SPAN ? first + n - at
+									: OPENFILES_MINCORE_SPAN);
+		void *map = mmap(NULL, span * OPENFILES_PAGE, PROT_READ, MAP_SHARED, fd,
+				 (off_t)(at * OPENFILES_PAGE));
+
+		if (map == MAP_FAILED) {
+			err = -errno;
+			break;
+		}
+		if (mincore(map, span * OPENFILES_PAGE, vec))
+			err = -errno;
+		else
+			for (size_t i = 0; i < span; i++)
+				c += vec[i] & 1;
+		munmap(map, span * OPENFILES_PAGE);
+		at += span;
+	}
+	free(vec);
+	if (!err)
+		*cache = c;
+	return err;
+}
+
+int openfiles_mincore(int fd, uint64_t first, uint64_t n, uint64_t *cache, uint64_t *dirty)
+{
+	struct stat st;
+	int err;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (!openfiles_mincore_told(fd, &st))
+		return -EPERM;
+	if (n == 0) {                 /* (to its end) */
+		uint64_t pages = ((uint64_t)st.st_size + OPENFILES_PAGE - 1) / OPENFILES_PAGE;
+
+		n = pages > first ? pages - first : 0;
+	}
+	*dirty = 0;
+	*cache = 0;
+	if (n == 0)
+		return 0;
+	err = openfiles_mincore_count(fd, first, n, cache);
+	if (err == -EACCES) {
+		/* open for writing only: a description of our own that reads
+		 * (the file system's open runs; it is a local one) */
+		char link[64];
+		int rfd;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		rfd = open(link, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (rfd < 0)
+			return errno == EACCES ? -EPERM : -errno;
+		err = openfiles_mincore_count(rfd, first, n, cache);
+		close(rfd);
+	}
+	return err;
 }
 
 int openfiles_io(int fd, uint64_t io[4])

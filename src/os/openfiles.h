@@ -1,7 +1,8 @@
 /* openfiles.h: the regular files a process has open, as the daemon may
  * look at them without opening any path of the process: each duplicated
  * through the process's pidfd, with its device, inode, size and file
- * system, and what the page cache holds of it (cachestat(2)). Owns reading
+ * system, and what the page cache holds of it (cachestat(2), or mincore(2)
+ * before 6.5). Owns reading
  * /proc/PID/fd and /proc/PID/mountinfo for that; never reads or writes a
  * file's data and never touches a file whose attributes or close could
  * wait on a server (FUSE, NFS and other network or user-space file
@@ -38,6 +39,16 @@ int openfiles_each(pid_t tgid, int pidfd, unsigned max,
  * (n 0: to its end): resident and dirty pages. 0, or -errno (-EPERM: the
  * kernel shows this caller nothing of a file it could not write). */
 int openfiles_cachestat(int fd, uint64_t first, uint64_t n, uint64_t *cache, uint64_t *dirty);
+
+/* The same from mincore(2) over a read-only shared mapping of the file,
+ * for kernels without cachestat(2) (before 6.5): resident pages, and dirty
+ * always 0 (mincore cannot tell). A descriptor not open for reading is
+ * reopened for reading through the daemon's own /proc/self/fd link (never
+ * a path of the process). Nothing is faulted in or read. 0, or -errno:
+ * -EPERM where the kernel would pretend every page resident (a file the
+ * daemon may not write and does not own, without CAP_FOWNER), as
+ * cachestat refuses it. */
+int openfiles_mincore(int fd, uint64_t first, uint64_t n, uint64_t *cache, uint64_t *dirty);
 
 /* A process's read and write system calls and bytes so far (its
  * /proc/PID/io, as proc_open opens it: rchar, wchar, syscr, syscw): equal

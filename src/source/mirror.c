@@ -728,7 +728,7 @@ struct mirror *mirror_start(struct source_env *env, bool enforce, enum mirror_pc
 			pcs = MIRROR_PC_NONE;     /* (the events: no scan) */
 		/* without them, the scan of open files, unless asked for none */
 		if (pcs != MIRROR_PC_NONE && !(m->scan_err = mirror_pcache_open(m, &hooks)) &&
-		    (m->scan_err = mirror_pcscan_start(m, true)))
+		    (m->scan_err = mirror_pcscan_start(m, true, pcs == MIRROR_PC_MINCORE)))
 			mirror_pcache_stop(m);
 	}
 	if (pthread_create(&m->thread, NULL, mirror_main, m)) {
@@ -1168,14 +1168,25 @@ static int mirror_src_describe(void *self, char *buf, size_t size)
 	if (n < 0 || (size_t)n >= size)
 		return n;
 	/* the source in use, and why each one before it is not */
-	if (events)
+	if (events) {
 		n += snprintf(buf + n, size - (size_t)n, "page_cache_source ebpf\n");
-	else if (m->scan && m->pc_err == -ENOSYS)
-		n += snprintf(buf + n, size - (size_t)n, "page_cache_source cachestat\n");
-	else if (m->scan)
-		n += snprintf(buf + n, size - (size_t)n, "page_cache_source cachestat (ebpf: %s)\n",
-			      strerror(-m->pc_err));
-	else
+	} else if (m->scan) {
+		int cs_err;
+		const char *way = mirror_pcscan_way(m, &cs_err);
+		char why[160] = "";
+
+		/* (why not the events, and for mincore why not cachestat) */
+		if (m->pc_err != -ENOSYS)
+			snprintf(why, sizeof(why), "ebpf: %s", strerror(-m->pc_err));
+		if (cs_err)
+			snprintf(why + strlen(why), sizeof(why) - strlen(why), "%scachestat: %s",
+				 why[0] ? "; " : "", strerror(-cs_err));
+		else if (!strcmp(way, "mincore"))
+			snprintf(why + strlen(why), sizeof(why) - strlen(why), "%scachestat: not asked for",
+				 why[0] ? "; " : "");
+		n += snprintf(buf + n, size - (size_t)n, "page_cache_source %s%s%s%s\n", way,
+			      why[0] ? " (" : "", why, why[0] ? ")" : "");
+	} else
 		n += snprintf(buf + n, size - (size_t)n, "page_cache_source none (ebpf: %s; cachestat: %s)\n",
 			      m->pc_err == -ENOSYS ? "not asked for" : strerror(-m->pc_err),
 			      m->scan_err == -ENOSYS ? "not asked for" : strerror(-m->scan_err));

@@ -65,10 +65,12 @@ struct mirror;
 #define MIRROR_IDLE_GRID_NS   1000000000ull
 
 /* Where the page cache real processes never map is charged from: the
- * kernel's events (eBPF), else the scan of open files; the scan; nothing. */
+ * kernel's events (eBPF), else the scan of open files; the scan; the scan
+ * as on a kernel without cachestat(2); nothing. */
 enum mirror_pc_source {
 	MIRROR_PC_EVENTS,
 	MIRROR_PC_SCAN,
+	MIRROR_PC_MINCORE,            /* the scan, through mincore(2) only */
 	MIRROR_PC_NONE,
 };
 

@@ -407,8 +407,14 @@ void mirror_pcache_remove(struct mirror *m, unsigned long dev, unsigned long ino
  * mirrored processes have open, from cachestat(2), as events. */
 /* Start the scan (m->pc made with mirror_pcache_open), with its thread
  * of periodic passes unless !thread (passes only by mirror_pcscan_drain:
- * the unit tests): 0, or -errno. */
-int mirror_pcscan_start(struct mirror *m, bool thread);
+ * the unit tests), asking cachestat(2), or mincore(2) where the kernel
+ * has no cachestat or mincore is set: 0, or -errno (cachestat's where
+ * neither answers). */
+int mirror_pcscan_start(struct mirror *m, bool thread, bool mincore);
+/* "cachestat" or "mincore" (mincore set: the scan asks mincore(2) of
+ * mappings, cachestat(2) being missing (*cachestat_err -ENOSYS) or not
+ * asked for (0)); NULL without a scan. */
+const char *mirror_pcscan_way(const struct mirror *m, int *cachestat_err);
 /* Its thread stopped (nothing is looked at from here on)... */
 void mirror_pcscan_halt(struct mirror *m);
 /* ... then its files uncharged and its state freed (halting first if

@@ -70,6 +70,8 @@ struct mirror_pcscan {
 	bool walked;                  /* ... if there was one */
 	bool thread_on;
 	long budget;                  /* cachestat calls left in this pass */
+	bool mincore;                 /* asked through mincore(2), not cachestat(2) */
+	int cachestat_err;            /* why not cachestat (0: it is used) */
 	_Atomic uint64_t walks, queries, refused, files_refused;
 };
 
@@ -173,6 +175,8 @@ static int pcscan_ask(struct pcscan_diff *d, uint64_t lo, uint64_t n, uint64_t *
 		return -EAGAIN;
 	sc->budget--;
 	atomic_fetch_add(&sc->queries, 1);
+	if (sc->mincore)
+		return openfiles_mincore(d->fd, lo, n, kc, kd);
 	return openfiles_cachestat(d->fd, lo, n, kc, kd);
 }
 
@@ -467,29 +471,38 @@ static void *pcscan_main(void *arg)
 	return NULL;
 }
 
-/* Does this kernel answer cachestat(2) (6.5 on), and may we call it? */
-static int pcscan_probe(void)
+/* Does this kernel answer cachestat(2) (6.5 on), or else mincore(2) of
+ * a mapping (mincore: ask that only), and may we call it? 0 or -errno. */
+static int pcscan_probe(bool mincore)
 {
 	int fd = memfd_create("memcgfs-probe", MFD_CLOEXEC), err;
 	uint64_t c, d;
 
 	if (fd < 0)
 		return -errno;
-	err = openfiles_cachestat(fd, 0, 0, &c, &d);
+	if (ftruncate(fd, (off_t)OPENFILES_PAGE))
+		err = -errno;
+	else
+		err = mincore ? openfiles_mincore(fd, 0, 1, &c, &d) : openfiles_cachestat(fd, 0, 0, &c, &d);
 	close(fd);
 	return err;
 }
 
-int mirror_pcscan_start(struct mirror *m, bool thread)
+int mirror_pcscan_start(struct mirror *m, bool thread, bool mincore)
 {
 	struct mirror_pcscan *sc;
-	int err = pcscan_probe();
+	int cs_err = mincore ? -ENOSYS : pcscan_probe(false), err = cs_err;
 
+	/* without cachestat(2) (before 6.5), mincore(2) */
+	if (err == -ENOSYS && (err = pcscan_probe(true)))
+		return cs_err;
 	if (err)
 		return err;
 	if (!(sc = calloc(1, sizeof(*sc))))
 		return -ENOMEM;
 	sc->m = m;
+	sc->mincore = cs_err != 0;
+	sc->cachestat_err = mincore ? 0 : cs_err;
 	pthread_mutex_init(&sc->lock, NULL);
 	m->pc->scan = true;
 	sc->stopfd = -1;
@@ -543,6 +556,14 @@ void mirror_pcscan_drain(struct mirror *m, bool walk)
 {
 	if (m->scan)
 		pcscan_pass(m->scan, walk, false);
+}
+
+const char *mirror_pcscan_way(const struct mirror *m, int *cachestat_err)
+{
+	const struct mirror_pcscan *sc = m->scan;
+
+	*cachestat_err = sc ? sc->cachestat_err : 0;
+	return !sc ? NULL : sc->mincore ? "mincore" : "cachestat";
 }
 
 int mirror_pcscan_describe(struct mirror *m, char *buf, size_t size)

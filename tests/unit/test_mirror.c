@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -482,6 +483,8 @@ START_TEST(test_pcache_events)
 }
 END_TEST
 
+static bool pcscan_test_mincore;   /* the scan asks mincore(2) */
+
 /* Does what the scan counts of pages [0, n) of fd (dev, ino) match the
  * host's page cache, page by page? The first page that differs, or -1. */
 static long pcscan_differs(struct mirror *m, int fd, unsigned long dev, unsigned long ino, long n)
@@ -491,6 +494,8 @@ static long pcscan_differs(struct mirror *m, int fd, unsigned long dev, unsigned
 		long oc, od;
 
 		ck_assert_int_eq(openfiles_cachestat(fd, (uint64_t)i, 1, &kc, &kd), 0);
+		if (pcscan_test_mincore)
+			kd = 0;               /* (mincore cannot tell dirty pages) */
 		mirror_pcache_counts(m, dev, ino, (uint64_t)i, 1, &oc, &od);
 		if ((long)kc != oc || (long)kd != od)
 			return i;
@@ -522,11 +527,12 @@ static void pcscan_test_pass(struct mirror *m)
 	mirror_pcscan_drain(m, true);
 }
 
-/* Without the kernel's events, the scan of open files (cachestat(2)): a
- * file the process has open with every third page in the host's page
- * cache is charged exactly those pages, each as the kernel has it; pages
- * the host drops go at the next look, pages written are dirty; closed,
- * the file's pages are uncharged. */
+/* Without the kernel's events, the scan of open files (cachestat(2), and
+ * in loop 1 mincore(2), the way of kernels before 6.5): a file the
+ * process has open with every third page in the host's page cache is
+ * charged exactly those pages, each as the kernel has it; pages the host
+ * drops go at the next look, pages written are dirty (cachestat only:
+ * mincore cannot tell); closed, the file's pages are uncharged. */
 START_TEST(test_pcscan_pages)
 {
 	struct source_env env;
@@ -571,7 +577,14 @@ START_TEST(test_pcscan_pages)
 	ck_assert_int_ge(p.pidfd, 0);
 	m.procs = &p;
 	ck_assert_int_eq(task_attach(e, me, me, g, -1, &drop), 0);
-	ck_assert_int_eq(mirror_pcscan_start(&m, false), 0);
+	ck_assert_int_eq(mirror_pcscan_start(&m, false, _i == 1), 0);
+	{
+		int cs_err;
+
+		ck_assert_str_eq(mirror_pcscan_way(&m, &cs_err), _i == 1 ? "mincore" : "cachestat");
+		ck_assert_int_eq(cs_err, 0);
+	}
+	pcscan_test_mincore = _i == 1;
 	pcscan_test_pass(&m);
 	ck_assert_int_eq(pcscan_differs(&m, fd, st.st_dev, st.st_ino, 300), -1);
 	ck_assert_int_ge(stat_local(g, STAT_CACHE), (long)kc);
@@ -601,6 +614,65 @@ START_TEST(test_pcscan_pages)
 	mirror_pcscan_stop(&m);
 	close(p.pidfd);
 	pcache_teardown(&m, &p, g);
+}
+END_TEST
+
+/* mincore(2) through a mapping counts what cachestat(2) counts, range by
+ * range, through a descriptor open for reading, for writing only (a
+ * reading one of the daemon's own is made) and of a memfd, and faults
+ * nothing in; dirty pages it cannot tell are 0. */
+START_TEST(test_openfiles_mincore)
+{
+	char path[] = "/var/tmp/memcgfs-mincore.XXXXXX";
+	static char page[4096];
+	int fd = mkstemp(path), wfd, mfd;
+	uint64_t kc, kd, mc, md;
+	static const uint64_t ranges[][2] = { { 0, 0 }, { 0, 64 }, { 3, 9 }, { 60, 10 },
+					      { 63, 1 }, { 64, 5 }, { 0, 1 } };
+
+	ck_assert_int_ge(fd, 0);
+	wfd = open(path, O_WRONLY);
+	unlink(path);
+	ck_assert_int_ge(wfd, 0);
+	if (openfiles_cachestat(fd, 0, 0, &kc, &kd)) {
+		fprintf(stderr, "test_openfiles_mincore: no cachestat(2) to compare with, skipped\n");
+		close(fd);
+		close(wfd);
+		return;
+	}
+	for (int i = 0; i < 64; i++)
+		ck_assert_int_eq(write(fd, page, sizeof(page)), sizeof(page));
+	ck_assert_int_eq(fsync(fd), 0);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+	for (int i = 0; i < 64; i += 4)
+		ck_assert_int_eq(pread(fd, page, 1, (off_t)i * 4096), 1);
+	for (size_t r = 0; r < sizeof(ranges) / sizeof(ranges[0]); r++) {
+		ck_assert_int_eq(openfiles_cachestat(fd, ranges[r][0], ranges[r][1], &kc, &kd), 0);
+		ck_assert_int_eq(openfiles_mincore(fd, ranges[r][0], ranges[r][1], &mc, &md), 0);
+		ck_assert_uint_eq(mc, kc);
+		ck_assert_uint_eq(md, 0);
+		ck_assert_int_eq(openfiles_mincore(wfd, ranges[r][0], ranges[r][1], &mc, &md), 0);
+		ck_assert_uint_eq(mc, kc);
+	}
+	/* (nothing was faulted in by the looks) */
+	ck_assert_int_eq(openfiles_cachestat(fd, 0, 64, &kc, &kd), 0);
+	ck_assert_uint_le(kc, 16 + 4);   /* (a read-around may bring a neighbour) */
+	ck_assert_int_eq(openfiles_mincore(fd, 0, 64, &mc, &md), 0);
+	ck_assert_uint_eq(mc, kc);
+	close(fd);
+	close(wfd);
+
+	mfd = memfd_create("memcgfs-mincore", MFD_CLOEXEC);
+	ck_assert_int_ge(mfd, 0);
+	ck_assert_int_eq(ftruncate(mfd, 32 * 4096), 0);
+	for (int i = 0; i < 32; i += 2)
+		ck_assert_int_eq(pwrite(mfd, page, sizeof(page), (off_t)i * 4096), sizeof(page));
+	ck_assert_int_eq(openfiles_mincore(mfd, 0, 0, &mc, &md), 0);
+	ck_assert_uint_eq(mc, 16);
+	ck_assert_int_eq(openfiles_mincore(mfd, 31, 4, &mc, &md), 0);
+	ck_assert_uint_eq(mc, 0);
+	close(mfd);
 }
 END_TEST
 
@@ -722,7 +794,8 @@ UNIT_SUITE(mirror)
 	tcase_add_test(tc, test_shared_oldest_counts);
 	tcase_add_test(tc, test_pcache_events);
 	tcase_add_test(tc, test_pcache_mapping_pages);
-	tcase_add_test(tc, test_pcscan_pages);
+	tcase_add_loop_test(tc, test_pcscan_pages, 0, 2);
+	tcase_add_test(tc, test_openfiles_mincore);
 	suite_add_tcase(s, tc);
 	return s;
 }
