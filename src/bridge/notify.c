@@ -6,7 +6,8 @@
  * The mount family goes to the guard (guard.c), whose answer it sends;
  * sendfile and splice to copy.c, which sends its own.
  * Never fails a call that it does not answer (the kernel then runs it),
- * never blocks on a supervised process, and never writes to memcgfs. */
+ * never blocks on a supervised process, and never writes to memcgfs (it
+ * tells it of CLONE_PARENT clones with a getxattr of the mount's root). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -24,6 +25,7 @@
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/vfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "bridge/caller.h"
@@ -530,6 +532,21 @@ static int notify_statfs(struct notify *s, int fd, unsigned long path_addr, unsi
 	return notify_respond(s, 0, 0, 0);
 }
 
+/* A clone(2) with CLONE_PARENT about to run: memcgfs is told before it
+ * runs who makes the child (the root's user.memcgfs.clone_parent.TID,
+ * TID in this process's PID namespace, docs/files.md), so that the
+ * child starts in its maker's group, not its real parent's, without the
+ * daemon's eBPF fork events. A mount that does not answer it (or is
+ * gone) changes nothing: the clone runs either way. */
+#define NOTIFY_CLONE_PARENT_XATTR "user.memcgfs.clone_parent."
+static void notify_tell_clone_parent(struct notify *s)
+{
+	char name[64], value[1];
+
+	snprintf(name, sizeof(name), NOTIFY_CLONE_PARENT_XATTR "%u", (unsigned)s->req->pid);
+	(void)getxattr(s->mnt, name, value, sizeof(value));
+}
+
 int notify_serve_one(struct notify *s)
 {
 	const __u64 *a;
@@ -557,6 +574,7 @@ int notify_serve_one(struct notify *s)
 		 !caller_read_mem((pid_t)s->req->pid, a[2], &how.flags, sizeof(how.flags)))
 		rc = notify_open(s, (int)a[0], a[1], (unsigned long)how.flags);
 	else if (nr == __NR_clone) {
+		notify_tell_clone_parent(s);
 		if (s->qfd >= 0)
 			(void)standin_tell_maker(s->qfd, (pid_t)s->req->pid);
 		rc = notify_continue(s);

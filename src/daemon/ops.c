@@ -6,6 +6,7 @@
  * file: what differs between files (poll on a list that empties) is a
  * column of the table (cgfiles.h). */
 #include <errno.h>
+#include <stdint.h>
 #include <linux/fuse.h>
 #include <poll.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "fs/event.h"
 #include "fs/node.h"
 #include "fs/registry.h"
+#include "fs/tasks.h"
 #include "journal/state.h"
 #include "os/proc.h"
 #include "util/log.h"
@@ -724,6 +726,22 @@ static void cgfs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, s
 		return cgfs_reply_err(req, -ENOMEM);
 	if (ino == FUSE_ROOT_ID && !strcmp(name, CGFS_STATUS_XATTR)) {
 		cgfs_reply_xattr(req, cgfs_status(cgfs_of(req), buf, size), buf, size);
+		free(buf);
+		return;
+	}
+	/* user.memcgfs.clone_parent.TID of the root (an extension,
+	 * docs/files.md): TID, in the caller's PID namespace, is about to
+	 * clone with CLONE_PARENT (memcgfs-run's supervisor says so); an empty
+	 * value */
+	if (ino == FUSE_ROOT_ID && !strncmp(name, CGFS_CLONE_PARENT_XATTR, strlen(CGFS_CLONE_PARENT_XATTR))) {
+		const struct fuse_ctx *ctx = fuse_req_ctx(req);
+		const char *id = name + strlen(CGFS_CLONE_PARENT_XATTR);
+		char *end;
+		long tid = strtol(id, &end, 10);
+
+		ret = *id < '0' || *id > '9' || *end || tid <= 0 || tid > INT32_MAX ? -ENODATA
+			: cgfs_tasks_clone_parent(cgfs_of(req), ctx->pid, ctx->uid, (pid_t)tid);
+		cgfs_reply_xattr(req, ret, buf, size);
 		free(buf);
 		return;
 	}

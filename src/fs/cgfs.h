@@ -45,6 +45,7 @@ enum cgfs_rq {
 };
 
 #define CGFS_GONE 64
+#define CGFS_MAKERS 16
 
 struct cgfs {
 	struct mcg_engine *eng;
@@ -63,6 +64,17 @@ struct cgfs {
 					* group is not kept for this; id 0: none) */
 	} gone[CGFS_GONE];
 	unsigned gone_next;
+	/* under attach_lock: clones with CLONE_PARENT told before they were
+	 * made (cgfs_tasks_clone_parent, by memcgfs-run's supervisor): the
+	 * next process a fork event names as REAL's child, started since,
+	 * with the maker's real uid, starts in the maker's group, as the
+	 * kernel places a child where the thread that made it is */
+	struct cgfs_maker {
+		pid_t real, maker;
+		uid_t ruid;
+		unsigned long long since;   /* clock ticks after boot, as start times */
+		unsigned id, gen;      /* the maker's group (id 0: none) */
+	} makers[CGFS_MAKERS];
 	pthread_mutex_t fh_lock;       /* fh_head: handles open at exit are freed */
 	struct cgfs_fh *fh_head;
 	struct trim *trim;             /* the heap trim after removals (fs/trim.h) */
@@ -110,6 +122,7 @@ void cgfs_destroy(struct cgfs *fs);
 
 /* The root's extended attribute that says who serves the mount. */
 #define CGFS_STATUS_XATTR "user.memcgfs.status"
+#define CGFS_CLONE_PARENT_XATTR "user.memcgfs.clone_parent."
 
 /* A handle (fi->fh) is the address of its struct cgfs_fh with the tag of
  * the worker that made it in the top 16 bits: a handle a dead worker made

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <time.h>
 
 #include "engine/engine.h"
 #include "fs/registry.h"
@@ -253,12 +254,122 @@ static void tasks_exited(void *arg, struct pidwatch *w, pid_t tid, int fd)
 	pthread_mutex_unlock(&fs->attach_lock);
 }
 
+/* Clock ticks after boot, as /proc/PID/stat's start times count them. */
+static unsigned long long tasks_ticks(void)
+{
+	struct timespec ts;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	if (hz <= 0)
+		hz = 100;
+	return ((unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec) /
+	       (1000000000ULL / (unsigned long long)hz);
+}
+
+int cgfs_tasks_clone_parent(struct cgfs *fs, pid_t caller, uid_t caller_uid, pid_t vtid)
+{
+	struct proc_view view;
+	struct proc_task t;
+	struct cgfs_maker *e = NULL;
+	struct mcg_group *g;
+	unsigned long long now = tasks_ticks();
+	pid_t host;
+	int err;
+
+	if ((err = proc_view_of(caller, &view)))
+		return err;
+	if (vtid <= 0 || (host = proc_host_id(&view, vtid)) < 0)
+		return -ESRCH;
+	if ((err = proc_read_task(host, &t)))
+		return err;
+	if (caller_uid != 0 && caller_uid != t.ruid && caller_uid != t.suid)
+		return -EACCES;
+	pidwatch_sync(fs->watch);
+	pthread_mutex_lock(&fs->attach_lock);
+	g = task_group(fs->eng, host);     /* (the thread's: a clone's child
+					    * starts where its maker thread is) */
+	/* its own earlier one, else a free or stale one, else the oldest */
+	for (int i = 0; i < CGFS_MAKERS; i++) {
+		struct cgfs_maker *m = &fs->makers[i];
+
+		if (m->maker == host) {
+			e = m;
+			break;
+		}
+		if (!e || (e->id && (!m->id || now > m->since + CGFS_MAKER_TICKS || m->since < e->since)))
+			e = m;
+	}
+	*e = (struct cgfs_maker){ .real = t.ppid, .maker = host, .ruid = t.ruid, .since = now,
+				  .id = mcg_id(g), .gen = mcg_gen(g) };
+	pthread_mutex_unlock(&fs->attach_lock);
+	mcg_put(g);
+	return 0;
+}
+
+/* Under attach_lock: was process CHILD of REAL made by a CLONE_PARENT told
+ * before (cgfs_tasks_clone_parent)? Then true, with its maker's group in
+ * *g (a reference; the root where that group is gone), the telling used
+ * up. */
+static bool tasks_take_maker(struct cgfs *fs, pid_t real, pid_t child, struct mcg_group **g)
+{
+	unsigned long long start, now = 0;
+	struct cgfs_maker *best = NULL;
+	struct proc_task t;
+	bool read = false;
+
+	for (int i = 0; i < CGFS_MAKERS; i++) {
+		struct cgfs_maker *m = &fs->makers[i];
+
+		if (!m->id || m->real != real)
+			continue;
+		if (!read) {
+			if (proc_start_time(child, &start) || proc_read_task(child, &t))
+				return false;
+			now = tasks_ticks();
+			read = true;
+		}
+		if (now > m->since + CGFS_MAKER_TICKS) {
+			m->id = 0;                 /* (stale: its clone made nothing) */
+			continue;
+		}
+		if (m->since <= start && t.ruid == m->ruid && (!best || m->since > best->since))
+			best = m;
+	}
+	if (!best)
+		return false;
+	*g = mcg_by_id(fs->eng, best->id);
+	if (*g && (mcg_gen(*g) != best->gen || mcg_removed(*g))) {
+		mcg_put(*g);
+		*g = NULL;
+	}
+	if (!*g) {                               /* (gone: the root) */
+		mcg_get(fs->eng->root);
+		*g = fs->eng->root;
+	}
+	best->id = 0;
+	return true;
+}
+
 /* A new task starts in the group of the thread that created it. */
-static void tasks_forked(void *arg, pid_t parent, pid_t child, pid_t child_tgid)
+static void tasks_forked(void *arg, pid_t parent, pid_t parent_tgid, pid_t child, pid_t child_tgid)
 {
 	struct cgfs *fs = arg;
 	struct mcg_group *g;
 
+	/* a process made with CLONE_PARENT, told before: where its maker is */
+	if (child == child_tgid) {
+		pthread_mutex_lock(&fs->attach_lock);
+		if (tasks_take_maker(fs, parent_tgid, child, &g)) {
+			if (!mcg_is_root(g) && cgfs_tasks_attach_thread(fs, child, child_tgid, g) == 0 &&
+			    fs->journal.note)
+				fs->journal.note(fs->journal.arg, g);
+			pthread_mutex_unlock(&fs->attach_lock);
+			mcg_put(g);
+			return;
+		}
+		pthread_mutex_unlock(&fs->attach_lock);
+	}
 	if (!task_in_child(fs->eng, parent))
 		return;
 	pthread_mutex_lock(&fs->attach_lock);

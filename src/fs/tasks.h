@@ -40,4 +40,14 @@ void cgfs_tasks_watch_end(struct cgfs *fs);
  * kernel places a child in its maker's cgroup. */
 void cgfs_tasks_made_by(struct cgfs *fs, pid_t child, pid_t maker, pid_t real);
 
+/* Thread VTID (in the PID namespace of process CALLER, whose uid is
+ * CALLER_UID) is about to clone(2) with CLONE_PARENT: the process a fork
+ * event names next as a child of VTID's parent, within CGFS_MAKER_TICKS
+ * and with VTID's real uid, is placed where VTID is, not where the parent
+ * is. What memcgfs-run's supervisor tells where eBPF's fork events cannot
+ * be had (the root's user.memcgfs.clone_parent.VTID, docs/files.md). 0,
+ * -ESRCH, or -EACCES unless CALLER_UID could move VTID (tasks' rule). */
+#define CGFS_MAKER_TICKS 1000   /* 10 s at USER_HZ 100 */
+int cgfs_tasks_clone_parent(struct cgfs *fs, pid_t caller, uid_t caller_uid, pid_t vtid);
+
 #endif

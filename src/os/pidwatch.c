@@ -93,11 +93,12 @@ fail:
 
 /* For a new thread the connector names the process's parent, not the
  * creating thread, so the thread-group leader stands in for the creator. */
-static void pidwatch_fork(struct pidwatch *w, pid_t parent, pid_t child, pid_t child_tgid)
+static void pidwatch_fork(struct pidwatch *w, pid_t parent, pid_t parent_tgid, pid_t child,
+			  pid_t child_tgid)
 {
 	if (child != child_tgid)
-		parent = child_tgid;
-	w->h->forked(w->arg, parent, child, child_tgid);
+		parent = parent_tgid = child_tgid;
+	w->h->forked(w->arg, parent, parent_tgid, child, child_tgid);
 }
 
 static void pidwatch_cn_read(struct pidwatch *w)
@@ -124,6 +125,7 @@ static void pidwatch_cn_read(struct pidwatch *w)
 			memcpy(&ev, data + sizeof(cn), sizeof(ev));
 			if (ev.what == PROC_EVENT_FORK)
 				pidwatch_fork(w, ev.event_data.fork.parent_pid,
+					      ev.event_data.fork.parent_tgid,
 					      ev.event_data.fork.child_pid,
 					      ev.event_data.fork.child_tgid);
 			/* A thread that is not its process's leader has no

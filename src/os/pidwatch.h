@@ -16,8 +16,9 @@ struct pidwatch_hooks {
 	 * exit by the process connector. */
 	void (*exited)(void *arg, struct pidwatch *w, pid_t tid, int fd);
 	/* Process or thread child (of thread group child_tgid) was created
-	 * by parent. NULL: forks are not watched (no process connector). */
-	void (*forked)(void *arg, pid_t parent, pid_t child, pid_t child_tgid);
+	 * by thread parent (of process parent_tgid: for a process, its real
+	 * parent). NULL: forks are not watched (no process connector). */
+	void (*forked)(void *arg, pid_t parent, pid_t parent_tgid, pid_t child, pid_t child_tgid);
 };
 
 struct pidwatch *pidwatch_new(const struct pidwatch_hooks *h, void *arg);

@@ -391,14 +391,87 @@ expect "as a user: busybox cat of a limit" \
 	9223372036854771712
 for mode in 0666 0600; do
 	expect "as a user, /dev/fuse $mode: busybox cat of a stand-in" \
-		"$(as_user_fuse "$mode" "$TEST_USER" "$RUN" --mount "$MNT" -- /bin/busybox cat /sys/fs/cgroup/pids/pids.max)" \
-		"$(r -- cat /sys/fs/cgroup/pids/pids.max)"
+		"$(as_user_fuse "$mode" "$TEST_USER" "$RUN" --mount "$MNT" -- /bin/busybox cat /sys/fs/cgroup/cpuset/cpuset.cpus)" \
+		"$(cat /sys/devices/system/cpu/online)"
 done
 # (into a file sendfile fails with EINVAL, and busybox reads instead)
 r -- sh -c "/bin/busybox cat /sys/fs/cgroup/memory/cp/memory.stat > $DATA/bb.out"
 expect "busybox cat into a file" "$(cat "$DATA/bb.out" | awk '{ print $1 }' | tr '\n' ' ')" \
 	"$(awk '{ print $1 }' "$MNT/cp/memory.stat" | tr '\n' ' ')"
 rmdir "$MNT/cp"
+
+# --- CLONE_PARENT without eBPF (-o page_cache=scan: no tracer, no fork
+# events naming the maker; a daemon that may not load eBPF): inside
+# memcgfs-run the supervisor tells memcgfs of each such clone before it
+# runs (the root's user.memcgfs.clone_parent.TID), and the new process
+# starts in its maker's group, not its real parent's, as the kernel places
+# it (runc's init). Outside memcgfs-run nothing tells it: it starts in its
+# real parent's group (docs/files.md) ---
+MAIN_MNT=$MNT
+MNT=
+mount_fs page_cache=scan || exit 1
+SCAN_MNT=$MNT
+IFS=. read -r kmaj kmin _ <<< "$(uname -r)"
+expect "no tracer: the page cache comes from the scan" "$(daemon_status "$MNT" page_cache_source)" \
+	"$( (( kmaj > 6 || (kmaj == 6 && kmin >= 5) )) && echo cachestat || echo mincore)"
+mkdir "$MNT/maker"
+child=$("$RUN" --mount "$MNT" --group /maker -- "$MEMCGFS_BUILD/tools/cloneparent" sh -c 'exec sleep 30 > /dev/null')
+PIDS+=("$child")
+expect "no tracer, in memcgfs-run: the CLONE_PARENT child is in its maker's group" \
+	"$(grep -cx "$child" "$MNT/maker/tasks")" 1
+expect "no tracer, in memcgfs-run: ... not in its real parent's (the root)" "$(grep -cx "$child" "$MNT/tasks")" 0
+kill "$child"
+wait_until 5 sh -c "[ -z \"\$(cat $MNT/maker/tasks)\" ]"
+# its first act reads its maker's group and finds itself there, 10 times
+first=$DATA/first
+listed=0
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	: > "$first"
+	child=$("$RUN" --mount "$MNT" --group /maker -- "$MEMCGFS_BUILD/tools/cloneparent" sh -c \
+		"n=0; while read -r p; do [ \"\$p\" = \$\$ ] && n=1; done < /sys/fs/cgroup/memory/maker/cgroup.procs; echo \$n > $first; exec sleep 30 > /dev/null")
+	wait_until 5 test -s "$first"
+	[ "$(cat "$first")" = 1 ] && listed=$((listed + 1))
+	kill "$child" 2> /dev/null
+done
+expect "no tracer, in memcgfs-run: the new process's first read finds it in its maker's group" "$listed" 10
+wait_until 5 sh -c "[ -z \"\$(cat $MNT/maker/tasks)\" ]"
+# the same made by a user's memcgfs-run, in a group the user may write to
+chown "$TEST_USER" "$MNT/maker" "$MNT/maker/tasks" "$MNT/maker/cgroup.procs"
+child=$(as_user "$TEST_USER" "$RUN" --mount "$MNT" --group /maker -- "$MEMCGFS_BUILD/tools/cloneparent" \
+	sh -c 'exec sleep 30 > /dev/null')
+PIDS+=("$child")
+expect "no tracer, a user's memcgfs-run: the CLONE_PARENT child is in its maker's group" \
+	"$(grep -cx "$child" "$MNT/maker/tasks")" 1
+kill "$child"
+wait_until 5 sh -c "[ -z \"\$(cat $MNT/maker/tasks)\" ]"
+# the control: outside memcgfs-run nothing tells memcgfs
+child=$(sh -c "echo \$\$ > $MNT/maker/tasks; exec $MEMCGFS_BUILD/tools/cloneparent sh -c 'exec sleep 30 > /dev/null'")
+PIDS+=("$child")
+sleep 0.5
+expect "no tracer, outside memcgfs-run: the child is where its real parent is (the root)" \
+	"$(grep -cx "$child" "$MNT/maker/tasks") $(grep -cx "$child" "$MNT/tasks")" "0 1"
+kill "$child"
+# the telling's grammar and rights: a user may tell of its own threads
+# only, and a name that is not a thread id is no attribute
+xattr() { python3 -c 'import os, sys, errno
+try:
+    os.getxattr(sys.argv[1], sys.argv[2]); print("ok")
+except OSError as e:
+    print(errno.errorcode[e.errno])' "$@"; }
+expect "clone_parent of a user's own process" \
+	"$(as_user "$TEST_USER" bash -c "$(declare -f xattr); xattr $MNT user.memcgfs.clone_parent.\$\$")" ok
+expect "clone_parent of root's process, by a user: EACCES" \
+	"$(as_user "$TEST_USER" bash -c "$(declare -f xattr); xattr $MNT user.memcgfs.clone_parent.1")" EACCES
+expect "clone_parent of no process: ESRCH" "$(xattr "$MNT" user.memcgfs.clone_parent.999999999)" ESRCH
+for bad in "" x 1x -1 0 " 1" 99999999999; do
+	expect "clone_parent.'$bad': no such attribute" "$(xattr "$MNT" "user.memcgfs.clone_parent.$bad")" ENODATA
+done
+expect "clone_parent of a group's directory: no such attribute" \
+	"$(xattr "$MNT/maker" user.memcgfs.clone_parent.$$)" ENODATA
+expect "the root's attributes list no clone_parent" "$(getfattr -d -m - "$MNT" 2> /dev/null | grep -c clone_parent)" 0
+rmdir "$MNT/maker"
+umount_fs
+MNT=$MAIN_MNT
 
 # --- outside, nothing changed ---
 kill_child KILL "${PIDS[@]}"

@@ -7,8 +7,9 @@
 # and is gone after; a container allocating 256 MiB is OOM-killed by
 # memcgfs and the runtime reports a kill; pause and resume stop and
 # continue it (the freezer stand-in). runc makes its init with
-# CLONE_PARENT: memcgfs (through its tracer) and the stand-ins (through
-# the supervisor) place it where its maker is, as the kernel does. Static C and Go detectors inside
+# CLONE_PARENT: memcgfs (through its tracer, or without eBPF through the
+# supervisor, as the stand-ins) places it where its maker is, as the
+# kernel does. Static C and Go detectors inside
 # find the controller in the container's own mount namespace, and with a
 # cgroup namespace see their groups as its roots. The host's hierarchies
 # do not change.
@@ -156,6 +157,51 @@ expect "$RT: memory.oom_control counts the kill" "$("$RUN" --mount "$MNT" -- bas
 
 rm -f "$DATA/checked"
 done
+
+# --- without eBPF (-o page_cache=scan: a daemon that may not load it, no
+# fork events naming a maker): runc's and crun's CLONE_PARENT children are
+# placed through memcgfs-run's supervisor, which tells memcgfs of each such
+# clone before it runs; the container is in its group, limited and
+# OOM-killed there ---
+MAIN_MNT=$MNT
+MNT=
+mount_fs page_cache=scan || exit 1
+export MNT
+expect "no tracer: the daemon's page cache source is not eBPF" \
+	"$(daemon_status "$MNT" page_cache_source | grep -c ebpf)" 0
+cat > "$DATA/placed.sh" <<'EOF'
+crunr run -d "$ID" || exit 1
+echo "pid $(crunr state "$ID" | jq .pid)"
+for i in $(seq 200); do [ -s "$DATA/checked" ] && break; sleep 0.05; done
+crunr kill "$ID" KILL
+for i in $(seq 100); do [ "$(crunr state "$ID" | jq -r .status)" = stopped ] && break; sleep 0.05; done
+crunr delete "$ID" && echo deleted
+EOF
+for RT in crun runc; do
+	export RT
+	rm -f "$DATA/checked"
+	args '["sleep", "30"]'
+	"$RUN" --mount "$MNT" -- bash "$DATA/placed.sh" > "$DATA/placed.out" 2>&1 &
+	P=$!
+	wait_until 20 grep -q '^pid' "$DATA/placed.out"
+	pid=$(awk '/^pid/ { print $2 }' "$DATA/placed.out")
+	expect "no tracer, $RT: outside: the container's process is in memcgfs's group" \
+		"$(grep -c "^$pid\$" "$MNT/$ID/cgroup.procs" 2>/dev/null)" 1
+	expect "no tracer, $RT: ... not at the root" "$(grep -c "^$pid\$" "$MNT/cgroup.procs")" 0
+	echo checked > "$DATA/checked"
+	wait "$P"
+	expect "no tracer, $RT: deleted, its group gone" \
+		"$(grep -c '^deleted' "$DATA/placed.out") $([ -e "$MNT/$ID" ] && echo left || echo gone)" "1 gone"
+	args '["memhog", "-a", "256"]'
+	expect "no tracer, $RT: a container allocating 256 MiB is killed (128+9)" \
+		"$("$RUN" --mount "$MNT" -- bash "$DATA/oom.sh" 2>&1)" "status 137"
+	expect "no tracer, $RT: memory.oom_control counts the kill" \
+		"$("$RUN" --mount "$MNT" -- bash "$DATA/oomd.sh" 2>&1)" "oom_kill 1"
+done
+rm -f "$DATA/checked"
+umount_fs
+MNT=$MAIN_MNT
+export MNT
 
 # --- LXC: lxc-execute and lxc-start of the same rootfs, common.conf's
 # device rules, LXC's own cgroup mounts in the container's cgroup

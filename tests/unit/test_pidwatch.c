@@ -18,6 +18,7 @@ struct pw_seen {
 	pid_t exited, exited_fd;
 	int exits;
 	pid_t forked_parent, forked_child;
+	pid_t thread_parent, thread_parent_tgid, thread_child;   /* a fork by another thread */
 };
 
 static struct pw_seen pw;
@@ -33,12 +34,16 @@ static void pw_exited(void *arg, struct pidwatch *w, pid_t tid, int fd)
 	pidwatch_forget(w, fd);
 }
 
-static void pw_forked(void *arg, pid_t parent, pid_t child, pid_t child_tgid)
+static void pw_forked(void *arg, pid_t parent, pid_t parent_tgid, pid_t child, pid_t child_tgid)
 {
 	pthread_mutex_lock(&pw.lock);
 	if (parent == getpid()) {
 		pw.forked_parent = parent;
 		pw.forked_child = child;
+	} else if (parent_tgid == getpid() && child == child_tgid) {
+		pw.thread_parent = parent;
+		pw.thread_parent_tgid = parent_tgid;
+		pw.thread_child = child;
 	}
 	pthread_cond_broadcast(&pw.cond);
 	pthread_mutex_unlock(&pw.lock);
@@ -60,6 +65,16 @@ static pid_t pw_wait(pid_t *v)
 	got = *v;
 	pthread_mutex_unlock(&pw.lock);
 	return got;
+}
+
+static pid_t pw_thread_tid, pw_thread_kid;
+
+static void *pw_forking_thread(void *arg)
+{
+	pw_thread_tid = (pid_t)syscall(SYS_gettid);
+	if ((pw_thread_kid = fork()) == 0)
+		_exit(0);
+	return NULL;
 }
 
 START_TEST(test_pidwatch_reports_exit_and_fork)
@@ -95,12 +110,41 @@ START_TEST(test_pidwatch_reports_exit_and_fork)
 }
 END_TEST
 
+/* A process forked by a thread that is not its process's leader: the
+ * connector's event names that thread and its process (CLONE_PARENT's
+ * makers are matched by the real parent's process). */
+START_TEST(test_pidwatch_fork_by_thread)
+{
+	struct pidwatch *w;
+	int status;
+
+	if (getuid() != 0)
+		return;                   /* (the connector is root's) */
+	pw = (struct pw_seen){ .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	ck_assert_ptr_nonnull(w = pidwatch_new(&pw_hooks, NULL));
+	{
+		pthread_t t;
+
+		ck_assert_int_eq(pthread_create(&t, NULL, pw_forking_thread, NULL), 0);
+		ck_assert_int_eq(pthread_join(t, NULL), 0);
+		ck_assert_int_eq(waitpid(pw_thread_kid, &status, 0), pw_thread_kid);
+		ck_assert_int_eq(pw_wait(&pw.thread_child), pw_thread_kid);
+		pthread_mutex_lock(&pw.lock);
+		ck_assert_int_eq(pw.thread_parent, pw_thread_tid);
+		ck_assert_int_eq(pw.thread_parent_tgid, getpid());
+		pthread_mutex_unlock(&pw.lock);
+	}
+	pidwatch_free(w);
+}
+END_TEST
+
 UNIT_SUITE(pidwatch)
 {
 	Suite *s = suite_create("pidwatch");
 	TCase *tc = tcase_create("pidwatch");
 
 	tcase_add_test(tc, test_pidwatch_reports_exit_and_fork);
+	tcase_add_test(tc, test_pidwatch_fork_by_thread);
 	suite_add_tcase(s, tc);
 	return s;
 }
