@@ -9,6 +9,7 @@
  * caller asked. Not a security boundary against the caller's own
  * threads (they may change a path between our read and the kernel's). */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -322,6 +323,50 @@ fail:
 	}
 }
 
+/* The process of cgroup namespace INO that started first (the one that
+ * made it, most likely, whose groups then were its roots), or FALLBACK
+ * when none is found before it. */
+static pid_t guard_cgns_eldest(ino_t ino, pid_t fallback)
+{
+	DIR *d = opendir("/proc");
+	unsigned long long best = ~0ull;
+	pid_t found = fallback;
+	struct dirent *de;
+
+	if (!d)
+		return fallback;
+	while ((de = readdir(d))) {
+		char path[300], buf[1024];
+		unsigned long long start;
+		struct stat st;
+		const char *p;
+		FILE *f;
+		int ok;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/ns/cgroup", de->d_name);
+		if (stat(path, &st) || st.st_ino != ino)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if (!(f = fopen(path, "re")))
+			continue;
+		ok = fgets(buf, sizeof(buf), f) != NULL;
+		fclose(f);
+		/* after the command's closing parenthesis: state (3) .. start (22) */
+		if (!ok || !(p = strrchr(buf, ')')) ||
+		    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+			   &start) != 1)
+			continue;
+		if (start < best) {
+			best = start;
+			found = (pid_t)atoi(de->d_name);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
 int guard_cgns_roots(struct guard *g, pid_t tgid, char roots[VIEW_NCTL][4096])
 {
 	char path[64];
@@ -339,11 +384,23 @@ int guard_cgns_roots(struct guard *g, pid_t tgid, char roots[VIEW_NCTL][4096])
 		if (g->cgns[i].ino == st.st_ino)
 			e = &g->cgns[i];
 	if (!e) {
-		/* first seen: its groups now are its roots */
+		/* first seen: the groups of its eldest process now are its
+		 * roots (a reader that joined it later, nsenter -C, may be
+		 * anywhere) */
+		pid_t first = guard_cgns_eldest(st.st_ino, tgid);
+
 		memset(roots, 0, VIEW_NCTL * sizeof(roots[0]));
-		if (g->qfd >= 0 && standin_ask(g->qfd, tgid, roots, counts))
+		if (g->qfd >= 0 && standin_ask(g->qfd, first, roots, counts))
 			memset(roots, 0, VIEW_NCTL * sizeof(roots[0]));
-		if ((rc = group_of(g->mnt, tgid, roots[VIEW_MEMORY], sizeof(roots[0]))))
+		if ((rc = group_of(g->mnt, first, roots[VIEW_MEMORY], sizeof(roots[0]))) && first != tgid) {
+			/* (gone meanwhile: the one asking) */
+			first = tgid;
+			memset(roots, 0, VIEW_NCTL * sizeof(roots[0]));
+			if (g->qfd >= 0 && standin_ask(g->qfd, first, roots, counts))
+				memset(roots, 0, VIEW_NCTL * sizeof(roots[0]));
+			rc = group_of(g->mnt, first, roots[VIEW_MEMORY], sizeof(roots[0]));
+		}
+		if (rc)
 			return rc;
 		e = &g->cgns[g->ncgns++ % GUARD_CGNS];
 		for (int c = 0; c < VIEW_NCTL; c++) {

@@ -248,7 +248,9 @@ static int notify_mount_family(struct notify *s)
 
 /* PID's cgroup namespace's roots as the view takes them: into *R (each
  * in *BUF, malloc'd, to be freed), or *R NULL where it shares the
- * wrapper's (or they are unknown). */
+ * wrapper's (or they are unknown). PID is the reader: the kernel shows
+ * groups and cgroup mounts' roots relative to the reading task's cgroup
+ * namespace (proc_cgroup_show, cgroup_show_path), whoever is read. */
 static void notify_roots(struct notify *s, pid_t pid, char (**buf)[4096],
 			 const char *r[VIEW_NCTL], const char *const **out)
 {
@@ -261,14 +263,15 @@ static void notify_roots(struct notify *s, pid_t pid, char (**buf)[4096],
 	*out = r;
 }
 
-/* mountinfo, its hierarchies' roots seen from PID's cgroup namespace's */
-static int notify_mountinfo(struct notify *s, pid_t pid, const char *real, struct view_buf *out)
+/* mountinfo, its hierarchies' roots seen from the reader's cgroup
+ * namespace's */
+static int notify_mountinfo(struct notify *s, const char *real, struct view_buf *out)
 {
 	char (*roots)[4096];
 	const char *r[VIEW_NCTL], *const *rp;
 	int rc;
 
-	notify_roots(s, pid, &roots, r, &rp);
+	notify_roots(s, (pid_t)s->req->pid, &roots, r, &rp);
 	rc = view_mountinfo(s->ns, real, rp, out);
 	free(roots);
 	return rc;
@@ -301,7 +304,8 @@ static int notify_groups(struct notify *s, const struct view_req *req, pid_t pid
 		char (*roots)[4096];
 		const char *r[VIEW_NCTL], *const *rp;
 
-		notify_roots(s, pid, &roots, r, &rp);
+		/* (PID's groups, relative to the reader's namespace) */
+		notify_roots(s, (pid_t)s->req->pid, &roots, r, &rp);
 		snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
 		if (!(rc = caller_slurp(path, &real)) &&
 		    !(rc = group_of(s->mnt, pid, groups[VIEW_MEMORY], 4096))) {
@@ -331,7 +335,7 @@ static int notify_text(struct notify *s, const struct view_req *req, pid_t pid, 
 	switch (req->kind) {
 	case VIEW_MOUNTINFO:
 		if (!(rc = caller_slurp(path, &real)))
-			rc = notify_mountinfo(s, pid, real.p, out);
+			rc = notify_mountinfo(s, real.p, out);
 		break;
 	case VIEW_MOUNTS:
 		/* mounts has no mount ids: read it with mountinfo, line by line

@@ -294,6 +294,31 @@ expect "as-root: java's limit is the group's" \
 	"$(r --group /demo --group-as-root -- java -XshowSettings:system -version 2>&1 | sed -n 's/^ *Memory Limit: //p')" \
 	"256.00M"
 
+# --- cgroup namespaces as the kernel shows them (proc_cgroup_show): each
+# reader sees a process's groups relative to the reader's own cgroup
+# namespace, whatever the process's (a process made with unshare -C in
+# /demo/ns, read from outside it, is memory:/demo/ns; from inside, /; and
+# a reader inside sees the outside's groups above its root, /..) ---
+mkdir "$MNT/demo/ns"
+cat > "$DATA/cgns.sh" <<'EOF'
+sh -c 'echo $$ > /sys/fs/cgroup/memory/demo/ns/cgroup.procs; exec unshare -C sleep 30' &
+p=$!
+for i in $(seq 100); do [ "$(readlink /proc/$p/ns/cgroup)" != "$(readlink /proc/self/ns/cgroup)" ] && break; sleep 0.05; done
+echo "outside $(grep :memory: /proc/$p/cgroup | cut -d: -f3)"
+echo "inside-self $(nsenter -t $p -C cat /proc/$p/cgroup | grep :memory: | cut -d: -f3)"
+echo "inside-outer $(nsenter -t $p -C cat /proc/$$/cgroup | grep :memory: | cut -d: -f3)"
+echo "inside-reader $(nsenter -t $p -C sh -c 'grep :memory: /proc/self/cgroup' | cut -d: -f3)"
+echo "outside-mountinfo-of-it $(awk '$5 == "/sys/fs/cgroup/memory" { print $4 }' /proc/$p/mountinfo)"
+kill $p
+EOF
+expect "unshare -C in /demo/ns, read from outside, inside, and the outside read from inside" \
+	"$(r --group /demo -- bash "$DATA/cgns.sh" 2>&1)" "outside /demo/ns
+inside-self /
+inside-outer /..
+inside-reader /..
+outside-mountinfo-of-it /"
+rmdir "$MNT/demo/ns"
+
 # --- OpenJDK 17: its cgroup v1 detector ---
 jout=$(r --group /demo -- java -XshowSettings:system -version 2>&1)
 expect "java: provider" "$(echo "$jout" | sed -n 's/^ *Provider: //p')" "cgroupv1"

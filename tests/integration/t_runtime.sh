@@ -110,6 +110,20 @@ expect "$RT: a cgroup namespace: its groups are its roots, a detector finds its 
 group /
 magic 27e0eb 27e0eb
 limit 67108864"
+# read from outside the container (in the view, outside its cgroup
+# namespace), its process's groups are the container's own, as the
+# kernel shows them relative to the reader's namespace
+args '["sleep", "30"]'
+cat > "$DATA/nsout.sh" <<'EOF'
+crunr run -d "$ID" || exit 1
+pid=$(crunr state "$ID" | jq .pid)
+echo "outside $(grep -E ":(memory|devices):" /proc/$pid/cgroup | cut -d: -f2- | sort | tr "\n" " ")"
+crunr kill "$ID" KILL
+for i in $(seq 100); do [ "$(crunr state "$ID" | jq -r .status)" = stopped ] && break; sleep 0.05; done
+crunr delete "$ID"
+EOF
+expect "$RT: a cgroup namespace: read from outside it, the container's groups" \
+	"$("$RUN" --mount "$MNT" -- bash "$DATA/nsout.sh" 2>&1)" "outside devices:/$ID memory:/$ID "
 mv "$B/config.plain" "$B/config.json"
 
 # --- outside, while it runs; pause and resume ---
