@@ -20,6 +20,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "daemon/dentries.h"
 #include "daemon/ops.h"
 #include "daemon/supervisor.h"
 #include "daemon/trim.h"
@@ -488,6 +489,15 @@ static int memcgfs_serve(struct cgfs *fs, struct mcg_machine *cfg, struct fuse_a
 	se = fuse_session_new(args, &cgfs_ops, sizeof(cgfs_ops), fs);
 	if (!se)
 		goto out_engine;
+	{
+		/* the names the kernel may keep, shared with the other workers */
+		int nfd = sup_worker_names_fd();
+
+		if (nfd >= 0) {
+			fs->dentries = dentries_map(nfd);
+			close(nfd);
+		}
+	}
 	if (sup_worker_attach(se) || cgfs_ops_attached(se, fs))
 		goto out_session;
 	memcgfs_learn_dev(fs);
@@ -517,7 +527,10 @@ out_signals:
 	memcgfs_sources_stop(fs, &env);
 	fuse_remove_signal_handlers(se);
 out_session:
+	cgfs_ops_detached(fs);
 	fuse_session_destroy(se);
+	dentries_unmap(fs->dentries);
+	fs->dentries = NULL;
 	cgfs_ops_free_handles(fs);
 out_engine:
 	{

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <linux/fuse.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/dentries.h"
 #include "daemon/ops.h"
 #include "daemon/trim.h"
 #include "engine/engine.h"
@@ -142,6 +144,7 @@ static void cgfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	if ((c = mcg_lookup(fs->eng, p, name))) {
 		cgfs_entry(fs, c, -1, &e);
+		dentries_note(fs->dentries, mcg_id(c), mcg_gen(c), parent, name);
 		mcg_put(c);
 	} else if ((row = cgfs_file_lookup(fs, name, mcg_is_root(p))) >= 0) {
 		cgfs_entry(fs, p, row, &e);
@@ -280,6 +283,7 @@ static void cgfs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, m
 		return cgfs_reply_err(req, err);
 	}
 	cgfs_entry(fs, g, -1, &e);
+	dentries_note(fs->dentries, mcg_id(g), mcg_gen(g), parent, name);
 	mcg_put(g);
 	fuse_reply_entry(req, &e);
 }
@@ -297,7 +301,11 @@ static void cgfs_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		event_group_removed(fs, g);
 		node_touch_dir(fs, p);
 	}
-	cgfs_reply_err(req, cgfs_kept(req, g, err));
+	err = cgfs_kept(req, g, err);
+	cgfs_reply_err(req, err);
+	/* (the kernel has dropped the name: answered) */
+	if (!err)
+		dentries_drop(fs->dentries, mcg_id(g), mcg_gen(g), parent, name);
 	/* a tree taken down gives its memory back to the system (fs/trim.h) */
 	if (!err)
 		trim_removed(fs->trim);
@@ -327,7 +335,12 @@ static void cgfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		mcg_put(np);
 	}
 	mcg_put(p);
-	cgfs_reply_err(req, cgfs_kept(req, g, err));
+	err = cgfs_kept(req, g, err);
+	cgfs_reply_err(req, err);
+	/* (the kernel moved its name once answered: till then it may keep
+	 * the old one, which stays recorded) */
+	if (!err)
+		dentries_note(fs->dentries, mcg_id(g), mcg_gen(g), parent, newname);
 	mcg_put(g);
 }
 
@@ -868,34 +881,147 @@ static void cgfs_collect(struct mcg_group *g, unsigned depth, void *arg)
 	a->g[a->n++] = g;
 }
 
-int cgfs_ops_attached(struct fuse_session *se, struct cgfs *fs)
+/* May the kernel be told to drop every name it keeps (FUSE_NOTIFY_INC_EPOCH)?
+ * Told so if it may. (MEMCGFS_TEST_NO_EPOCH: the tests take the way of a
+ * kernel before 6.16 on any kernel.) 0, or the -errno of the refusal. */
+static int cgfs_epoch(struct fuse_session *se)
 {
 	struct fuse_out_header h = { .len = sizeof(h), .error = CGFS_NOTIFY_INC_EPOCH };
-	struct cgfs_groups a = { 0 };
+	const char *no = getenv("MEMCGFS_TEST_NO_EPOCH");
 	ssize_t w;
 
+	if (no && *no)
+		return -EINVAL;
 	while ((w = write(fuse_session_fd(se), &h, sizeof(h))) < 0 && errno == EINTR)
 		;
-	if (w != (ssize_t)sizeof(h)) {
-		/* a kernel before 6.16: a restart could not make it forget what
-		 * the dead worker told it, so it is told to keep nothing */
+	return w == (ssize_t)sizeof(h) ? 0 : w < 0 ? -errno : -EIO;
+}
+
+/* Names a dead worker may have left the kernel that are not right now,
+ * dropped on a thread of the new worker's (cgfs_inval_main). */
+struct cgfs_stale {
+	uint64_t parent;
+	char name[DENTRIES_NAME_MAX + 1];
+};
+
+static struct cgfs_inval {
+	struct fuse_session *se;
+	struct cgfs_stale *v;
+	size_t n, cap;
+	bool nomem, running;
+	pthread_t thread;
+} cgfs_inval;
+
+/* (dentries_take's fn) A recorded name: kept where it is still the
+ * group's own, else to be dropped. */
+static void cgfs_stale_cb(void *arg, unsigned id, unsigned gen, uint64_t parent, const char *name)
+{
+	struct cgfs *fs = arg;
+	struct cgfs_inval *iv = &cgfs_inval;
+	struct mcg_group *g = mcg_by_id(fs->eng, id);
+	bool right = g && mcg_gen(g) == gen && !mcg_removed(g) && mcg_parent(g) &&
+		     node_ino(mcg_parent(g), -1) == parent && !strcmp(mcg_name(g), name);
+
+	if (g)
+		mcg_put(g);
+	if (right) {
+		dentries_note(fs->dentries, id, gen, parent, name);   /* (still kept) */
+		return;
+	}
+	if (iv->n == iv->cap) {
+		size_t cap = iv->cap ? 2 * iv->cap : 64;
+		struct cgfs_stale *v = realloc(iv->v, cap * sizeof(*v));
+
+		if (!v) {
+			iv->nomem = true;
+			return;
+		}
+		iv->v = v;
+		iv->cap = cap;
+	}
+	iv->v[iv->n].parent = parent;
+	snprintf(iv->v[iv->n++].name, sizeof(iv->v[0].name), "%s", name);
+}
+
+/* The stale names dropped: each INVAL_ENTRY takes its directory's lock,
+ * which a request queued for this worker may hold until it is served, so
+ * this runs beside the serving threads (the kernel then drops the name
+ * and every name below it; one it no longer has is ENOENT). */
+static void *cgfs_inval_main(void *arg)
+{
+	struct cgfs_inval *iv = arg;
+	size_t dropped = 0;
+
+	for (size_t i = 0; i < iv->n; i++)
+		if (fuse_lowlevel_notify_inval_entry(iv->se, iv->v[i].parent, iv->v[i].name,
+						     strlen(iv->v[i].name)) == 0)
+			dropped++;
+	mcg_log(MCG_LOG_NOTICE, "the kernel dropped %zu of %zu names the dead worker may have "
+		"left it stale", dropped, iv->n);
+	return NULL;
+}
+
+void cgfs_ops_detached(struct cgfs *fs)
+{
+	struct cgfs_inval *iv = &cgfs_inval;
+
+	(void)fs;
+	if (iv->running)
+		pthread_join(iv->thread, NULL);
+	iv->running = false;
+	free(iv->v);
+	*iv = (struct cgfs_inval){ 0 };
+}
+
+int cgfs_ops_attached(struct fuse_session *se, struct cgfs *fs)
+{
+	struct cgfs_groups a = { 0 };
+	int err = cgfs_epoch(se);
+
+	if (!err) {
+		/* every name is looked up again after a restart: none recorded */
+		dentries_unmap(fs->dentries);
+		fs->dentries = NULL;
+	} else if (!fs->dentries) {
+		/* a kernel before 6.16, and no record of the names a dead
+		 * worker gave it: it is told to keep nothing */
 		if (fs->cache_timeout > 0)
 			mcg_log(MCG_LOG_WARNING, "the kernel cannot be told to drop every name it "
-				"keeps (FUSE_NOTIFY_INC_EPOCH: %s): it keeps none (cache_timeout=0)",
-				w < 0 ? strerror(errno) : "short write");
+				"keeps (FUSE_NOTIFY_INC_EPOCH: %s) and no names are recorded: it "
+				"keeps none (cache_timeout=0)", strerror(-err));
 		fs->cache_timeout = 0;
 		return 0;
+	} else if (!fs->restarts) {
+		mcg_log(MCG_LOG_INFO, "the kernel cannot be told to drop every name it keeps "
+			"(FUSE_NOTIFY_INC_EPOCH: %s): the names of groups it is given are "
+			"recorded, for a restart to drop those left stale", strerror(-err));
 	}
 	/* the kernel has nothing of ours yet, or keeps nothing (every worker
 	 * of a connection gives it the same timeout) */
 	if (!fs->restarts || fs->cache_timeout == 0)
 		return 0;
+	/* Before 6.16: the names a dead worker gave that are not the groups'
+	 * now (a removal or rename it made without its answer reaching the
+	 * kernel, a state file restored meanwhile, -o nostate's empty start)
+	 * are dropped once the worker serves; a request made before that may
+	 * still find one (a few milliseconds after a restart). */
+	if (fs->dentries) {
+		dentries_take(fs->dentries, cgfs_stale_cb, fs);
+		if (cgfs_inval.nomem)
+			mcg_log(MCG_LOG_ERR, "out of memory listing the kernel's stale names");
+		cgfs_inval.se = se;
+		if (cgfs_inval.n &&
+		    !(cgfs_inval.running = !pthread_create(&cgfs_inval.thread, NULL, cgfs_inval_main,
+							   &cgfs_inval)))
+			mcg_log(MCG_LOG_ERR, "cannot start the thread that drops stale names");
+	}
 	/* A dead worker may have changed a node without its reply reaching
 	 * the kernel (a chmod, an ACL on disk, then the crash), and its times
 	 * are not kept: no name is used before it is looked up again (the
-	 * epoch, above), and no inode's attributes or ACLs before they are
-	 * fetched again, whichever path reaches it (an open descriptor too).
-	 * Neither notice waits for a lock a queued request could hold. */
+	 * epoch, above, or the names dropped), and no inode's attributes or
+	 * ACLs before they are fetched again, whichever path reaches it (an
+	 * open descriptor too). This notice waits for no lock a queued
+	 * request could hold. */
 	mcg_walk(fs->eng, cgfs_collect, &a);
 	for (size_t i = 0; i < a.n; i++) {
 		bool root = mcg_is_root(a.g[i]);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -27,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/dentries.h"
 #include "daemon/supervisor.h"
 #include "util/log.h"
 
@@ -60,6 +62,7 @@ struct sup {
 	int agent_fd;
 	int ready_fd;                 /* background: tells the starting shell's
 				       * process the mount answers (then -1) */
+	int names;                    /* the workers' shared names (dentries.h), or -1 */
 };
 
 static long sup_now_ms(void)
@@ -259,7 +262,7 @@ static void sup_worker_exec(struct sup *s, int chan, int clone, pid_t parent)
 	const struct sup_params *p = s->p;
 	char **argv = calloc((size_t)p->argc + 4, sizeof(*argv));
 	char restarts[16];
-	int n = 0, a, c;
+	int n = 0, a, c, nm;
 
 	/* the worker dies with us, also if we died before this line */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent || !argv)
@@ -268,7 +271,9 @@ static void sup_worker_exec(struct sup *s, int chan, int clone, pid_t parent)
 	/* dup2 onto a number the fd already has would keep FD_CLOEXEC */
 	a = fcntl(chan, F_DUPFD_CLOEXEC, 10);
 	c = fcntl(clone, F_DUPFD_CLOEXEC, 10);
-	if (a < 0 || c < 0 || dup2(a, SUP_CHAN_FD) < 0 || dup2(c, SUP_CLONE_FD) < 0)
+	nm = s->names >= 0 ? fcntl(s->names, F_DUPFD_CLOEXEC, 10) : -1;
+	if (a < 0 || c < 0 || dup2(a, SUP_CHAN_FD) < 0 || dup2(c, SUP_CLONE_FD) < 0 ||
+	    (nm >= 0 ? dup2(nm, SUP_NAMES_FD) : (close(SUP_NAMES_FD), 0)) < 0)
 		_exit(1);
 	snprintf(restarts, sizeof(restarts), "%u", s->restarts);
 	sup_worker_malloc();
@@ -511,7 +516,7 @@ static void sup_loop(struct sup *s)
 int sup_run(const struct sup_params *p)
 {
 	static const struct fuse_lowlevel_ops none;   /* this session serves nothing */
-	struct sup s = { .p = p, .chan = -1, .agent_fd = -1, .sfd = -1, .ready_fd = -1 };
+	struct sup s = { .p = p, .chan = -1, .agent_fd = -1, .sfd = -1, .ready_fd = -1, .names = -1 };
 	struct fuse_session *se = fuse_session_new(p->args, &none, sizeof(none), NULL);
 	sigset_t set;
 	char *buf = NULL;
@@ -547,7 +552,19 @@ int sup_run(const struct sup_params *p)
 	}
 	s.init = buf;
 	s.init_len = (size_t)r;
+	/* the names the kernel may keep, written by the workers, read by the
+	 * next after a restart (without it, a kernel before 6.16 is told to
+	 * keep nothing: ops.c) */
+	if ((s.names = memfd_create("memcgfs-names", MFD_CLOEXEC)) >= 0 &&
+	    ftruncate(s.names, (off_t)dentries_bytes())) {
+		close(s.names);
+		s.names = -1;
+	}
+	if (s.names < 0)
+		mcg_log(MCG_LOG_WARNING, "no memory for the names the kernel keeps: %s", strerror(errno));
 	sup_loop(&s);
+	if (s.names >= 0)
+		close(s.names);
 	ret = s.failed ? 1 : 0;
 out_unmount:
 	fuse_session_unmount(se);
@@ -567,6 +584,13 @@ out_session:
 		close(s.ready_fd);            /* never ready: the shell's process exits 1 */
 	free(buf);
 	return ret;
+}
+
+int sup_worker_names_fd(void)
+{
+	if (fcntl(SUP_NAMES_FD, F_SETFD, FD_CLOEXEC) < 0)
+		return -1;
+	return SUP_NAMES_FD;
 }
 
 int sup_worker_attach(struct fuse_session *se)

@@ -11,10 +11,14 @@
 struct fuse_args;
 struct fuse_session;
 
-/* A worker finds its socket to the supervisor at SUP_CHAN_FD and its clone
- * of the connection's device at SUP_CLONE_FD when it starts. */
+/* A worker finds its socket to the supervisor at SUP_CHAN_FD, its clone
+ * of the connection's device at SUP_CLONE_FD and, when the supervisor
+ * could make it, the memory every worker of the connection shares (the
+ * names the kernel may keep: daemon/dentries.h) at SUP_NAMES_FD when it
+ * starts. */
 #define SUP_CHAN_FD  3
 #define SUP_CLONE_FD 4
+#define SUP_NAMES_FD 5
 
 struct sup_params {
 	struct fuse_args *args;       /* libfuse's options: the mount's */
@@ -42,6 +46,10 @@ int sup_run(const struct sup_params *p);
  * (sent by the supervisor on it), then make that fd number the clone at
  * SUP_CLONE_FD. 0, or -1 with a message. */
 int sup_worker_attach(struct fuse_session *se);
+
+/* In a worker: the shared names' descriptor (SUP_NAMES_FD, made
+ * close-on-exec here), or -1 when the supervisor had none. */
+int sup_worker_names_fd(void);
 
 /* Standard input, output and error to /dev/null (a background daemon's,
  * once its start-up messages have been said). */

@@ -30,6 +30,7 @@ struct cgfs_journal {
 	void *arg;
 };
 struct trim;
+struct dentries;
 
 /* The kinds of request a worker counts (user.memcgfs.status): every one
  * the kernel sends that the daemon answers itself; the ones libfuse
@@ -78,6 +79,11 @@ struct cgfs {
 	pthread_mutex_t fh_lock;       /* fh_head: handles open at exit are freed */
 	struct cgfs_fh *fh_head;
 	struct trim *trim;             /* the heap trim after removals (fs/trim.h) */
+	/* The names of groups the kernel may keep, shared with the workers
+	 * before and after this one (daemon/dentries.h), written only where
+	 * the kernel cannot be told to drop every name at a restart (before
+	 * 6.16); NULL otherwise. */
+	struct dentries *dentries;
 	char release_agent[4096];
 	struct pidwatch *watch;
 	struct release_runner *rel;

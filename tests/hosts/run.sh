@@ -21,7 +21,7 @@ cells=${*:-6.1/v2 6.12/v2}
 # decides: FUSE and its notifications, pidfds, the process connector and
 # seccomp notification (events, the stand-ins, memcgfs-run's view, crun
 # and runc containers)
-tests=${HOSTS_TESTS:-$(cd "$here/guest" && ls g_*.sh | sed 's/\.sh$//') t_events t_standin t_run t_runtime}
+tests=${HOSTS_TESTS:-$(cd "$here/guest" && ls g_*.sh | sed 's/\.sh$//') t_events t_standin t_run t_runtime t_cache}
 per_test=${HOSTS_TEST_LIMIT:-600}
 out=$build/hosts
 mkdir -p "$out"

@@ -8,7 +8,10 @@
 # come and go; and a worker restart on a state file restored from an
 # earlier copy (the dead worker told the kernel things the new one never
 # did): every name and attribute, an open descriptor's too, is the
-# restored one. FLUSH is answered once for the connection.
+# restored one; and a removal and a rename whose answers died with the
+# worker. FLUSH is answered once for the connection. With
+# MEMCGFS_TEST_NO_EPOCH (t_cache_noepoch.sh) the daemon takes the way of a
+# kernel before 6.16, which cannot be told to drop every name at once.
 . "$(dirname "$0")/lib.sh"
 ensure_users
 U1=$(id -u "$TEST_USER")
@@ -66,6 +69,15 @@ c=$(requests); as_user "$TEST_USER2" stat "$MNT/a/b/memory.limit_in_bytes" > /de
 [ $((d - c - (b - a))) -le 1 ] && ok ||
 	bad "a warm stat from another user: $((d - c - (b - a))) requests (the root's ACL at most)"
 quiet "a warm stat of a group" stat "$MNT/a/b"
+# a warm cat: no name looked up, only the file's own requests (open, the
+# reads, the attributes fstat asks for after a read, release), as many
+# as on a kernel that can be told to drop every name (the figure printed)
+lookups() { daemon_status "$MNT" requests_lookup; }
+cat "$MNT/a/b/memory.limit_in_bytes" > /dev/null
+a=$(requests); b=$(requests); la=$(lookups); lb=$(lookups)
+c=$(requests); lc=$(lookups); cat "$MNT/a/b/memory.limit_in_bytes" > /dev/null; d=$(requests); ld=$(lookups)
+expect "a warm cat looks no name up" "$((ld - lc))" "$((lb - la))"
+echo "t_cache${MEMCGFS_TEST_NO_EPOCH:+ (no INC_EPOCH)}: a warm cat of a leaf's file: $((d - c - (b - a))) requests"
 cat "$MNT/a/b/memory.stat" > /dev/null
 f0=$(daemon_status "$MNT" requests_flush)
 cat "$MNT/a/b/memory.stat" > /dev/null
@@ -179,6 +191,58 @@ exec 7<&-
 expect "the new worker keeps names too" "$(daemon_status "$MNT" cache_timeout)" 86400
 stat "$MNT/a/gone" > /dev/null
 quiet "a warm stat after the restart" stat "$MNT/a/gone"
+
+# ---- a removal and a rename the dead worker made whose answers never
+# reached the kernel (tools/holdreply stops the worker's thread at the
+# write of each answer; then the worker is killed): the kernel still has
+# the old names, which were the groups' when it was told them. The new
+# worker has the state file's: the removed group and the old name are
+# gone, for every observer, the new name is there (INC_EPOCH from 6.16;
+# before, the names recorded for the next worker: MEMCGFS_TEST_NO_EPOCH)
+# (in two directories: each call holds its directory's lock)
+mkdir -p "$MNT/a/x/held" "$MNT/a/y/from"
+stat "$MNT/a/x/held/memory.limit_in_bytes" "$MNT/a/y/from/memory.limit_in_bytes" > /dev/null
+as_user "$TEST_USER2" stat "$MNT/a/x/held" "$MNT/a/y/from" > /dev/null
+unshare -m stat "$MNT/a/x/held" "$MNT/a/y/from" > /dev/null
+# (each waits for the go, once the worker is traced)
+python3 -c 'import os, sys, errno, time
+while not os.path.exists(sys.argv[2]): time.sleep(0.01)
+try:
+    os.rmdir(sys.argv[1]); print("ok")
+except OSError as e:
+    print(errno.errorcode[e.errno])' "$MNT/a/x/held" "$DATA/go" > "$DATA/rmdir.out" &
+RMP=$!
+python3 -c 'import os, sys, errno, time
+while not os.path.exists(sys.argv[3]): time.sleep(0.01)
+try:
+    os.rename(sys.argv[1], sys.argv[2]); print("ok")
+except OSError as e:
+    print(errno.errorcode[e.errno])' "$MNT/a/y/from" "$MNT/a/y/to" "$DATA/go" > "$DATA/rename.out" &
+RNP=$!
+w=$(worker_pid "$MNT")
+"$MEMCGFS_BUILD/tools/holdreply" "$w" 2 "$RMP" "$RNP" > "$DATA/hold" 2>&1 &
+HOLD=$!
+traced() { [ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$1/status")" != 0 ]; }
+wait_until 10 traced "$w" || bad "holdreply did not trace the worker: $(cat "$DATA/hold")"
+touch "$DATA/go"
+if wait_until 20 grep -q '^held' "$DATA/hold"; then
+	kill -KILL "$w"
+	wait "$HOLD" "$RMP" "$RNP"
+	expect "the held rmdir and rename failed" "$(cat "$DATA/rmdir.out" "$DATA/rename.out" | xargs)" \
+		"ECONNABORTED ECONNABORTED"
+	wait_until 20 sh -c "[ \"\$(timeout 5 '$MEMCGFS_BUILD/memcgctl' status -m '$MNT' 2>/dev/null | awk '\$1 == \"worker_restarts\" { print \$2 }')\" = 2 ]" ||
+		bad "no new worker: $(tail -n 5 "$DATA/log")"
+	see "a removal without its answer: the group is gone" "1" "stat $MNT/a/x/held 2>&1 | grep -c 'No such file'"
+	see "... its files too" "1" "stat $MNT/a/x/held/memory.limit_in_bytes 2>&1 | grep -c 'No such file'"
+	see "a rename without its answer: the old name is gone" "1" "stat $MNT/a/y/from 2>&1 | grep -c 'No such file'"
+	see "... the new one is there" "$(stat -c %i "$MNT/a/y/to")" "stat -c %i $MNT/a/y/to"
+	stat "$MNT/a/y/to" > /dev/null
+	quiet "a warm stat of the renamed group after the restart" stat "$MNT/a/y/to"
+	rmdir "$MNT/a/y/to" "$MNT/a/x" "$MNT/a/y"
+else
+	bad "the rmdir and the rename were never both in flight: $(cat "$DATA/hold")"
+	kill "$HOLD" "$RMP" "$RNP" 2> /dev/null
+fi
 umount_fs
 
 # ---- -o acl_inherit: only the named files take the default ACL
