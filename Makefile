@@ -306,12 +306,26 @@ DEPS = libfuse3-dev fuse3 check pkg-config acl attr gcc make python3 perl procps
 # host matrix boots under qemu (tests/hosts/kernels.sh names the newest of
 # each series in the archive), and qemu without its graphical front ends)
 DEPS_NO_RECOMMENDS = lxc qemu-system-x86 xz-utils
+# Daemons the tests run themselves, each inside memcgfs-run: installed
+# without their recommends (apparmor, cgroupfs-mount), neither started by
+# their post-install (a policy-rc.d for the install's length, where the
+# machine has none) nor enabled at boot: started on the host they would
+# make groups in the host's hierarchies
+DEPS_DAEMONS = docker.io podman conmon
+DEPS_DAEMON_UNITS = docker.service docker.socket containerd.service podman.service podman.socket \
+       podman-restart.service podman-auto-update.timer
 define DEPS_INSTALL
-	@if ! dpkg -s $(DEPS) $(DEPS_NO_RECOMMENDS) >/dev/null 2>&1 || ! tests/hosts/kernels.sh installed; then \
+	@if ! dpkg -s $(DEPS) $(DEPS_NO_RECOMMENDS) $(DEPS_DAEMONS) >/dev/null 2>&1 || \
+	    ! tests/hosts/kernels.sh installed; then \
 	  apt-get update && k=$$(tests/hosts/kernels.sh packages) && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEPS) && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-	    $(DEPS_NO_RECOMMENDS) $$k; fi
+	    $(DEPS_NO_RECOMMENDS) $$k && \
+	  { ours=; if [ ! -e /usr/sbin/policy-rc.d ]; then \
+	      printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && ours=1; fi; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEPS_DAEMONS); rc=$$?; \
+	    [ -z "$$ours" ] || rm -f /usr/sbin/policy-rc.d; \
+	    systemctl disable $(DEPS_DAEMON_UNITS) >/dev/null 2>&1; exit $$rc; }; fi
 endef
 deps:
 	$(DEPS_INSTALL)

@@ -9,7 +9,7 @@
 # sanitizers (MEMCGFS_SANLOG set).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-expected="t_acl t_bench t_cache t_cache_noepoch t_crash t_events t_files t_mirror t_mount t_package t_pcmincore t_pcscan t_perm_matrix
+expected="t_acl t_bench t_cache t_cache_noepoch t_crash t_docker t_events t_files t_mirror t_mount t_package t_pcmincore t_pcscan t_perm_matrix t_podman
 	  t_profiles t_readme t_release t_replay t_restart t_run t_runmount t_runtime t_security t_sim t_standin
 	  t_stress t_tasks t_watermarks"
 # seconds (plain build); the default for the others
