@@ -718,7 +718,9 @@ static int cgfs_status(struct cgfs *fs, char *buf, size_t size)
 	}
 	if (n > 0 && (size_t)n < sizeof(text))
 		n += snprintf(text + n, sizeof(text) - (size_t)n, "requests_total %lu\n"
-			      "state_compactions %lu\n", total, state_compactions(fs->state));
+			      "state_compactions %lu\ncache_restart %s\n", total,
+			      state_compactions(fs->state),
+			      fs->cache_timeout == 0 ? "none" : fs->dentries ? "names" : "epoch");
 	if (n < 0 || (size_t)n >= sizeof(text))
 		return -EOVERFLOW;      /* (never: the text is far below its bound) */
 	if (size && (size_t)n > size)

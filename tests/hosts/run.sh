@@ -10,8 +10,10 @@
 # Results: BUILD/hosts/CELL/ (the guest's output.log, console.log, rc) and
 # BUILD/hosts/results.tsv (cell, test, passed, failed, seconds) and
 # BUILD/hosts/features.tsv (cell, key, value). A cell whose guest gives no
-# result counts one failure. Needs root (qemu, mkfs of the test disk);
+# result counts one failure; so does, for the default cells and tests, a
+# README table of kernels that is not this run's (table.sh). Needs root (qemu, mkfs of the test disk);
 # writes nothing outside BUILD/hosts and the initramfs cache (vm.sh).
+# HOSTS_JOBS: guests at once (1).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:?usage: run.sh BUILD [CELL...]}" && pwd)
@@ -21,26 +23,27 @@ cells=${*:-6.1/v2 6.12/v2}
 # decides: FUSE and its notifications, pidfds, the process connector and
 # seccomp notification (events, the stand-ins, memcgfs-run's view, crun
 # and runc containers)
-tests=${HOSTS_TESTS:-$(cd "$here/guest" && ls g_*.sh | sed 's/\.sh$//') t_events t_standin t_run t_runtime t_cache}
+tests=${HOSTS_TESTS:-$(cd "$here/guest" && ls g_*.sh | sed 's/\.sh$//') t_events t_standin t_run t_runtime}
 per_test=${HOSTS_TEST_LIMIT:-600}
 out=$build/hosts
 mkdir -p "$out"
 printf 'cell\ttest\tpassed\tfailed\tseconds\n' > "$out/results.tsv"
 printf 'cell\tkey\tvalue\n' > "$out/features.tsv"
 pass=0 fail=0
-for cell in $cells; do
-	series=${cell%/*} layout=${cell#*/}
+jobs=${HOSTS_JOBS:-1}
+# start CELL: its guest, in the background (its status in CELL's dir)
+start() {
+	local cell=$1 series=${1%/*} layout=${1#*/} dir kver t0
 	dir=$out/${series}-$layout
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	if ! kver=$("$here/kernels.sh" kver "$series"); then
-		echo "$cell: FAIL: no kernel of series $series (make deps)"
-		fail=$((fail + 1))
-		continue
+		echo "$cell: FAIL: no kernel of series $series (make deps)" > "$dir/setup"
+		return
 	fi
 	# the page-cache tests' disk: ext4 on virtio, as a real host's
 	truncate -s 512M "$dir/disk.img" && mkfs.ext4 -q -F "$dir/disk.img" ||
-		{ echo "$cell: FAIL: no test disk"; fail=$((fail + 1)); continue; }
+		{ echo "$cell: FAIL: no test disk" > "$dir/setup"; return; }
 	# the job: each test under its limit, its output, its summary line
 	{
 		echo "export MEMCGFS_BUILD='$build' HOSTS_CELL='$cell' HOSTS_KVER='$kver' HOSTS_LAYOUT='$layout'"
@@ -56,12 +59,37 @@ for cell in $cells; do
 			echo "echo \"$t.sh: \$((SECONDS - t0)) s (exit \$rc)\""
 		done
 	} > "$dir/job"
-	t0=$SECONDS
-	"$here/vm.sh" -k "$kver" -l "$layout" -t $(( per_test * $(echo $tests | wc -w) + 60 )) \
-		-d "$dir/disk.img" -o "$dir" "$dir/job"
-	rc=$?
-	rm -f "$dir/disk.img"
-	echo "== $cell ($kver, layout $layout): guest exit $rc, $((SECONDS - t0)) s"
+	(
+		t0=$SECONDS
+		"$here/vm.sh" -k "$kver" -l "$layout" -t $(( per_test * $(echo $tests | wc -w) + 60 )) \
+			-d "$dir/disk.img" -o "$dir" "$dir/job" > "$dir/vm.log" 2>&1
+		rc=$?
+		rm -f "$dir/disk.img"
+		echo "== $cell ($kver, layout $layout): guest exit $rc, $((SECONDS - t0)) s" > "$dir/done"
+	) &
+}
+# HOSTS_JOBS guests at a time (1: each is a TCG guest of two vCPUs, which
+# keep both of this machine's cores busy: two at once took as long), each
+# cell reported in order once all are done
+running=0
+for cell in $cells; do
+	if (( running >= jobs )); then
+		wait -n
+		running=$((running - 1))
+	fi
+	start "$cell"
+	running=$((running + 1))
+done
+wait
+for cell in $cells; do
+	series=${cell%/*} layout=${cell#*/}
+	dir=$out/${series}-$layout
+	if [ -f "$dir/setup" ]; then
+		cat "$dir/setup"
+		fail=$((fail + 1))
+		continue
+	fi
+	cat "$dir/vm.log" "$dir/done" 2> /dev/null
 	log=$dir/output.log
 	[ -f "$log" ] && grep -E '^(FAIL|guest|feature)' "$log" | sed "s|^|$cell: |"
 	for t in $tests; do
@@ -81,5 +109,10 @@ for cell in $cells; do
 	done
 	[ -f "$log" ] && sed -n 's/^feature \([^ ]*\) \(.*\)$/\1\t\2/p' "$log" | sed "s|^|$cell\t|" >> "$out/features.tsv"
 done
+# the README's table of kernels and layouts is the default matrix's: this
+# run's, if it is one (table.sh --update after a run writes it)
+if [ -z "${HOSTS_TESTS:-}" ] && [ "$cells" = "6.1/v2 6.12/v2" ]; then
+	"$here/table.sh" --check "$out" || fail=$((fail + 1))
+fi
 echo "hosts: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

@@ -238,6 +238,50 @@ wait_until() {
 	return 1
 }
 
+# hold_rmdir_rename DIR RESTARTS: an rmdir of DIR/x/held and a rename of
+# DIR/y/from to DIR/y/to (in two directories: each call holds its
+# directory's lock), each answered by $MNT's worker and held by
+# tools/holdreply at the write of its answer; then the worker is killed
+# and the next one awaited (worker_restarts RESTARTS). HELD: the two
+# calls' errors ("ECONNABORTED ECONNABORTED" when both died with the
+# worker), or why not.
+hold_rmdir_rename() {
+	local dir=$1 restarts=$2 tmp w rmp rnp hold
+	tmp=$(mktemp -d /tmp/memcgfs-held.XXXXXX)
+	# (each waits for the go, once the worker is traced)
+	cat > "$tmp/call.py" <<'PY'
+import os, sys, errno, time
+while not os.path.exists(sys.argv[-1]):
+    time.sleep(0.01)
+try:
+    os.rmdir(sys.argv[1]) if len(sys.argv) == 3 else os.rename(sys.argv[1], sys.argv[2])
+    print("ok")
+except OSError as e:
+    print(errno.errorcode[e.errno])
+PY
+	python3 "$tmp/call.py" "$dir/x/held" "$tmp/go" > "$tmp/rmdir.out" &
+	rmp=$!
+	python3 "$tmp/call.py" "$dir/y/from" "$dir/y/to" "$tmp/go" > "$tmp/rename.out" &
+	rnp=$!
+	w=$(worker_pid "$MNT")
+	"$MEMCGFS_BUILD/tools/holdreply" "$w" 2 "$rmp" "$rnp" > "$tmp/hold" 2>&1 &
+	hold=$!
+	traced() { [ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$1/status")" != 0 ]; }
+	wait_until 10 traced "$w"
+	touch "$tmp/go"
+	if wait_until 30 grep -q '^held' "$tmp/hold"; then
+		kill -KILL "$w"
+		wait "$hold" "$rmp" "$rnp"
+		HELD=$(cat "$tmp/rmdir.out" "$tmp/rename.out" | xargs)
+		wait_until 30 sh -c "[ \"\$(timeout 5 '$MEMCGFS_BUILD/memcgctl' status -m '$MNT' 2>/dev/null | awk '\$1 == \"worker_restarts\" { print \$2 }')\" = $restarts ]" ||
+			HELD="no new worker"
+	else
+		HELD="never both in flight: $(cat "$tmp/hold")"
+		kill "$hold" "$rmp" "$rnp" 2> /dev/null
+	fi
+	rm -rf "$tmp"
+}
+
 summary() {
 	umount_fs
 	echo "$(basename "$0"): $PASS passed, $FAIL failed"

@@ -59,5 +59,6 @@ expect "max_usage_in_bytes stayed at the limit" \
 echo "feature kernel $(uname -r)"
 echo "feature page_cache_source $(daemon_status "$MNT" page_cache_source) $(timeout 5 "$MEMCGFS_BUILD/memcgctl" status -m "$MNT" | awk '$1 == "page_cache_source" { $1 = $2 = ""; print }' | sed 's/^ *//')"
 echo "feature cache_timeout $(daemon_status "$MNT" cache_timeout)"
+echo "feature cache_restart $(daemon_status "$MNT" cache_restart)"
 rm -rf "$DATA"
 summary

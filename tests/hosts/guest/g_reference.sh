@@ -45,8 +45,9 @@ dd if=/dev/urandom of="$DATA/file" bs=1M count=$SIZE status=none
 sync
 mount_fs "${G_REFERENCE_OPTS:-}" || exit 1
 if [ -n "${G_REFERENCE_SOURCE:-}" ]; then
-	expect "the page cache's source on $(uname -r)" "$("$MEMCGFS_BUILD/memcgctl" status -m "$MNT" |
-		awk '$1 == "page_cache_source" { print $2 }')" "$G_REFERENCE_SOURCE"
+	src=$("$MEMCGFS_BUILD/memcgctl" status -m "$MNT" | awk '$1 == "page_cache_source" { print $2 }')
+	expect "the page cache's source on $(uname -r)" "$src" "$G_REFERENCE_SOURCE"
+	echo "feature page_cache_scan $src"
 fi
 
 # the workloads: name and memhog's arguments
