@@ -282,6 +282,17 @@ PY
 	rm -rf "$tmp"
 }
 
+# image_tar DIR: DIR/image.tar, a container image's root file system made
+# offline (for docker import, podman import): busybox-static's shell and
+# tools and the static allocator as memhog.
+image_tar() {
+	mkdir -p "$1/rootfs/bin"
+	cp /bin/busybox "$1/rootfs/bin/busybox"
+	for c in sh cat sleep echo ls grep; do ln -s busybox "$1/rootfs/bin/$c"; done
+	cp "$MEMCGFS_BUILD/tools/memhog-static" "$1/rootfs/bin/memhog"
+	tar -C "$1/rootfs" -cf "$1/image.tar" .
+}
+
 summary() {
 	umount_fs
 	echo "$(basename "$0"): $PASS passed, $FAIL failed"

@@ -34,11 +34,7 @@ HOST_CGROUPS=$(host_cgroups)
 mount_fs || exit 1
 
 # the image: busybox-static and the allocator
-mkdir -p "$DATA/rootfs/bin"
-cp /bin/busybox "$DATA/rootfs/bin/busybox"
-for c in sh cat sleep echo ls grep; do ln -s busybox "$DATA/rootfs/bin/$c"; done
-cp "$MEMCGFS_BUILD/tools/memhog-static" "$DATA/rootfs/bin/memhog"
-tar -C "$DATA/rootfs" -cf "$DATA/image.tar" .
+image_tar "$DATA"
 
 # the session: dockerd in namespaces of its own, inside memcgfs-run; what
 # the clients say goes to files of $DATA, each one line a question
@@ -73,8 +69,14 @@ docker run --name oomy -m 64m --network none memcgfs-test:1 memhog -a 200 > /dev
 echo "exit $?" > "$D/oom.exit"
 docker inspect -f '{{.State.OOMKilled}} {{.State.ExitCode}}' oomy > "$D/oom.inspect"
 id=$(docker inspect -f '{{.Id}}' oomy)
-docker events --since "$since" --until "$(date +%s)" --filter container=oomy --filter event=oom \
-	--format '{{.Action}}' > "$D/oom.events"
+# (dockerd publishes the event when containerd's reaches it, which may be
+# after docker run returned)
+for i in $(seq 50); do
+	docker events --since "$since" --until "$(date +%s)" --filter container=oomy --filter event=oom \
+		--format '{{.Action}}' > "$D/oom.events"
+	[ -s "$D/oom.events" ] && break
+	sleep 0.2
+done
 docker rm oomy > /dev/null
 [ -e "$MNT/docker/$id" ] && echo left > "$D/oom.after" || echo gone > "$D/oom.after"
 kill "$(cat "$D/docker.pid")"

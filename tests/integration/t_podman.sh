@@ -30,11 +30,7 @@ trap cleanup EXIT
 HOST_CGROUPS=$(host_cgroups)
 mount_fs || exit 1
 
-mkdir -p "$DATA/rootfs/bin"
-cp /bin/busybox "$DATA/rootfs/bin/busybox"
-for c in sh cat sleep echo ls grep; do ln -s busybox "$DATA/rootfs/bin/$c"; done
-cp "$MEMCGFS_BUILD/tools/memhog-static" "$DATA/rootfs/bin/memhog"
-tar -C "$DATA/rootfs" -cf "$DATA/image.tar" .
+image_tar "$DATA"
 
 # (the run's limits as they are: podman as root would raise nofile and
 # nproc to 1048576, which a root without CAP_SYS_RESOURCE may not)
