@@ -61,9 +61,21 @@ start() {
 	} > "$dir/job"
 	(
 		t0=$SECONDS
-		"$here/vm.sh" -k "$kver" -l "$layout" -t $(( per_test * $(echo $tests | wc -w) + 60 )) \
-			-d "$dir/disk.img" -o "$dir" "$dir/job" > "$dir/vm.log" 2>&1
-		rc=$?
+		for try in 1 2; do
+			"$here/vm.sh" -k "$kver" -l "$layout" -t $(( per_test * $(echo $tests | wc -w) + 60 )) \
+				-d "$dir/disk.img" -o "$dir" "$dir/job" >> "$dir/vm.log" 2>&1
+			rc=$?
+			# The emulator's one known fault: a vCPU that runs code the
+			# kernel has just patched (a tracepoint switched on as the
+			# daemon loads its eBPF programs) as it was, and traps on the
+			# patch's int3 after the patching ended ("Oops: int3", then a
+			# panic): the cell runs once more, and says so
+			grep -q 'Oops: int3' "$dir/console.log" 2> /dev/null && [ $try = 1 ] || break
+			echo "$cell: the guest's kernel trapped on a code patch under emulation (Oops: int3): once more" |
+				tee -a "$dir/vm.log"
+			cp "$dir/console.log" "$dir/console.int3.log"
+			truncate -s 512M "$dir/disk.img" && mkfs.ext4 -q -F "$dir/disk.img" || break
+		done
 		rm -f "$dir/disk.img"
 		echo "== $cell ($kver, layout $layout): guest exit $rc, $((SECONDS - t0)) s" > "$dir/done"
 	) &
