@@ -7,9 +7,9 @@
 # busybox-static and a static allocator). A container's limit is in
 # memcgfs's group libpod_parent/libpod-ID, read inside and by podman
 # stats; a container over its limit is OOM-killed by memcgfs and podman
-# exits 137 (conmon registers cgroup.event_control with
-# memory.oom_control; when that failed, conmon died and podman exited
-# 127). Podman 4.3 with conmon 2.1.6 never sets OOMKilled on cgroup v1,
+# exits 137 and conmon leaves its OOM notice (conmon registers
+# cgroup.event_control with memory.oom_control; when that failed, conmon
+# died and podman exited 127). Podman 4.3 with conmon 2.1.6 never sets OOMKilled on cgroup v1,
 # a bug of theirs fixed in podman 5 (memcgfs-run(1)). No group is left
 # behind. The host's hierarchies do not change.
 . "$(dirname "$0")/lib.sh"
@@ -37,6 +37,8 @@ image_tar "$DATA"
 LIMITS="--ulimit nofile=1024:$(ulimit -Hn) --ulimit nproc=4096:4096"
 cat > "$DATA/session.sh" <<'EOF'
 D=$1 LIMITS=$2
+# (conmon writes its OOM notice, a file "oom", where it was started: here)
+cd "$D"
 mount -t tmpfs tmpfs /run
 ip link set lo up
 P() { podman --root "$D/storage" --runroot /run/podman --tmpdir /run/libpod --cgroup-manager=cgroupfs \
@@ -51,8 +53,10 @@ grep -cx "$(P inspect -f '{{.State.Pid}}' lim)" "$MNT/libpod_parent/libpod-$id/c
 P stats --no-stream --format '{{.MemUsage}}' lim > "$D/lim.stats" 2>&1
 P rm -f lim > /dev/null 2>&1
 [ -e "$MNT/libpod_parent/libpod-$id" ] && echo left > "$D/lim.after" || echo gone > "$D/lim.after"
+rm -f "$D/oom"
 P run --name oomy -m 64m --network=none $LIMITS memcgfs-test:1 memhog -a 200 > /dev/null 2>&1
 echo "exit $?" > "$D/oom.exit"
+[ -e "$D/oom" ] && echo notice > "$D/oom.notice" || echo none > "$D/oom.notice"
 P inspect -f '{{.State.ExitCode}}' oomy > "$D/oom.inspect" 2>&1
 id=$(P inspect -f '{{.Id}}' oomy)
 P rm oomy > /dev/null 2>&1
@@ -72,6 +76,7 @@ expect "podman stats: the limit" "$(sed 's/.*\/ *//' "$DATA/lim.stats")" "134.2M
 expect "podman rm: its group is gone" "$(cat "$DATA/lim.after")" gone
 expect "over its limit: killed (128+9), conmon alive to tell" "$(cat "$DATA/oom.exit")" "exit 137"
 expect "podman inspect: the exit code" "$(cat "$DATA/oom.inspect")" 137
+expect "conmon's OOM notice (its file oom, from the eventfd memcgfs signalled)" "$(cat "$DATA/oom.notice")" notice
 expect "podman rm: the killed one's group is gone" "$(cat "$DATA/oom.after")" gone
 expect "no container's group left" "$(cat "$DATA/left")" 0
 expect_host_cgroups "the host's cgroup hierarchies unchanged" "$HOST_CGROUPS"
