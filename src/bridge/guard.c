@@ -329,42 +329,42 @@ fail:
 static pid_t guard_cgns_eldest(ino_t ino, pid_t fallback)
 {
 	DIR *d = opendir("/proc");
-	unsigned long long best = ~0ull;
+	uint64_t best = UINT64_MAX;
 	pid_t found = fallback;
 	struct dirent *de;
 
 	if (!d)
 		return fallback;
 	while ((de = readdir(d))) {
-		char path[300], buf[1024];
-		unsigned long long start;
+		struct hier_task_info ti;
+		char path[300];
 		struct stat st;
-		const char *p;
-		FILE *f;
-		int ok;
+		pid_t pid;
 
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/ns/cgroup", de->d_name);
-		if (stat(path, &st) || st.st_ino != ino)
+		pid = (pid_t)atoi(de->d_name);
+		if (stat(path, &st) || st.st_ino != ino || standin_os.task(NULL, pid, &ti))
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		if (!(f = fopen(path, "re")))
-			continue;
-		ok = fgets(buf, sizeof(buf), f) != NULL;
-		fclose(f);
-		/* after the command's closing parenthesis: state (3) .. start (22) */
-		if (!ok || !(p = strrchr(buf, ')')) ||
-		    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-			   &start) != 1)
-			continue;
-		if (start < best) {
-			best = start;
-			found = (pid_t)atoi(de->d_name);
+		if (ti.start < best) {
+			best = ti.start;
+			found = pid;
 		}
 	}
 	closedir(d);
 	return found;
+}
+
+/* PID's groups (the stand-ins' and memcgfs's) into ROOTS: 0 or -errno. */
+static int guard_groups_of(struct guard *g, pid_t pid, char roots[VIEW_NCTL][4096])
+{
+	long counts[VIEW_NCTL];
+
+	memset(roots, 0, VIEW_NCTL * sizeof(roots[0]));
+	if (g->qfd >= 0 && standin_ask(g->qfd, pid, roots, counts))
+		memset(roots, 0, VIEW_NCTL * sizeof(roots[0]));
+	return group_of(g->mnt, pid, roots[VIEW_MEMORY], sizeof(roots[0]));
 }
 
 int guard_cgns_roots(struct guard *g, pid_t tgid, char roots[VIEW_NCTL][4096])
@@ -372,7 +372,6 @@ int guard_cgns_roots(struct guard *g, pid_t tgid, char roots[VIEW_NCTL][4096])
 	char path[64];
 	struct stat st;
 	struct guard_cgns *e = NULL;
-	long counts[VIEW_NCTL];
 	int rc;
 
 	snprintf(path, sizeof(path), "/proc/%d/ns/cgroup", (int)tgid);
@@ -389,17 +388,9 @@ int guard_cgns_roots(struct guard *g, pid_t tgid, char roots[VIEW_NCTL][4096])
 		 * anywhere) */
 		pid_t first = guard_cgns_eldest(st.st_ino, tgid);
 
-		memset(roots, 0, VIEW_NCTL * sizeof(roots[0]));
-		if (g->qfd >= 0 && standin_ask(g->qfd, first, roots, counts))
-			memset(roots, 0, VIEW_NCTL * sizeof(roots[0]));
-		if ((rc = group_of(g->mnt, first, roots[VIEW_MEMORY], sizeof(roots[0]))) && first != tgid) {
-			/* (gone meanwhile: the one asking) */
-			first = tgid;
-			memset(roots, 0, VIEW_NCTL * sizeof(roots[0]));
-			if (g->qfd >= 0 && standin_ask(g->qfd, first, roots, counts))
-				memset(roots, 0, VIEW_NCTL * sizeof(roots[0]));
-			rc = group_of(g->mnt, first, roots[VIEW_MEMORY], sizeof(roots[0]));
-		}
+		/* (the eldest gone meanwhile: the one asking) */
+		if ((rc = guard_groups_of(g, first, roots)) && first != tgid)
+			rc = guard_groups_of(g, tgid, roots);
 		if (rc)
 			return rc;
 		e = &g->cgns[g->ncgns++ % GUARD_CGNS];
