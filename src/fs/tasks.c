@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <time.h>
 
 #include "engine/engine.h"
 #include "fs/registry.h"
@@ -254,26 +253,13 @@ static void tasks_exited(void *arg, struct pidwatch *w, pid_t tid, int fd)
 	pthread_mutex_unlock(&fs->attach_lock);
 }
 
-/* Clock ticks after boot, as /proc/PID/stat's start times count them. */
-static unsigned long long tasks_ticks(void)
-{
-	struct timespec ts;
-	long hz = sysconf(_SC_CLK_TCK);
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	if (hz <= 0)
-		hz = 100;
-	return ((unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec) /
-	       (1000000000ULL / (unsigned long long)hz);
-}
-
 int cgfs_tasks_clone_parent(struct cgfs *fs, pid_t caller, uid_t caller_uid, pid_t vtid)
 {
 	struct proc_view view;
 	struct proc_task t;
 	struct cgfs_maker *e = NULL;
 	struct mcg_group *g;
-	unsigned long long now = tasks_ticks();
+	unsigned long long now = proc_ticks_now();
 	pid_t host;
 	int err;
 
@@ -326,7 +312,7 @@ static bool tasks_take_maker(struct cgfs *fs, pid_t real, pid_t child, struct mc
 		if (!read) {
 			if (proc_start_time(child, &start) || proc_read_task(child, &t))
 				return false;
-			now = tasks_ticks();
+			now = proc_ticks_now();
 			read = true;
 		}
 		if (now > m->since + CGFS_MAKER_TICKS) {

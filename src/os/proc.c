@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <time.h>
 
 #include "os/proc.h"
 
@@ -186,6 +187,18 @@ int proc_read_activity(int statfd, struct proc_activity *a)
 		   &a->start_code, &a->start_stack, &a->processor) < 6)
 		return -EIO;
 	return 0;
+}
+
+unsigned long long proc_ticks_now(void)
+{
+	struct timespec ts;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	if (hz <= 0)
+		hz = 100;
+	return ((unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec) /
+	       (1000000000ULL / (unsigned long long)hz);
 }
 
 int proc_start_time(pid_t tid, unsigned long long *start)

@@ -62,6 +62,8 @@ int proc_cpu_of(pid_t pid);
 /* A task's start time (field 22 of /proc/TID/stat, clock ticks after
  * boot): with its id, it names one task across PID reuse. -ESRCH, -EIO. */
 int proc_start_time(pid_t tid, unsigned long long *start);
+/* Now, in the clock ticks after boot that start times count. */
+unsigned long long proc_ticks_now(void);
 /* Kernel threads, and tasks the kernel refuses to move (PF_NO_SETAFFINITY). */
 bool proc_unmovable(const struct proc_task *t);
 
