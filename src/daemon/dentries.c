@@ -98,7 +98,7 @@ void dentries_drop(struct dentries *d, unsigned id, unsigned gen, uint64_t paren
 }
 
 void dentries_take(struct dentries *d,
-		   void (*fn)(void *arg, unsigned id, unsigned gen, uint64_t parent, const char *name),
+		   bool (*fn)(void *arg, unsigned id, unsigned gen, uint64_t parent, const char *name),
 		   void *arg)
 {
 	if (!d)
@@ -117,7 +117,7 @@ void dentries_take(struct dentries *d,
 		if (s->len > DENTRIES_NAME_MAX)
 			s->len = DENTRIES_NAME_MAX;
 		s->name[s->len] = '\0';
-		fn(arg, id, s->gen, s->parent, s->name);
-		s->parent = 0;
+		if (!fn(arg, id, s->gen, s->parent, s->name))
+			s->parent = 0;
 	}
 }

@@ -36,11 +36,12 @@ void dentries_note(struct dentries *d, unsigned id, unsigned gen, uint64_t paren
  * slot is cleared if it still holds it. */
 void dentries_drop(struct dentries *d, unsigned id, unsigned gen, uint64_t parent, const char *name);
 
-/* Every recorded name, each passed to fn and its slot cleared (a new
- * worker, before any request is served: nothing writes meanwhile). A
- * slot a dead worker was writing is passed as it stands. */
+/* Every recorded name passed to fn, its slot cleared unless fn returns
+ * true (still the kernel's and right: kept) (a new worker, before any
+ * request is served: nothing writes meanwhile). A slot a dead worker was
+ * writing is passed as it stands. */
 void dentries_take(struct dentries *d,
-		   void (*fn)(void *arg, unsigned id, unsigned gen, uint64_t parent, const char *name),
+		   bool (*fn)(void *arg, unsigned id, unsigned gen, uint64_t parent, const char *name),
 		   void *arg);
 
 #endif

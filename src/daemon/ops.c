@@ -915,8 +915,8 @@ static struct cgfs_inval {
 } cgfs_inval;
 
 /* (dentries_take's fn) A recorded name: kept where it is still the
- * group's own, else to be dropped. */
-static void cgfs_stale_cb(void *arg, unsigned id, unsigned gen, uint64_t parent, const char *name)
+ * group's own (true), else listed to be dropped. */
+static bool cgfs_stale_cb(void *arg, unsigned id, unsigned gen, uint64_t parent, const char *name)
 {
 	struct cgfs *fs = arg;
 	struct cgfs_inval *iv = &cgfs_inval;
@@ -926,23 +926,22 @@ static void cgfs_stale_cb(void *arg, unsigned id, unsigned gen, uint64_t parent,
 
 	if (g)
 		mcg_put(g);
-	if (right) {
-		dentries_note(fs->dentries, id, gen, parent, name);   /* (still kept) */
-		return;
-	}
+	if (right)
+		return true;
 	if (iv->n == iv->cap) {
 		size_t cap = iv->cap ? 2 * iv->cap : 64;
 		struct cgfs_stale *v = realloc(iv->v, cap * sizeof(*v));
 
 		if (!v) {
 			iv->nomem = true;
-			return;
+			return false;
 		}
 		iv->v = v;
 		iv->cap = cap;
 	}
 	iv->v[iv->n].parent = parent;
 	snprintf(iv->v[iv->n++].name, sizeof(iv->v[0].name), "%s", name);
+	return false;
 }
 
 /* The stale names dropped: each INVAL_ENTRY takes its directory's lock,

@@ -1,7 +1,7 @@
 /* test_dentries.c: the names the kernel may keep, recorded in memory that
  * outlives a worker (daemon/dentries.c): what one mapping writes another
  * reads after it is gone; a drop clears only the name it names; a take
- * passes each recorded name once and leaves none. */
+ * passes each recorded name once and keeps only those its fn keeps. */
 #include <check.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -17,7 +17,7 @@ struct taken {
 	char name[8][DENTRIES_NAME_MAX + 1];
 };
 
-static void take_cb(void *arg, unsigned id, unsigned gen, uint64_t parent, const char *name)
+static bool take_cb(void *arg, unsigned id, unsigned gen, uint64_t parent, const char *name)
 {
 	struct taken *t = arg;
 
@@ -26,6 +26,7 @@ static void take_cb(void *arg, unsigned id, unsigned gen, uint64_t parent, const
 	t->gen[t->n] = gen;
 	t->parent[t->n] = parent;
 	strcpy(t->name[t->n++], name);
+	return id == 9;                               /* (still right: kept) */
 }
 
 START_TEST(test_dentries_outlive_the_writer)
@@ -67,10 +68,12 @@ START_TEST(test_dentries_outlive_the_writer)
 	ck_assert_str_eq(t.name[2], "new");
 	ck_assert_uint_eq(t.id[3], 21);
 	ck_assert_str_eq(t.name[3], "kept");
-	/* taken: none left */
+	/* taken: none left but the one kept */
 	t.n = 0;
 	dentries_take(r, take_cb, &t);
-	ck_assert_uint_eq(t.n, 0);
+	ck_assert_uint_eq(t.n, 1);
+	ck_assert_uint_eq(t.id[0], 9);
+	ck_assert_str_eq(t.name[0], "b");
 	dentries_unmap(r);
 	close(fd);
 }
