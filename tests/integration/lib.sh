@@ -282,6 +282,22 @@ PY
 	rm -rf "$tmp"
 }
 
+# require PACKAGES TOOL...: each TOOL (a command, or an absolute path that
+# must be executable) is here, or the test says which of make deps's
+# PACKAGES are missing and ends failed: a machine without them passes
+# nothing.
+require() {
+	local what=$1 t
+	shift
+	for t in "$@"; do
+		if { [ "${t#/}" != "$t" ] && [ ! -x "$t" ]; } || { [ "${t#/}" = "$t" ] && ! command -v "$t" > /dev/null; }; then
+			echo "$(basename "$0"): $what missing (make deps installs them)" >&2
+			echo "$(basename "$0"): 0 passed, 1 failed"
+			exit 1
+		fi
+	done
+}
+
 # image_tar DIR: DIR/image.tar, a container image's root file system made
 # offline (for docker import, podman import): busybox-static's shell and
 # tools and the static allocator as memhog.

@@ -14,11 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 
 RUN="$MEMCGFS_BUILD/memcgfs-run"
-if ! command -v dockerd > /dev/null || ! command -v docker > /dev/null || [ ! -x /bin/busybox ]; then
-	echo "t_docker.sh: docker.io or busybox-static missing (make deps installs them)" >&2
-	echo "t_docker.sh: 0 passed, 1 failed"
-	exit 1
-fi
+require "docker.io or busybox-static" dockerd docker /bin/busybox
 DATA=$(mktemp -d /var/tmp/memcgfs-docker.XXXXXX)
 chmod 755 "$DATA"
 cleanup() {

@@ -15,11 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 
 RUN="$MEMCGFS_BUILD/memcgfs-run"
-if ! command -v podman > /dev/null || ! command -v conmon > /dev/null || [ ! -x /bin/busybox ]; then
-	echo "t_podman.sh: podman, conmon or busybox-static missing (make deps installs them)" >&2
-	echo "t_podman.sh: 0 passed, 1 failed"
-	exit 1
-fi
+require "podman, conmon or busybox-static" podman conmon /bin/busybox
 DATA=$(mktemp -d /var/tmp/memcgfs-podman.XXXXXX)
 chmod 755 "$DATA"
 cleanup() {

@@ -472,7 +472,8 @@ wait_until 5 sh -c "[ -z \"\$(cat $MNT/maker/tasks)\" ]"
 # the control: outside memcgfs-run nothing tells memcgfs
 child=$(sh -c "echo \$\$ > $MNT/maker/tasks; exec $MEMCGFS_BUILD/tools/cloneparent sh -c 'exec sleep 30 > /dev/null'")
 PIDS+=("$child")
-sleep 0.5
+# (cloneparent returned once the child ran its command; a read of tasks
+# reads every fork event queued before it)
 expect "no tracer, outside memcgfs-run: the child is where its real parent is (the root)" \
 	"$(grep -cx "$child" "$MNT/maker/tasks") $(grep -cx "$child" "$MNT/tasks")" "0 1"
 kill "$child"

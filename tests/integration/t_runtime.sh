@@ -17,12 +17,7 @@
 
 RUN="$MEMCGFS_BUILD/memcgfs-run"
 HOGS="$MEMCGFS_BUILD/tools/memhog-static"
-if ! command -v crun > /dev/null || ! command -v runc > /dev/null || [ ! -x /bin/busybox ] ||
-   ! command -v jq > /dev/null; then
-	echo "t_runtime.sh: crun, runc, busybox-static or jq missing (make deps installs them)" >&2
-	echo "t_runtime.sh: 0 passed, 1 failed"
-	exit 1
-fi
+require "crun, runc, busybox-static or jq" crun runc /bin/busybox jq
 DATA=$(mktemp -d /var/tmp/memcgfs-runtime.XXXXXX)
 chmod 755 "$DATA"
 ID="ci-rt-$$"
